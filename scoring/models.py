@@ -5,12 +5,14 @@ the database has passed ``scoring.genres.triples.validate_triples`` (three non-e
 """
 
 import hashlib
+import secrets
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 from django.urls import reverse
+from django.utils import timezone
 
 from scoring.genres.triples import validate_triples
 
@@ -177,3 +179,44 @@ class Output(models.Model):
 
     def __str__(self):
         return f"{self.system} on {self.text}"
+
+
+def api_key_hash(key):
+    # Keys are 256-bit random strings, so a plain SHA-256 is enough: there is nothing to brute-force.
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+class ApiToken(models.Model):
+    """A key for the JSON import API. Only its SHA-256 is stored; the key is shown once, when issued."""
+
+    PREFIX_LENGTH = 8
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100, blank=True, help_text="What the token is for, e.g. the machine using it.")
+    prefix = models.CharField(max_length=PREFIX_LENGTH, editable=False, help_text="First characters of the key.")
+    key_sha256 = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        verbose_name = "API token"
+
+    def __str__(self):
+        return f"{self.prefix}… ({self.user})"
+
+    @classmethod
+    def issue(cls, user, name=""):
+        """Create a token for ``user``; returns it with the key, which is not stored anywhere."""
+        key = secrets.token_urlsafe(32)
+        token = cls.objects.create(user=user, name=name, prefix=key[: cls.PREFIX_LENGTH], key_sha256=api_key_hash(key))
+        return token, key
+
+    @classmethod
+    def user_for_key(cls, key):
+        """The active user a key belongs to, or None; records when the token was last used."""
+        token = cls.objects.select_related("user").filter(key_sha256=api_key_hash(key)).first()
+        if token is None or not token.user.is_active:
+            return None
+        cls.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+        return token.user
