@@ -1,0 +1,112 @@
+from django.contrib import admin
+from django.db.models import Count
+
+from scoring.models import ApiToken, Dataset, Output, System, Text, Upload
+
+
+@admin.register(Dataset)
+class DatasetAdmin(admin.ModelAdmin):
+    list_display = ["name", "level", "domain", "text_count", "created_at"]
+    list_filter = ["level", "domain"]
+    search_fields = ["name", "description"]
+    readonly_fields = ["created_at"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(text_count=Count("texts"))
+
+    @admin.display(description="Texts", ordering="text_count")
+    def text_count(self, dataset):
+        return dataset.text_count
+
+
+@admin.register(Text)
+class TextAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "dataset", "position", "external_id", "gold_count", "excerpt"]
+    list_filter = ["dataset"]
+    list_select_related = ["dataset"]
+    search_fields = ["external_id", "content"]
+    readonly_fields = ["content_sha256"]
+    ordering = ["dataset__name", "position"]
+
+    @admin.display(description="Gold triples")
+    def gold_count(self, text):
+        return len(text.gold)
+
+    @admin.display(description="Text")
+    def excerpt(self, text):
+        return text.content[:100]
+
+
+@admin.register(System)
+class SystemAdmin(admin.ModelAdmin):
+    list_display = ["name", "family", "is_ground_truth", "output_count"]
+    list_filter = ["is_ground_truth", "family"]
+    search_fields = ["name", "family", "notes"]
+    readonly_fields = ["is_ground_truth"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(output_count=Count("outputs"))
+
+    @admin.display(description="Outputs", ordering="output_count")
+    def output_count(self, system):
+        return system.output_count
+
+
+@admin.register(Output)
+class OutputAdmin(admin.ModelAdmin):
+    list_display = ["text", "system", "dataset", "triple_count", "warning_count", "updated_at"]
+    list_filter = ["system", "text__dataset"]
+    list_select_related = ["text__dataset", "system"]
+    search_fields = ["text__external_id", "system__name", "raw"]
+    raw_id_fields = ["text", "upload"]
+    readonly_fields = ["updated_at"]
+
+    @admin.display(description="Dataset", ordering="text__dataset__name")
+    def dataset(self, output):
+        return output.text.dataset
+
+    @admin.display(description="Triples")
+    def triple_count(self, output):
+        return len(output.triples)
+
+    @admin.display(description="Parse warnings")
+    def warning_count(self, output):
+        return len(output.parse_warnings)
+
+
+@admin.register(Upload)
+class UploadAdmin(admin.ModelAdmin):
+    """Read-only: uploads are the audit trail of imports; they are made by the import service alone."""
+
+    list_display = [
+        "created_at", "uploaded_by", "kind", "dataset_name", "system_name", "file_name",
+        "format", "texts", "triples", "warnings", "outcome",
+    ]
+    list_filter = ["kind", "outcome", "format", "dataset_name"]
+    list_select_related = ["uploaded_by"]
+    search_fields = ["file_name", "sha256", "dataset_name", "system_name", "message"]
+    date_hierarchy = "created_at"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """Tokens are issued by ``manage.py create_api_token`` (which shows the key once); here they are listed and revoked."""
+
+    list_display = ["prefix", "user", "name", "created_at", "last_used_at"]
+    list_filter = ["user"]
+    list_select_related = ["user"]
+    search_fields = ["prefix", "name", "user__username"]
+    fields = ["user", "name", "prefix", "created_at", "last_used_at"]
+    readonly_fields = ["user", "prefix", "created_at", "last_used_at"]
+
+    def has_add_permission(self, request):
+        return False
