@@ -1,0 +1,55 @@
+"""The request cache: every embedding and every judge reply is stored under the exact request
+that produced it, so a re-run sends nothing and gets the same answers.
+
+A key is the string ``"{model}:{sha256 of the request}"``. The request is the JSON payload sent
+to the endpoint, parameters included (temperature, max_tokens, stop sequences, ...), serialised
+canonically. The embedders' keys (``scoring.genres.embedders.cache_key``) have the same shape,
+with the text as the request, so one store serves both. The endpoint URL is left out on
+purpose: the same model behind another proxy or gateway answers the same request the same way,
+and moving a deployment keeps its cache.
+
+Judge replies are stored as JSON-compatible dicts; embedders store float32 vectors. The
+in-memory store below serves tests and scripts, a database table serves the Django app.
+Failed requests are never cached.
+"""
+
+import hashlib
+import json
+import threading
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol
+
+
+def request_key(model, payload):
+    """The cache key of sending ``payload`` (a JSON-compatible dict) to ``model``."""
+    canonical = json.dumps(
+        {"model": model, "request": payload}, sort_keys=True, ensure_ascii=False, separators=(",", ":")
+    )
+    return f"{model}:{hashlib.sha256(canonical.encode('utf-8')).hexdigest()}"
+
+
+class RequestCache(Protocol):
+    def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
+        """The cached values of those ``keys`` that are cached; missing keys are left out."""
+
+    def set_many(self, mapping: Mapping[str, Any]) -> None:
+        """Store values; a key stored twice keeps the newer value."""
+
+
+class InMemoryRequestCache:
+    """A process-local cache: for tests, scripts and the lifetime of one judge or embedder."""
+
+    def __init__(self):
+        self._values = {}
+        self._lock = threading.Lock()
+
+    def get_many(self, keys):
+        with self._lock:
+            return {key: self._values[key] for key in keys if key in self._values}
+
+    def set_many(self, mapping):
+        with self._lock:
+            self._values.update(mapping)
+
+    def __len__(self):
+        return len(self._values)

@@ -1,0 +1,275 @@
+"""Talking to an OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp, ...).
+
+``OpenAIService`` sends a batch of requests with the official ``openai`` client (AsyncOpenAI):
+up to ``concurrency`` requests in flight, each attempt first cleared by a rate limiter, failed
+attempts retried with exponential backoff and full jitter on 429, 408, 409, 5xx, timeouts and
+lost connections, and a server's Retry-After honoured. The client's own retries are switched
+off: every attempt has to pass the shared rate limiter and be counted. A request that fails
+for good comes back as a ``RequestFailed`` carrying the error; it never sinks the batch.
+
+The public API is synchronous (RQ jobs and scripts call it); each batch runs in its own event
+loop. Callers look up and store cached results outside that loop, so a cache backed by the
+Django ORM is only ever called from synchronous code.
+
+``OpenAIEmbedder`` is the ``/v1/embeddings`` embedder; the judge lives in ``judges.py``.
+Settings come from keyword arguments, else from the environment (see ``environment``).
+"""
+
+import asyncio
+import email.utils
+import os
+import random
+import time
+from dataclasses import dataclass, replace
+
+import numpy as np
+import openai
+
+from scoring.genres.embedders import OPENAI_THRESHOLD, CachingEmbedder
+from scoring.genres.ratelimit import rate_limiter
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_JUDGE_MODEL = "gpt-3.5-turbo-instruct"
+DEFAULT_EMBEDDING_MODEL = "text-embedding-ada-002"
+DEFAULT_CONCURRENCY = 16
+DEFAULT_TIMEOUT_SECONDS = 60.0
+DEFAULT_MAX_ATTEMPTS = 6
+EMBEDDING_BATCH_SIZE = 256
+EMBEDDING_DIMENSIONS = {"text-embedding-ada-002": 1536, "text-embedding-3-small": 1536, "text-embedding-3-large": 3072}
+# A Retry-After beyond this is not waited for; the attempt counts as failed right away.
+MAX_RETRY_AFTER_SECONDS = 600.0
+RETRYABLE_STATUS = {408, 409, 429}
+
+# Local servers (vLLM, Ollama) ignore the key, but the client refuses to start without one.
+KEYLESS_PLACEHOLDER = "no-key"
+
+
+def environment(name, default, convert=str, environ=os.environ):
+    value = environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return convert(value)
+    except ValueError:
+        raise ValueError(f"{name}={value!r} is not a valid {convert.__name__}") from None
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS
+    base_delay: float = 1.0
+    max_delay: float = 60.0
+    timeout: float = DEFAULT_TIMEOUT_SECONDS  # per attempt
+
+    def __post_init__(self):
+        if self.max_attempts < 1:
+            raise ValueError(f"max_attempts must be at least 1, got {self.max_attempts}")
+
+    def delay(self, attempt, retry_after=None, uniform=random.uniform):
+        """Seconds to wait after failed attempt number ``attempt`` (1-based).
+
+        Full jitter (a uniform draw up to the exponential bound) spreads the retries of many
+        workers apart; a server's Retry-After is a floor, with up to ``base_delay`` added.
+        """
+        if retry_after is not None:
+            return retry_after + uniform(0, self.base_delay)
+        return uniform(0, min(self.max_delay, self.base_delay * 2 ** (attempt - 1)))
+
+
+@dataclass
+class Usage:
+    """What a judge or embedder has cost so far; read it for progress and cost reports."""
+
+    requests: int = 0  # HTTP attempts sent, retries included
+    retries: int = 0
+    failures: int = 0  # requests given up after their last attempt
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def snapshot(self):
+        return replace(self)
+
+
+@dataclass(frozen=True)
+class RequestFailed:
+    error: str
+
+
+def retry_after_seconds(headers):
+    """The wait a response asks for, from retry-after-ms or Retry-After (seconds or HTTP date)."""
+    if headers is None:
+        return None
+    if milliseconds := headers.get("retry-after-ms"):
+        try:
+            return float(milliseconds) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        moment = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, moment.timestamp() - time.time())
+
+
+def is_retryable(error):
+    if isinstance(error, openai.APIConnectionError):  # timeouts included
+        return True
+    if isinstance(error, openai.APIStatusError):
+        return error.status_code in RETRYABLE_STATUS or error.status_code >= 500
+    return False
+
+
+def describe(error):
+    if isinstance(error, openai.APIStatusError):
+        return f"HTTP {error.status_code}: {error.message}"
+    return f"{type(error).__name__}: {error}"
+
+
+class OpenAIService:
+    """One endpoint, its credentials, and the policy for sending batches of requests to it."""
+
+    def __init__(
+        self,
+        base_url=None,
+        api_key=None,
+        concurrency=None,
+        retry=None,
+        limiter=None,
+        requests_per_minute=None,
+    ):
+        self.base_url = base_url or environment("OPENAI_BASE_URL", OPENAI_BASE_URL)
+        api_key = api_key or environment("OPENAI_API_KEY", "")
+        if not api_key and self.base_url.rstrip("/") == OPENAI_BASE_URL:
+            raise ValueError("OPENAI_API_KEY is not set; api.openai.com refuses requests without a key")
+        self.api_key = api_key or KEYLESS_PLACEHOLDER
+        self.concurrency = concurrency or environment("GENRES_OPENAI_CONCURRENCY", DEFAULT_CONCURRENCY, int)
+        if self.concurrency < 1:
+            raise ValueError(f"concurrency must be at least 1, got {self.concurrency}")
+        self.retry = retry or RetryPolicy(
+            max_attempts=environment("GENRES_OPENAI_MAX_ATTEMPTS", DEFAULT_MAX_ATTEMPTS, int),
+            timeout=environment("GENRES_OPENAI_TIMEOUT", DEFAULT_TIMEOUT_SECONDS, float),
+        )
+        if limiter is None:
+            if requests_per_minute is None:
+                requests_per_minute = environment("GENRES_OPENAI_REQUESTS_PER_MINUTE", 0, int)
+            limiter = rate_limiter(requests_per_minute)
+        self.limiter = limiter
+        self.usage = Usage()
+
+    def run(self, requests):
+        """Send every request; a list of their results, or ``RequestFailed`` for those that failed.
+
+        A request is an async function taking the client and returning the parsed API response.
+        """
+        if not requests:
+            return []
+        return asyncio.run(self._run(requests))
+
+    async def _run(self, requests):
+        client = openai.AsyncOpenAI(
+            base_url=self.base_url, api_key=self.api_key, timeout=self.retry.timeout, max_retries=0
+        )
+        in_flight = asyncio.Semaphore(self.concurrency)
+        async with client:
+            return await asyncio.gather(*(self._send(client, in_flight, request) for request in requests))
+
+    async def _send(self, client, in_flight, request):
+        async with in_flight:
+            for attempt in range(1, self.retry.max_attempts + 1):
+                await self.limiter.acquire()
+                self.usage.requests += 1
+                try:
+                    response = await request(client)
+                except openai.OpenAIError as error:
+                    last_error = error
+                    if not is_retryable(error) or attempt == self.retry.max_attempts:
+                        break
+                    response_headers = getattr(getattr(error, "response", None), "headers", None)
+                    wait = retry_after_seconds(response_headers)
+                    if wait is not None and wait > MAX_RETRY_AFTER_SECONDS:
+                        break
+                    self.usage.retries += 1
+                    await asyncio.sleep(self.retry.delay(attempt, wait))
+                    continue
+                except Exception as error:  # a malformed reply: retrying would get the same one
+                    last_error = error
+                    break
+                self._count_tokens(response)
+                return response
+        self.usage.failures += 1
+        return RequestFailed(f"{describe(last_error)} (after {attempt} attempt{'s' if attempt > 1 else ''})")
+
+    def _count_tokens(self, response):
+        usage = getattr(response, "usage", None)
+        if usage is not None:
+            self.usage.prompt_tokens += getattr(usage, "prompt_tokens", 0) or 0
+            self.usage.completion_tokens += getattr(usage, "completion_tokens", 0) or 0
+
+
+class EmbeddingRequestError(RuntimeError):
+    pass
+
+
+class OpenAIEmbedder(CachingEmbedder):
+    """Embeddings from ``/v1/embeddings``: ``EMBEDDING_BATCH_SIZE`` strings per request, rows
+    normalised to unit length, φ = 0.95 as in the GENRES paper (for ada-002)."""
+
+    name = "openai"
+    default_threshold = OPENAI_THRESHOLD
+
+    def __init__(self, cache=None, model=None, dimension=None, batch_size=EMBEDDING_BATCH_SIZE, **service_options):
+        super().__init__(cache)
+        self.model = model or environment("GENRES_EMBEDDING_MODEL", DEFAULT_EMBEDDING_MODEL)
+        self.dimension = dimension or EMBEDDING_DIMENSIONS.get(self.model) or environment(
+            "GENRES_EMBEDDING_DIMENSION", 0, int
+        )
+        if not self.dimension:
+            raise ValueError(
+                f"the dimension of embedding model {self.model!r} is unknown: "
+                "pass dimension= or set GENRES_EMBEDDING_DIMENSION"
+            )
+        self.batch_size = batch_size
+        self.service = OpenAIService(**service_options)
+
+    @property
+    def usage(self):
+        return self.service.usage.snapshot()
+
+    def encode(self, texts):
+        vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        # The endpoint refuses empty strings; an empty text keeps a zero vector (cosine 0 with all).
+        rows = [row for row, text in enumerate(texts) if text.strip()]
+        batches = [rows[start : start + self.batch_size] for start in range(0, len(rows), self.batch_size)]
+        responses = self.service.run([self._request([texts[row] for row in batch]) for batch in batches])
+        for number, (batch, response) in enumerate(zip(batches, responses), start=1):
+            if isinstance(response, RequestFailed):
+                raise EmbeddingRequestError(
+                    f"embedding request {number} of {len(batches)} ({len(batch)} texts, the first "
+                    f"{texts[batch[0]][:60]!r}) failed: {response.error}"
+                )
+            vectors[batch] = self._rows(response, len(batch), number)
+        return vectors
+
+    def _request(self, inputs):
+        async def request(client):
+            return await client.embeddings.create(model=self.model, input=inputs, encoding_format="float")
+
+        return request
+
+    def _rows(self, response, expected, number):
+        items = sorted(response.data, key=lambda item: item.index)
+        matrix = np.asarray([item.embedding for item in items], dtype=np.float32)
+        if matrix.shape != (expected, self.dimension):
+            raise EmbeddingRequestError(
+                f"embedding request {number}: expected {expected} vectors of {self.dimension} floats, "
+                f"got shape {matrix.shape}"
+            )
+        return matrix

@@ -1,0 +1,232 @@
+"""An OpenAI-compatible HTTP server for tests and benchmarks: no test ever reaches a real API.
+
+    with FakeOpenAIServer(latency=0.05) as server:
+        judge = OpenAIJudge(base_url=server.base_url, api_key="test-key")
+
+Routes: POST /v1/completions, /v1/chat/completions and /v1/embeddings, answered in the
+shapes the official client parses. Replies are derived from the prompt, so they are
+deterministic and can be predicted by a test:
+
+- a support question ("Text: ...", "Triple: [...]", "Supported:") is answered "True" when
+  the triple's subject occurs in the text (case ignored), else "False";
+- a split question ("Triple: [...]", "Finer triples:") splits the object at " and ", writes
+  one JSON triple per part and ends with "Granularity: N";
+- anything else gets "I cannot tell.";
+- an embedding is a pseudo-random vector seeded by the SHA-256 of its input.
+
+``reply_with(function)`` replaces the completion text, ``script(...)`` makes the next requests
+fail (``Failure``) or hang (``Hang``), and ``log`` / ``count(path)`` show what was asked.
+"""
+
+import hashlib
+import json
+import re
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+
+COMPLETIONS = "/v1/completions"
+CHAT = "/v1/chat/completions"
+EMBEDDINGS = "/v1/embeddings"
+
+_SUPPORT_QUESTION = re.compile(r"Text: (?P<text>.*)\nTriple: (?P<triple>\[.*\])\nSupported:\s*$", re.DOTALL)
+_SPLIT_QUESTION = re.compile(r"Triple: (?P<triple>\[.*\])\nFiner triples:\s*$")
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Answer the request with this HTTP error status (and a Retry-After header, if given)."""
+
+    status: int
+    retry_after: str | None = None
+
+
+@dataclass(frozen=True)
+class Hang:
+    """Answer the request only after this many seconds (longer than the client waits)."""
+
+    seconds: float
+
+
+@dataclass(frozen=True)
+class LoggedRequest:
+    path: str
+    body: dict
+    authorization: str
+
+
+def _last_question(prompt):
+    """The final question of a few-shot prompt: the text after the last example."""
+    return prompt.rsplit("\n\n", 1)[-1]
+
+
+def model_reply(prompt):
+    """What the fake model answers to a prompt (the completion text or the chat message)."""
+    if support := _SUPPORT_QUESTION.search(prompt):
+        text = support["text"].rsplit("Text: ", 1)[-1]
+        subject = json.loads(support["triple"])[0]
+        return "True" if subject.casefold() in text.casefold() else "False"
+    if split := _SPLIT_QUESTION.search(_last_question(prompt)):
+        subject, relation, object_ = json.loads(split["triple"])
+        parts = [json.dumps([subject, relation, part]) for part in object_.split(" and ")]
+        return "\n".join([*parts, f"Granularity: {len(parts)}"])
+    return "I cannot tell."
+
+
+def fake_embedding(text, dimension):
+    seed = int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+    return np.random.default_rng(seed).standard_normal(dimension).astype(np.float32)
+
+
+class FakeOpenAIServer:
+    def __init__(self, latency=0.0, embedding_dimension=1536):
+        self.latency = latency
+        self.embedding_dimension = embedding_dimension
+        self.log = []
+        self._script = []
+        self._replier = model_reply
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._http = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._http.daemon_threads = True
+        self._thread = threading.Thread(target=self._http.serve_forever, name="fake-openai", daemon=True)
+
+    @property
+    def base_url(self):
+        host, port = self._http.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self._stopping.set()  # wakes hanging handlers
+        self._http.shutdown()
+        self._http.server_close()
+        self._thread.join(timeout=5)
+
+    def script(self, *outcomes):
+        """The next requests, one outcome each, fail or hang; later ones are answered normally."""
+        with self._lock:
+            self._script.extend(outcomes)
+
+    def reply_with(self, replier):
+        """Answer completions and chat with ``replier(prompt)`` instead of ``model_reply``."""
+        self._replier = replier
+
+    def count(self, path=None):
+        with self._lock:
+            return sum(1 for entry in self.log if path is None or entry.path == path)
+
+    def paths(self):
+        with self._lock:
+            return Counter(entry.path for entry in self.log)
+
+    def _next_outcome(self):
+        with self._lock:
+            return self._script.pop(0) if self._script else None
+
+    def _record(self, entry):
+        with self._lock:
+            self.log.append(entry)
+
+    def answer(self, path, body):
+        """(status, headers, payload) for one request; runs in the handler thread."""
+        outcome = self._next_outcome()
+        if isinstance(outcome, Failure):
+            headers = {"Retry-After": outcome.retry_after} if outcome.retry_after else {}
+            error = {"message": f"scripted failure {outcome.status}", "type": "fake_error", "code": None}
+            return outcome.status, headers, {"error": error}
+        if isinstance(outcome, Hang):
+            self._stopping.wait(outcome.seconds)
+        if self.latency:
+            time.sleep(self.latency)
+        if path == COMPLETIONS:
+            return 200, {}, self._completion(body)
+        if path == CHAT:
+            return 200, {}, self._chat(body)
+        if path == EMBEDDINGS:
+            return 200, {}, self._embeddings(body)
+        return 404, {}, {"error": {"message": f"no route {path}", "type": "invalid_request_error", "code": None}}
+
+    @staticmethod
+    def _usage(prompt, reply):
+        prompt_tokens, completion_tokens = len(prompt.split()), len(reply.split())
+        return {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
+
+    def _completion(self, body):
+        prompt = body["prompt"]
+        reply = self._replier(prompt)
+        return {
+            "id": f"cmpl-fake-{len(self.log)}",
+            "object": "text_completion",
+            "created": int(time.time()),
+            "model": body["model"],
+            "choices": [{"index": 0, "text": f" {reply}", "finish_reason": "stop", "logprobs": None}],
+            "usage": self._usage(prompt, reply),
+        }
+
+    def _chat(self, body):
+        prompt = body["messages"][-1]["content"]
+        reply = self._replier(prompt)
+        return {
+            "id": f"chatcmpl-fake-{len(self.log)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body["model"],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply},
+                    "finish_reason": "stop",
+                    "logprobs": None,
+                }
+            ],
+            "usage": self._usage(" ".join(message["content"] for message in body["messages"]), reply),
+        }
+
+    def _embeddings(self, body):
+        inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        data = [
+            {"object": "embedding", "index": index, "embedding": fake_embedding(text, self.embedding_dimension).tolist()}
+            for index, text in enumerate(inputs)
+        ]
+        tokens = sum(len(text.split()) for text in inputs)
+        return {"object": "list", "data": data, "model": body["model"], "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+
+    def _handler_class(self):
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as the real API
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                server._record(LoggedRequest(self.path, body, self.headers.get("Authorization", "")))
+                status, headers, payload = server.answer(self.path, body)
+                encoded = json.dumps(payload).encode("utf-8")
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(encoded)))
+                    for name, value in headers.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(encoded)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up waiting (a scripted hang)
+
+            def log_message(self, format, *args):
+                pass  # keep test output clean
+
+        return Handler
