@@ -1,0 +1,265 @@
+"""Annotator pages: campaigns home, the anonymous pairwise item page, saving, skipping, review, guidelines.
+
+Anonymity is decided here: nothing rendered or returned names a system or carries the database
+id of an item, a text or a system. Assignments are addressed only by their random ``public_id``,
+and the two extractions are only "A" (left) and "B" (right), sides drawn per assignment.
+"""
+
+import time
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.db.models import Count, Max, Q
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from annotation import services
+from annotation.guidelines import GENERAL_RULES, GUIDELINES, GUIDELINES_BY_CODE
+from annotation.models import ASPECTS, FIRST_ASPECTS, Aspect, Assignment, Campaign
+from scoring.models import Output
+
+# What the annotator can answer for each aspect, in page order, with its keyboard shortcut.
+SIDES = [("left", "A better", "1"), ("tie", "Tie", "2"), ("right", "B better", "3")]
+REVIEW_PAGE_SIZE = 50
+
+
+class JudgementForm(forms.Form):
+    """The posted choices: one optional field per aspect, plus what the save needs to be safe."""
+
+    version = forms.IntegerField(min_value=0)
+    seconds = forms.FloatField(required=False, min_value=0)
+    opened_at = forms.FloatField(required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for code in ASPECTS:
+            self.fields[code] = forms.ChoiceField(
+                choices=[(value, label) for value, label, _ in SIDES], required=False, label=Aspect(code).label
+            )
+
+    def labels(self):
+        return {code: self.cleaned_data[code] for code in ASPECTS if self.cleaned_data[code]}
+
+    def seconds_spent(self):
+        """Time the script measured on the page; without the script, time since the page was rendered."""
+        if self.cleaned_data["seconds"] is not None:
+            return self.cleaned_data["seconds"]
+        if self.cleaned_data["opened_at"] is not None:
+            return time.time() - self.cleaned_data["opened_at"]
+        return 0.0
+
+    def error_message(self):
+        return " ".join(
+            f"{self.fields[name].label or name}: {' '.join(errors)}" if name in self.fields else " ".join(errors)
+            for name, errors in self.errors.items()
+        )
+
+
+def annotator_campaigns(user):
+    """Open campaigns in which ``user`` is an active annotator."""
+    return Campaign.objects.filter(
+        is_open=True, is_imported=False, memberships__annotator=user, memberships__active=True
+    )
+
+
+def annotator_assignments(user):
+    """The assignments ``user`` may open: their own, in campaigns they still annotate."""
+    return Assignment.objects.filter(annotator=user, item__campaign__in=annotator_campaigns(user))
+
+
+def get_own_assignment(request, public_id):
+    """The annotator's assignment; anyone else's, or one of a closed campaign, is a plain 404."""
+    return get_object_or_404(
+        annotator_assignments(request.user).select_related(
+            "item__campaign", "item__text", "item__system_a", "item__system_b"
+        ),
+        public_id=public_id,
+    )
+
+
+def campaign_progress(user, campaign):
+    return Assignment.objects.filter(annotator=user, item__campaign=campaign).aggregate(
+        assigned=Count("pk"), done=Count("pk", filter=Q(status=Assignment.Status.DONE))
+    )
+
+
+def continue_url(campaign):
+    return reverse("annotate_continue", args=[campaign.pk])
+
+
+def shown_triples(assignment):
+    """The triples of the extraction on the left and on the right, as the annotator sees them."""
+    item = assignment.item
+    triples = {
+        output.system_id: output.triples
+        for output in Output.objects.filter(text=item.text, system__in=[item.system_a_id, item.system_b_id])
+    }
+    for system in (item.system_a, item.system_b):
+        if system.is_ground_truth:
+            triples[system.pk] = item.text.gold
+    a_triples, b_triples = triples.get(item.system_a_id, []), triples.get(item.system_b_id, [])
+    return (a_triples, b_triples) if assignment.a_on_left else (b_triples, a_triples)
+
+
+def render_item(request, assignment, *, posted=None, error="", status=200):
+    """The item page. Gold triples and completeness are rendered only once the first four are saved."""
+    saved = {judgement.aspect: judgement.label for judgement in assignment.judgements.all()}
+    revealed = set(FIRST_ASPECTS) <= set(saved)
+    left_triples, right_triples = shown_triples(assignment)
+    aspects = [
+        {
+            "code": code,
+            "name": Aspect(code).label,
+            "guideline": GUIDELINES_BY_CODE[code],
+            "selected": (posted or {}).get(code)
+            or (assignment.canonical_to_shown(saved[code]) if code in saved else ""),
+        }
+        for code in (ASPECTS if revealed else FIRST_ASPECTS)
+    ]
+    campaign = assignment.item.campaign
+    context = {
+        "assignment": assignment,
+        "campaign": campaign,
+        "stage": "completeness" if revealed else "first",
+        "revealed": revealed,
+        "finished": assignment.status == Assignment.Status.DONE,
+        "text_content": assignment.item.text.content,
+        "left_triples": left_triples,
+        "right_triples": right_triples,
+        "aspects": aspects,
+        "sides": SIDES,
+        "version": assignment.version,
+        "opened_at": f"{time.time():.3f}",
+        "progress": campaign_progress(request.user, campaign),
+        "error": error,
+    }
+    if revealed:
+        context["gold_triples"] = assignment.item.text.gold
+    return render(request, "annotation/annotate_item.html", context, status=status)
+
+
+@login_required
+@require_GET
+def annotator_home(request):
+    campaigns = annotator_campaigns(request.user).annotate(
+        assigned=Count("items__assignments", filter=Q(items__assignments__annotator=request.user)),
+        done=Count(
+            "items__assignments",
+            filter=Q(items__assignments__annotator=request.user, items__assignments__status=Assignment.Status.DONE),
+        ),
+    )
+    has_history = annotator_assignments(request.user).filter(judgements__isnull=False).exists()
+    return render(request, "annotation/home.html", {"campaigns": campaigns, "has_history": has_history})
+
+
+@login_required
+@require_GET
+def annotate_continue(request, campaign_id):
+    campaign = get_object_or_404(annotator_campaigns(request.user), pk=campaign_id)
+    assignment = services.next_assignment(request.user, campaign)
+    if assignment is None:
+        messages.success(request, f"Every item of {campaign.name} is judged. Thank you!")
+        return redirect("annotate_home")
+    return redirect("annotate_item", assignment.public_id)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def annotate_item(request, public_id):
+    assignment = get_own_assignment(request, public_id)
+    if request.method == "GET":
+        return render_item(request, assignment)
+
+    wants_json = request.headers.get("Accept", "").startswith("application/json")
+    form = JudgementForm(request.POST)
+    if not form.is_valid():
+        return refuse(request, assignment, form.error_message(), 400, wants_json)
+    labels = form.labels()
+    if not labels:
+        return refuse(
+            request, assignment, "Choose A better, tie or B better for an aspect before saving.", 400, wants_json
+        )
+    try:
+        assignment = services.save_judgements(
+            assignment, labels, expected_version=form.cleaned_data["version"], seconds=form.seconds_spent()
+        )
+    except services.VersionConflict as conflict:
+        message = f"{conflict} Your choices are still on this page: save again to keep them instead."
+        return refuse(request, assignment, message, 409, wants_json, posted=labels)
+    except services.AnnotationError as refusal:
+        return refuse(request, assignment, str(refusal), 400, wants_json, posted=labels)
+
+    campaign = assignment.item.campaign
+    item_url = reverse("annotate_item", args=[assignment.public_id])
+    if assignment.is_done:
+        message = "Saved. On to the next item."
+    elif assignment.first_aspects_done:
+        message = "Saved. Now judge completeness against the reference triples."
+    else:
+        message = "Saved."
+    if wants_json:
+        return JsonResponse(
+            {
+                "saved": True,
+                "message": message,
+                "version": assignment.version,
+                "first_aspects_done": assignment.first_aspects_done,
+                "is_done": assignment.is_done,
+                "item_url": item_url,
+                "next_url": continue_url(campaign),
+            }
+        )
+    messages.success(request, message)
+    return redirect(continue_url(campaign) if assignment.is_done else item_url)
+
+
+def refuse(request, assignment, message, status, wants_json, posted=None):
+    """A save that did not happen: the page or the script gets the reason and keeps the choices."""
+    if wants_json:
+        # The current version lets the annotator overwrite deliberately after a conflict.
+        version = Assignment.objects.values_list("version", flat=True).get(pk=assignment.pk)
+        return JsonResponse({"saved": False, "message": message, "version": version}, status=status)
+    assignment.refresh_from_db(fields=["version"])
+    return render_item(request, assignment, posted=posted, error=message, status=status)
+
+
+@login_required
+@require_POST
+def annotate_skip(request, public_id):
+    assignment = get_own_assignment(request, public_id)
+    campaign = assignment.item.campaign
+    try:
+        services.skip(assignment)
+    except services.AnnotationError as refusal:
+        messages.error(request, str(refusal))
+        return redirect("annotate_item", assignment.public_id)
+    messages.info(request, "Skipped: that item waits at the end of your queue.")
+    return redirect(continue_url(campaign))
+
+
+@login_required
+@require_GET
+def annotate_review(request):
+    """Items the annotator has judged, most recently changed first, to reopen and change."""
+    judged = (
+        annotator_assignments(request.user)
+        .filter(judgements__isnull=False)
+        .select_related("item__campaign", "item__text")
+        .annotate(judged=Count("judgements"), last_change=Max("judgements__updated_at"))
+        .order_by("-last_change", "-pk")
+    )
+    page = Paginator(judged, REVIEW_PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "annotation/annotate_review.html", {"page": page, "aspect_count": len(ASPECTS)})
+
+
+@login_required
+@require_GET
+def annotate_guidelines(request):
+    guidelines = [{"code": g.code, "name": Aspect(g.code).label, "guideline": g} for g in GUIDELINES]
+    return render(
+        request, "annotation/guidelines.html", {"guidelines": guidelines, "general_rules": GENERAL_RULES}
+    )

@@ -1,0 +1,317 @@
+/* Item page of GENRES Arena: keyboard shortcuts, saving with fetch, unsaved choices kept in
+ * sessionStorage, and highlighting of a triple's subject and object in the source text.
+ * The page works as a plain form without this script; everything here is an enhancement. */
+(function () {
+  "use strict";
+
+  const root = document.getElementById("annotate");
+  const form = document.getElementById("judgement-form");
+  if (!root || !form) {
+    return;
+  }
+
+  const storageKey = "genres-annotate:" + root.dataset.publicId;
+  const fieldsets = Array.from(form.querySelectorAll("fieldset.aspect"));
+  const saveButton = form.querySelector("button[type=submit]");
+  const status = form.querySelector(".save-status");
+  const shortcuts = document.getElementById("shortcuts");
+  const SIDE_BY_KEY = { "1": "left", "2": "tie", "3": "right", ArrowLeft: "left", ArrowDown: "tie", ArrowRight: "right" };
+  let current = 0;
+  let saving = false;
+
+  // ---- Time on the item: only while the tab is visible, reset after every successful save.
+  let visibleMs = 0;
+  let visibleSince = document.visibilityState === "visible" ? performance.now() : null;
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") {
+      visibleSince = performance.now();
+    } else if (visibleSince !== null) {
+      visibleMs += performance.now() - visibleSince;
+      visibleSince = null;
+    }
+  });
+  function secondsSinceLastSave() {
+    const running = visibleSince === null ? 0 : performance.now() - visibleSince;
+    return (visibleMs + running) / 1000;
+  }
+  function restartClock() {
+    visibleMs = 0;
+    visibleSince = document.visibilityState === "visible" ? performance.now() : null;
+  }
+
+  // ---- Choices and the current aspect.
+  function choices() {
+    const labels = {};
+    fieldsets.forEach(function (fieldset) {
+      const checked = fieldset.querySelector("input[type=radio]:checked");
+      if (checked) {
+        labels[fieldset.dataset.aspect] = checked.value;
+      }
+    });
+    return labels;
+  }
+
+  function setCurrent(index, scroll) {
+    current = Math.max(0, Math.min(index, fieldsets.length));
+    fieldsets.forEach(function (fieldset, position) {
+      fieldset.classList.toggle("current", position === current);
+    });
+    saveButton.classList.toggle("ready", current === fieldsets.length);
+    if (scroll) {
+      const target = current < fieldsets.length ? fieldsets[current] : saveButton;
+      target.scrollIntoView({ block: "nearest", behavior: "smooth" });
+    }
+  }
+
+  function firstUnanswered() {
+    const index = fieldsets.findIndex(function (fieldset) {
+      return !fieldset.querySelector("input[type=radio]:checked");
+    });
+    return index === -1 ? fieldsets.length : index;
+  }
+
+  function choose(side) {
+    if (current >= fieldsets.length) {
+      return;
+    }
+    const radio = fieldsets[current].querySelector('input[type=radio][value="' + side + '"]');
+    radio.checked = true;
+    changed();
+    setCurrent(current + 1, true);
+  }
+
+  // ---- Unsaved choices survive a reload or a failed request.
+  function remember() {
+    try {
+      sessionStorage.setItem(storageKey, JSON.stringify({ labels: choices(), version: form.elements.version.value }));
+    } catch (error) {
+      // Storage full or disabled: the choices are still in the form.
+    }
+  }
+  function forget() {
+    try {
+      sessionStorage.removeItem(storageKey);
+    } catch (error) {
+      // Nothing stored.
+    }
+  }
+  function restore() {
+    let stored = null;
+    try {
+      stored = JSON.parse(sessionStorage.getItem(storageKey) || "null");
+    } catch (error) {
+      return false;
+    }
+    if (!stored || typeof stored.labels !== "object" || stored.labels === null) {
+      return false;
+    }
+    let restored = false;
+    fieldsets.forEach(function (fieldset) {
+      const side = stored.labels[fieldset.dataset.aspect];
+      const radio = Array.from(fieldset.querySelectorAll("input[type=radio]")).find(function (input) {
+        return input.value === side;
+      });
+      if (radio && !radio.checked) {
+        radio.checked = true;
+        restored = true;
+      }
+    });
+    if (restored) {
+      setStatus("Unsaved choices restored. Press Enter to save them.", "warn");
+    } else {
+      forget();
+    }
+    return restored;
+  }
+
+  function changed() {
+    remember();
+    setStatus("Not saved yet.", "pending");
+  }
+
+  // ---- Saving.
+  function setStatus(message, tone, retry) {
+    status.replaceChildren(document.createTextNode(message));
+    status.className = "save-status " + (tone || "");
+    if (retry) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "link retry";
+      button.textContent = "Retry";
+      button.addEventListener("click", save);
+      status.append(" ", button);
+    }
+  }
+
+  function save() {
+    if (saving) {
+      return;
+    }
+    saving = true;
+    saveButton.disabled = true;
+    setStatus("Saving…", "pending");
+    form.elements.seconds.value = secondsSinceLastSave().toFixed(1);
+    fetch(form.action, {
+      method: "POST",
+      body: new FormData(form),
+      headers: { Accept: "application/json" },
+      credentials: "same-origin",
+    })
+      .then(function (response) {
+        return response.json().then(function (data) {
+          return { response: response, data: data };
+        });
+      })
+      .then(function (result) {
+        const data = result.data;
+        if (result.response.ok) {
+          forget();
+          restartClock();
+          form.elements.version.value = data.version;
+          if (data.is_done) {
+            window.location.assign(data.next_url);
+          } else if (data.first_aspects_done && root.dataset.stage === "first") {
+            // The server renders the gold triples and the completeness question only now.
+            window.location.assign(data.item_url);
+          } else {
+            setStatus(data.message, "good");
+          }
+        } else if (result.response.status === 409) {
+          form.elements.version.value = data.version;
+          remember();
+          setStatus(data.message, "warn");
+        } else {
+          setStatus(data.message || "Not saved.", "bad");
+        }
+      })
+      .catch(function () {
+        remember();
+        setStatus("Not saved — your choices are kept on this page.", "bad", true);
+      })
+      .finally(function () {
+        saving = false;
+        saveButton.disabled = false;
+      });
+  }
+
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    save();
+  });
+
+  form.addEventListener("change", function (event) {
+    const fieldset = event.target.closest("fieldset.aspect");
+    if (fieldset) {
+      changed();
+      setCurrent(fieldsets.indexOf(fieldset) + 1, true);
+    }
+  });
+
+  // ---- Keyboard.
+  function isInteractive(element) {
+    return Boolean(element.closest("a, button, summary, textarea, select, input:not([type=radio])"));
+  }
+
+  function toggleShortcuts() {
+    if (shortcuts.open) {
+      shortcuts.close();
+    } else {
+      shortcuts.showModal();
+    }
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) {
+      return;
+    }
+    if (event.key === "?") {
+      event.preventDefault();
+      toggleShortcuts();
+      return;
+    }
+    if (shortcuts.open) {
+      return;
+    }
+    const side = SIDE_BY_KEY[event.key];
+    if (side) {
+      event.preventDefault();
+      choose(side);
+    } else if (event.key === "Backspace") {
+      event.preventDefault();
+      setCurrent(current - 1, true);
+    } else if (event.key === "Enter" && !isInteractive(event.target)) {
+      event.preventDefault();
+      save();
+    }
+  });
+
+  document.querySelectorAll("[data-show-shortcuts]").forEach(function (button) {
+    button.addEventListener("click", toggleShortcuts);
+  });
+
+  // ---- Hovering a triple marks its subject and object in the source text. The text is rebuilt
+  // from text nodes and <mark> elements filled with textContent: no HTML is ever parsed.
+  const source = document.getElementById("source-text");
+  const sourceText = source.textContent;
+
+  function escapeRegExp(value) {
+    return value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  }
+
+  function occurrences(term, className) {
+    const found = [];
+    const needle = term.trim();
+    if (!needle) {
+      return found;
+    }
+    const pattern = new RegExp(escapeRegExp(needle), "giu");
+    let match;
+    while ((match = pattern.exec(sourceText)) !== null) {
+      found.push({ start: match.index, end: match.index + match[0].length, className: className });
+    }
+    return found;
+  }
+
+  function highlight(triple) {
+    const ranges = occurrences(triple.querySelector(".s").textContent, "hl-subject")
+      .concat(occurrences(triple.querySelector(".o").textContent, "hl-object"))
+      .sort(function (first, second) {
+        return first.start - second.start || second.end - first.end;
+      });
+    const fragment = document.createDocumentFragment();
+    let position = 0;
+    ranges.forEach(function (range) {
+      if (range.start < position) {
+        return; // overlaps a longer match already marked
+      }
+      fragment.append(document.createTextNode(sourceText.slice(position, range.start)));
+      const mark = document.createElement("mark");
+      mark.className = range.className;
+      mark.textContent = sourceText.slice(range.start, range.end);
+      fragment.append(mark);
+      position = range.end;
+    });
+    fragment.append(document.createTextNode(sourceText.slice(position)));
+    source.replaceChildren(fragment);
+    triple.classList.toggle("not-in-text", ranges.length === 0);
+  }
+
+  function clearHighlight() {
+    source.textContent = sourceText;
+  }
+
+  document.querySelectorAll("li.triple").forEach(function (triple) {
+    triple.addEventListener("mouseenter", function () {
+      highlight(triple);
+    });
+    triple.addEventListener("focus", function () {
+      highlight(triple);
+    });
+    triple.addEventListener("mouseleave", clearHighlight);
+    triple.addEventListener("blur", clearHighlight);
+  });
+
+  root.classList.add("enhanced");
+  restore();
+  setCurrent(firstUnanswered(), false);
+})();

@@ -1,0 +1,132 @@
+"""The item page: what it shows before and after the gold reveal, guidelines, skipping."""
+
+import html
+
+import pytest
+from django.urls import reverse
+
+from annotation.models import Assignment
+from annotation.services import save_judgements
+from scoring.models import Output
+from tests.annotation.annotator_fixtures import (
+    FIRST_FOUR_LEFT,
+    SYSTEM_NAMES,
+    TEXTS,
+    UNSAFE_SUBJECT,
+    make_annotation_setup,
+    make_user,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def annotator():
+    return make_user("reader")
+
+
+@pytest.fixture
+def setup(annotator):
+    return make_annotation_setup([annotator])
+
+
+@pytest.fixture
+def signed_in(client, annotator):
+    client.force_login(annotator)
+    return client
+
+
+def assignment_for_text(setup, annotator, position):
+    return next(a for a in setup.assignments(annotator) if a.item.text.position == position)
+
+
+def page(client, assignment):
+    response = client.get(reverse("annotate_item", args=[assignment.public_id]))
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def section(body, start_marker, end_marker):
+    start = body.index(start_marker)
+    return body[start : body.index(end_marker, start)]
+
+
+@pytest.mark.parametrize("position", [0, 1])
+def test_left_and_right_follow_the_stored_side(signed_in, setup, annotator, position):
+    # The fixture puts system A on the left of the first item and on the right of the second.
+    assignment = assignment_for_text(setup, annotator, position)
+    item = assignment.item
+    body = page(signed_in, assignment)
+    left = section(body, 'aria-label="Extraction A"', "</section>")
+    right = section(body, 'aria-label="Extraction B"', "</section>")
+    a_side, b_side = (left, right) if assignment.a_on_left else (right, left)
+    for side, system in ((a_side, item.system_a), (b_side, item.system_b)):
+        triples = Output.objects.get(text=item.text, system=system).triples
+        assert side.count('class="triple"') == len(triples)
+        assert all(html.escape(element) in side for triple in triples for element in triple)
+
+
+def test_only_the_first_four_aspects_before_they_are_saved(signed_in, setup, annotator):
+    assignment = assignment_for_text(setup, annotator, 1)
+    body = page(signed_in, assignment)
+    for code in ("ts", "us", "fs", "gs"):
+        assert f'name="{code}" value="left"' in body
+    assert 'name="cs"' not in body
+    assert "Reference triples" not in body
+    # "flows into" occurs only in the gold triples of this text, not in either extraction.
+    assert "flows into" not in body
+    assert 'data-stage="first"' in body
+
+
+def test_gold_and_completeness_appear_once_the_four_are_saved(signed_in, setup, annotator):
+    assignment = assignment_for_text(setup, annotator, 1)
+    save_judgements(assignment, {**FIRST_FOUR_LEFT, "us": "tie"}, expected_version=0, seconds=3)
+    body = page(signed_in, assignment)
+    assert 'name="cs" value="tie"' in body
+    assert "Reference triples" in body and "flows into" in body
+    assert 'name="ts" value="left" checked' in body and 'name="us" value="tie" checked' in body
+    assert 'data-stage="completeness"' in body
+
+
+def test_model_output_is_escaped(signed_in, setup, annotator):
+    body = page(signed_in, assignment_for_text(setup, annotator, 2))
+    assert UNSAFE_SUBJECT not in body and "<b>bold</b>" not in body
+    assert html.escape(UNSAFE_SUBJECT) in body
+    assert "No triples: this extraction is empty." in body
+
+
+def test_each_aspect_carries_its_guideline_and_the_page_its_shortcuts(signed_in, setup, annotator):
+    body = page(signed_in, assignment_for_text(setup, annotator, 0))
+    assert body.count('<details class="guideline">') == 4
+    assert html.escape("Which extraction repeats itself less?", quote=True) in body
+    assert 'id="shortcuts"' in body and "Backspace" in body
+    assert reverse("annotate_guidelines") in body
+
+
+def test_guidelines_page_explains_every_aspect_with_an_example(signed_in, setup):
+    body = signed_in.get(reverse("annotate_guidelines")).content.decode()
+    for name in ("Topical similarity", "Uniqueness", "Factualness", "Granularity", "Completeness"):
+        assert f"{name}" in body
+    for code in ("ts", "us", "fs", "gs", "cs"):
+        assert f'id="{code}"' in body
+    assert body.count('class="example-verdict"') == 5
+    assert not any(name in body for name in SYSTEM_NAMES)
+
+
+def test_skipping_sends_the_item_to_the_end_of_the_queue(signed_in, setup, annotator):
+    first, second, third = setup.assignments(annotator)
+    response = signed_in.post(reverse("annotate_skip", args=[first.public_id]))
+    continue_url = reverse("annotate_continue", args=[setup.campaign.pk])
+    assert response.status_code == 302 and response.url == continue_url
+    assert signed_in.get(continue_url).url == reverse("annotate_item", args=[second.public_id])
+    positions = dict(Assignment.objects.filter(annotator=annotator).values_list("pk", "queue_position"))
+    assert positions[first.pk] > max(positions[second.pk], positions[third.pk])
+
+
+def test_a_finished_item_cannot_be_skipped(signed_in, setup, annotator):
+    assignment = setup.assignments(annotator)[0]
+    save_judgements(assignment, FIRST_FOUR_LEFT, expected_version=0, seconds=1)
+    save_judgements(assignment, {"cs": "left"}, expected_version=1, seconds=1)
+    response = signed_in.post(reverse("annotate_skip", args=[assignment.public_id]), follow=True)
+    assert "already finished" in response.content.decode()
+    assert 'action="' + reverse("annotate_skip", args=[assignment.public_id]) not in response.content.decode()
