@@ -19,6 +19,9 @@ def triple_problem(item):
             return f"{role} is {type(element).__name__}, not a string"
         if not element.strip():
             return f"{role} is empty"
+        if "\x00" in element:
+            # PostgreSQL cannot store NUL in text; refuse it here rather than fail mid-import.
+            return f"{role} contains a NUL character"
     return None
 
 

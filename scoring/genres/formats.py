@@ -1,0 +1,350 @@
+"""Read uploaded files into records: one record per text, with its triples.
+
+Four formats, told apart automatically or named by the caller:
+
+- ``triples``: a JSON object mapping each text to its triples, ``{"<text>": [["s", "r", "o"], ...]}``
+  (the files the GENRES authors published);
+- ``raw``: a JSON object mapping each text to the model's whole reply, ``{"<text>": "<reply>"}``;
+  ``postprocess`` turns each reply into triples;
+- ``jsonl``: one JSON object a line, ``{"id": ..., "text": ..., "triples": [...]}``; for outputs
+  ``"id"`` or ``"text"`` names the text and ``"raw"`` may hold a whole reply;
+- ``csv``: a header ``text_id,subject,relation,object`` and one triple a row (outputs only);
+  a row with a text id and three empty fields records an explicitly empty output.
+
+Strict by default: a malformed triple refuses the file with a ``FormatError`` naming the
+record, the triple and the reason. With ``lenient=True`` such triples are dropped and kept
+as parse warnings instead (for messy published files). Raw replies are always read leniently:
+extracting what can be used from a messy reply is the post-processor's job.
+"""
+
+import codecs
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+
+from scoring.genres.postprocess import extract_triples
+from scoring.genres.triples import clean_triple, triple_problem
+
+AUTO = "auto"
+TRIPLES = "triples"
+RAW = "raw"
+JSONL = "jsonl"
+CSV = "csv"
+DOCUMENT = "document"  # triples or raw: one JSON object keyed by text
+DATASET_FORMATS = (TRIPLES, JSONL)
+OUTPUT_FORMATS = (TRIPLES, RAW, JSONL, CSV)
+FORMAT_NAMES = {
+    TRIPLES: "triples JSON",
+    RAW: "raw generations JSON",
+    JSONL: "JSON Lines",
+    CSV: "CSV",
+}
+CSV_HEADER = ["text_id", "subject", "relation", "object"]
+PREVIEW_CHARS = 40
+JSON_TYPES = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number"}
+
+
+class FormatError(ValueError):
+    """A file that cannot be imported; the message is the sentence shown to the user."""
+
+
+@dataclass
+class Record:
+    """One text of an uploaded file.
+
+    ``where`` locates it for messages ('record 3 ("The Eiffel Tower was…")', 'line 7').
+    A record names its text by content (``text``), by id (``text_id``), or both.
+    """
+
+    where: str
+    text: str = ""
+    text_id: str = ""
+    triples: list = field(default_factory=list)
+    raw: str = ""
+    warnings: list = field(default_factory=list)
+
+
+@dataclass
+class ParsedFile:
+    format: str
+    records: list
+
+
+def read_dataset(data, format=AUTO):
+    """Texts and gold triples from a triples JSON or JSON Lines file (always strict)."""
+    return read(data, format, allowed=DATASET_FORMATS, for_outputs=False, lenient=False)
+
+
+def read_outputs(data, format=AUTO, *, lenient=False):
+    """A system's triples per text, from any of the four formats."""
+    return read(data, format, allowed=OUTPUT_FORMATS, for_outputs=True, lenient=lenient)
+
+
+def read(data, format, *, allowed, for_outputs, lenient):
+    if format != AUTO and format not in allowed:
+        raise FormatError(f'unknown format "{format}"; choose one of: {", ".join((AUTO, *allowed))}')
+    text = decode(data)
+    document = None
+    if format == AUTO:
+        format = detect_layout(text)
+        if format == DOCUMENT:
+            document = load_document(text)
+            # The first value tells triples (a list) from raw replies (a string).
+            format = RAW if document and isinstance(next(iter(document.values())), str) else TRIPLES
+        if format not in allowed:
+            raise FormatError(
+                f"this file looks like {FORMAT_NAMES[format]}, which cannot be imported here; "
+                f"use {' or '.join(FORMAT_NAMES[name] for name in allowed)}"
+            )
+    if format == JSONL:
+        records = parse_jsonl(text, for_outputs=for_outputs, lenient=lenient)
+    elif format == CSV:
+        records = parse_csv(text, lenient=lenient)
+    else:
+        records = parse_json_document(document or load_document(text), format, lenient=lenient)
+    if not records:
+        raise FormatError("the file holds no texts")
+    check_each_text_once(records)
+    return ParsedFile(format, records)
+
+
+def decode(data):
+    """The file as text; a byte that is not UTF-8 is named by offset and line."""
+    skipped = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    try:
+        return data[skipped:].decode("utf-8")
+    except UnicodeDecodeError as error:
+        offset = skipped + error.start
+        line = data.count(b"\n", 0, offset) + 1
+        raise FormatError(
+            f"the file is not UTF-8 text: byte {offset} (line {line}) is 0x{data[offset]:02x}; "
+            "save it as UTF-8 and upload it again"
+        ) from None
+
+
+def detect_layout(text):
+    """JSONL, CSV, or DOCUMENT (a JSON object keyed by text: triples or raw).
+
+    JSON Lines when the first line is a whole JSON object and either more lines follow (a
+    document cannot end there) or it names its text with a string "text" or "id"; a
+    document otherwise, or when the file is a JSON array (to say it has the wrong shape).
+    CSV when the first line is the CSV header.
+    """
+    stripped = text.strip()
+    if not stripped:
+        raise FormatError("the file is empty")
+    first_line = stripped.split("\n", 1)[0].strip()
+    if stripped[0] == "[":
+        return DOCUMENT  # A JSON array: loading it as a document explains the expected shape.
+    if stripped[0] != "{":
+        if [cell.strip().lower() for cell in first_line.split(",")] == CSV_HEADER:
+            return CSV
+        raise FormatError(
+            "cannot tell the format: expected a JSON object, JSON Lines, "
+            f"or CSV with the header {','.join(CSV_HEADER)}"
+        )
+    try:
+        first = json.loads(first_line)
+    except ValueError:
+        first = None  # A pretty-printed document: its first line is not a whole object.
+    if isinstance(first, dict) and (
+        "\n" in stripped or any(isinstance(first.get(key), (str, int)) for key in ("text", "id"))
+    ):
+        return JSONL
+    return DOCUMENT
+
+
+def load_json(text, where):
+    """A parsed JSON object or array; invalid JSON and repeated keys are named by position."""
+    repeats = {}
+
+    def keep_pairs(pairs):
+        value = dict(pairs)
+        if len(value) < len(pairs):
+            repeats[id(value)] = pairs
+        return value
+
+    try:
+        value = json.loads(text, object_pairs_hook=keep_pairs)
+    except json.JSONDecodeError as error:
+        place = f"{where}: " if where else ""
+        line = "" if where else f"line {error.lineno}, "
+        raise FormatError(f"{place}invalid JSON at {line}column {error.colno}: {error.msg}") from None
+    except RecursionError:
+        raise FormatError(f"{where or 'the file'}: the JSON is nested too deeply") from None
+    if id(value) in repeats:
+        raise repeated_key_error(repeats[id(value)], where)
+    return value
+
+
+def repeated_key_error(pairs, where):
+    """Name the first key given twice in one object: a text twice in a document, a field twice on a line."""
+    first_seen = {}
+    for number, (key, _) in enumerate(pairs, start=1):
+        if key in first_seen:
+            if where:
+                return FormatError(f'{where}: the key "{preview(key)}" is given twice')
+            return FormatError(
+                f'record {number} ("{preview(key)}"): the same text is already record {first_seen[key]}; '
+                "each text may appear only once"
+            )
+        first_seen[key] = number
+    raise AssertionError("keep_pairs saw a repeated key")
+
+
+def load_document(text):
+    document = load_json(text, "")
+    if not isinstance(document, dict):
+        raise FormatError(
+            'expected a JSON object mapping each text to its triples or reply, like {"<text>": [...]}, '
+            f"but the file holds {json_type(document)}"
+        )
+    return document
+
+
+def parse_json_document(document, format, *, lenient):
+    records = []
+    for number, (content, value) in enumerate(document.items(), start=1):
+        record = Record(where=f'record {number} ("{preview(content)}")')
+        record.text = checked_text(content, record.where, "text")
+        if format == RAW:
+            record.raw = checked_reply(value, record.where)
+            record.triples, record.warnings = extract_triples(record.raw)
+        else:
+            record.triples, record.warnings = read_triples(value, record.where, lenient=lenient)
+        records.append(record)
+    return records
+
+
+def parse_jsonl(text, *, for_outputs, lenient):
+    records = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        where = f"line {number}"
+        entry = load_json(line, where)
+        if not isinstance(entry, dict):
+            raise FormatError(
+                f'{where}: expected an object like {{"text": ..., "triples": [...]}}, got {json_type(entry)}'
+            )
+        record = Record(where=where)
+        if "text" in entry:
+            record.text = checked_text(entry["text"], where, '"text"')
+        elif not for_outputs:
+            raise FormatError(f'{where}: "text" is missing')
+        if "id" in entry:
+            record.text_id = checked_id(entry["id"], where)
+        elif not record.text:
+            raise FormatError(f'{where}: give the text as "text" or its id as "id"')
+        if "raw" in entry and not for_outputs:
+            raise FormatError(f'{where}: a dataset holds gold "triples", not a "raw" reply')
+        if "raw" in entry:
+            record.raw = checked_reply(entry["raw"], where)
+        if "triples" in entry:
+            record.triples, record.warnings = read_triples(entry["triples"], where, lenient=lenient)
+        elif record.raw:
+            record.triples, record.warnings = extract_triples(record.raw)
+        elif for_outputs:
+            raise FormatError(f'{where}: give the output as "triples" (a list) or "raw" (the reply)')
+        records.append(record)
+    return records
+
+
+def parse_csv(text, *, lenient):
+    reader = csv.reader(io.StringIO(text, newline=""))
+    records = {}
+    try:
+        header = [cell.strip().lower() for cell in next(reader, [])]
+        if header != CSV_HEADER:
+            raise FormatError(f'line 1: expected the header {",".join(CSV_HEADER)}, got "{preview(",".join(header))}"')
+        for row in reader:
+            where = f"line {reader.line_num}"
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) != len(CSV_HEADER):
+                raise FormatError(f"{where}: expected 4 fields ({', '.join(CSV_HEADER)}), got {len(row)}")
+            text_id, *triple = row
+            text_id = checked_id(text_id, where)
+            record = records.setdefault(text_id, Record(where=f'text_id "{preview(text_id)}"', text_id=text_id))
+            if not any(element.strip() for element in triple):
+                continue  # The text's output is explicitly empty.
+            problem = triple_problem(triple)
+            if problem and not lenient:
+                raise FormatError(f'{where} (text_id "{preview(text_id)}"): {problem}')
+            if problem:
+                record.warnings.append(f"{where}: triple dropped: {problem}")
+            else:
+                record.triples.append(clean_triple(triple))
+    except csv.Error as error:
+        raise FormatError(f"line {reader.line_num}: not valid CSV: {error}") from None
+    return list(records.values())
+
+
+def read_triples(value, where, *, lenient):
+    """Valid triples of a record, and warnings for those dropped in lenient mode."""
+    if not isinstance(value, list):
+        raise FormatError(f"{where}: expected a list of triples, got {json_type(value)}")
+    triples, warnings = [], []
+    for number, item in enumerate(value, start=1):
+        problem = triple_problem(item)
+        if problem is None:
+            triples.append(clean_triple(item))
+        elif lenient:
+            warnings.append(f"triple {number} dropped: {problem}")
+        else:
+            raise FormatError(f"{where}, triple {number}: {problem}")
+    return triples, warnings
+
+
+def checked_text(value, where, name):
+    if not isinstance(value, str):
+        raise FormatError(f"{where}: the {name} must be a string, got {json_type(value)}")
+    if not value.strip():
+        raise FormatError(f"{where}: the {name} is empty")
+    if "\x00" in value:
+        raise FormatError(f"{where}: the {name} contains a NUL character, which cannot be stored")
+    return value.strip()
+
+
+def checked_reply(value, where):
+    if not isinstance(value, str):
+        raise FormatError(f"{where}: expected the model's reply as a string, got {json_type(value)}")
+    if "\x00" in value:
+        raise FormatError(f"{where}: the reply contains a NUL character, which cannot be stored")
+    return value
+
+
+def checked_id(value, where):
+    # Booleans are ints to Python, but never an id.
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise FormatError(f"{where}: the id must be a string or a whole number, got {json_type(value)}")
+    return checked_text(str(value), where, "id")
+
+
+def check_each_text_once(records):
+    """Refuse a second record for one text (texts compare after trimming surrounding space)."""
+    for attribute, name in (("text", "text"), ("text_id", "id")):
+        first_places = {}
+        for record in records:
+            key = getattr(record, attribute)
+            if key in first_places:
+                raise FormatError(
+                    f"{record.where}: the same {name} as {first_places[key]}; each text may appear only once"
+                )
+            if key:
+                first_places[key] = record.where
+
+
+def json_type(value):
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    return JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def preview(text):
+    """The start of a text, on one line, to name a record in messages."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1].rstrip() + "…"

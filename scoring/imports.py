@@ -1,0 +1,316 @@
+"""Import datasets and system outputs from uploaded files, all or nothing.
+
+Both importers follow the same steps: refuse a file above ``GENRES_MAX_UPLOAD_BYTES`` by
+its size before reading it, hash it, parse it with ``scoring.genres.formats``, and write
+everything in one transaction. Any problem raises ``ImportRefused`` with a message naming
+the record and the reason; the database is left as it was except for an ``Upload`` row
+recording the failure. Uploading the same file again is harmless and says so.
+"""
+
+import hashlib
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from scoring.genres import formats
+from scoring.models import Dataset, Output, System, Text, Upload, text_hash
+from scoring.upload_handlers import size_limit_message
+
+class ImportRefused(Exception):
+    """An import that changed nothing; the message names the record and the reason."""
+
+
+def refused(reason):
+    return ImportRefused(f"{reason[:1].upper()}{reason[1:]}; nothing was imported.")
+
+
+@dataclass
+class ImportSummary:
+    upload: Upload
+    texts: int
+    triples: int
+    warnings: int
+    unchanged: bool
+    message: str
+    # Each warning prefixed with the record it belongs to.
+    warning_messages: list = field(default_factory=list)
+
+    def as_dict(self):
+        return {
+            "texts": self.texts,
+            "triples": self.triples,
+            "warnings": self.warnings,
+            "unchanged": self.unchanged,
+            "upload": self.upload.pk,
+        }
+
+    def report(self, shown_warnings=5):
+        """The message and the first few warnings, as lines of text."""
+        lines = [self.message]
+        lines += [f"  - {warning}" for warning in self.warning_messages[:shown_warnings]]
+        hidden = len(self.warning_messages) - shown_warnings
+        if hidden > 0:
+            lines.append(f"  … and {hidden} more warning{plural(hidden)}")
+        return "\n".join(lines)
+
+
+def import_dataset(
+    source, *, file_name, name, level="sentence", domain="general", description="", user=None, format="auto"
+):
+    """Create dataset ``name`` with the texts and gold triples of ``source``.
+
+    Gold triples also become the outputs of the "Ground truth" system, so the gold can be
+    scored and judged like any other system.
+    """
+    upload = new_upload(Upload.Kind.DATASET, source, file_name, name, "", user, format)
+
+    def run():
+        data = read_source(source, upload)
+        if Dataset.objects.filter(name=name).exists():
+            previous = last_import(upload)
+            if previous and previous.sha256 == upload.sha256:
+                return unchanged(upload, previous, f'Dataset "{name}" already holds this file')
+            raise refused(
+                f'dataset "{name}" already exists with other content; import this file under another name'
+            )
+        parsed = parse(formats.read_dataset, data, format)
+        for record in parsed.records:
+            check_external_id(record)
+        dataset = Dataset(name=name, level=level, domain=domain, description=description)
+        check_model(dataset, f'dataset "{name}"')
+        dataset.save()
+        texts = Text.objects.bulk_create(
+            Text(
+                dataset=dataset,
+                position=position,
+                external_id=record.text_id,
+                content=record.text,
+                content_sha256=text_hash(record.text),
+                gold=record.triples,
+            )
+            for position, record in enumerate(parsed.records)
+        )
+        with_gold = [text for text in texts if text.gold]
+        count(upload, parsed)
+        upload.message = (
+            f'Imported dataset "{name}": {upload.texts} text{plural(upload.texts)}, '
+            f"{upload.triples} gold triple{plural(upload.triples)} ({len(with_gold)} with gold triples)."
+        )
+        upload.save()
+        ground_truth = System.ground_truth()
+        Output.objects.bulk_create(
+            Output(system=ground_truth, text=text, triples=text.gold, upload=upload) for text in with_gold
+        )
+        return summary(upload, parsed)
+
+    return attempt(upload, run)
+
+
+def import_outputs(source, *, file_name, dataset, system_name, format="auto", user=None, lenient=False, family=""):
+    """Store the outputs of system ``system_name`` on ``dataset`` (a Dataset or its name).
+
+    Creates the system when new. Texts the file mentions get their output replaced; the
+    outputs of other texts stay as they were.
+    """
+    dataset_name = dataset.name if isinstance(dataset, Dataset) else str(dataset)
+    upload = new_upload(Upload.Kind.OUTPUTS, source, file_name, dataset_name, system_name, user, format)
+
+    def run():
+        data = read_source(source, upload)
+        target = dataset if isinstance(dataset, Dataset) else Dataset.objects.filter(name=dataset_name).first()
+        if target is None:
+            raise refused(f'there is no dataset "{dataset_name}"')
+        system = system_for_upload(system_name, family)
+        previous = last_import(upload)
+        if system.pk and previous and previous.sha256 == upload.sha256 and previous.outputs.exists():
+            return unchanged(upload, previous, f'"{system_name}" already has these outputs on dataset "{dataset_name}"')
+        parsed = parse(formats.read_outputs, data, format, lenient=lenient)
+        text_pks = resolve_texts(target, parsed.records)
+        system.save()
+        existing = {output.text_id: output for output in Output.objects.filter(system=system, text__dataset=target)}
+        replacing = sum(text_pk in existing for text_pk in text_pks)
+        count(upload, parsed)
+        upload.message = (
+            f'Imported {upload.texts} output{plural(upload.texts)} of "{system.name}" on dataset "{target.name}": '
+            f"{upload.triples} triple{plural(upload.triples)}, "
+            f"{upload.warnings} parse warning{plural(upload.warnings)}; "
+            f"{replacing} earlier output{plural(replacing)} replaced."
+        )
+        upload.save()
+        now = timezone.now()
+        created, replaced = [], []
+        for record, text_pk in zip(parsed.records, text_pks):
+            output = existing.get(text_pk) or Output(system=system, text_id=text_pk)
+            output.triples, output.raw, output.parse_warnings = record.triples, record.raw, record.warnings
+            output.upload, output.updated_at = upload, now
+            (replaced if output.pk else created).append(output)
+        Output.objects.bulk_create(created)
+        Output.objects.bulk_update(
+            replaced, ["triples", "raw", "parse_warnings", "upload", "updated_at"], batch_size=500
+        )
+        return summary(upload, parsed)
+
+    return attempt(upload, run)
+
+
+def new_upload(kind, source, file_name, dataset_name, system_name, user, format):
+    # Field lengths are enforced here so that even a refusal of absurd input can be recorded.
+    return Upload(
+        kind=kind,
+        dataset_name=dataset_name[:100],
+        system_name=system_name[:100],
+        file_name=file_name[:255],
+        uploaded_by=user,
+        format=format[:20],
+        size=getattr(source, "size", 0) or 0,
+    )
+
+
+def attempt(upload, run):
+    """Run one import in one transaction; on refusal record a failed Upload and re-raise."""
+    try:
+        with transaction.atomic():
+            return run()
+    except IntegrityError as error:
+        refusal = refused(f"the database refused the import (another import may have run at once): {error}")
+        record_failure(upload, refusal)
+        raise refusal from error
+    except ImportRefused as refusal:
+        record_failure(upload, refusal)
+        raise
+
+
+def record_failure(upload, refusal):
+    # Saved after the rollback, so the audit trail keeps the attempt and nothing else.
+    upload.pk = None
+    upload.outcome = Upload.Outcome.FAILED
+    upload.message = str(refusal)
+    upload.texts = upload.triples = upload.warnings = 0
+    upload.save()
+
+
+def read_source(source, upload):
+    """The file's bytes; refused by its size before reading, and again if it grows while read."""
+    limit = settings.GENRES_MAX_UPLOAD_BYTES
+    if upload.size > limit:
+        raise ImportRefused(size_limit_message(upload.size))
+    digest, chunks, received = hashlib.sha256(), [], 0
+    for chunk in source.chunks():
+        received += len(chunk)
+        if received > limit:
+            raise ImportRefused(size_limit_message(received))
+        digest.update(chunk)
+        chunks.append(chunk)
+    upload.size, upload.sha256 = received, digest.hexdigest()
+    return b"".join(chunks)
+
+
+def parse(reader, data, format, **options):
+    try:
+        return reader(data, format, **options)
+    except formats.FormatError as error:
+        raise refused(str(error)) from None
+
+
+def last_import(upload):
+    """The latest successful import of the same kind for the same dataset (and system)."""
+    return (
+        Upload.objects.filter(
+            kind=upload.kind,
+            dataset_name=upload.dataset_name,
+            system_name=upload.system_name,
+            outcome=Upload.Outcome.IMPORTED,
+        )
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+
+
+def unchanged(upload, previous, what):
+    upload.outcome = Upload.Outcome.UNCHANGED
+    upload.format = previous.format
+    upload.texts, upload.triples, upload.warnings = previous.texts, previous.triples, previous.warnings
+    upload.message = f"{what} (imported {previous.created_at:%Y-%m-%d %H:%M} UTC); nothing changed."
+    upload.save()
+    return ImportSummary(upload, upload.texts, upload.triples, upload.warnings, True, upload.message)
+
+
+def count(upload, parsed):
+    upload.outcome = Upload.Outcome.IMPORTED
+    upload.format = parsed.format
+    upload.texts = len(parsed.records)
+    upload.triples = sum(len(record.triples) for record in parsed.records)
+    upload.warnings = sum(len(record.warnings) for record in parsed.records)
+
+
+def plural(number):
+    return "" if number == 1 else "s"
+
+
+def summary(upload, parsed):
+    warning_messages = [f"{record.where}: {warning}" for record in parsed.records for warning in record.warnings]
+    return ImportSummary(upload, upload.texts, upload.triples, upload.warnings, False, upload.message, warning_messages)
+
+
+def check_model(instance, what):
+    try:
+        instance.full_clean(validate_unique=False)
+    except ValidationError as error:
+        reasons = "; ".join(
+            f"{field_name}: {' '.join(messages)}" for field_name, messages in error.message_dict.items()
+        )
+        raise refused(f"{what} is not valid ({reasons})") from None
+
+
+def check_external_id(record):
+    limit = Text._meta.get_field("external_id").max_length
+    if len(record.text_id) > limit:
+        raise refused(f"{record.where}: the id is longer than {limit} characters")
+
+
+def system_for_upload(name, family):
+    """The system the outputs belong to, unsaved when new; never the Ground truth system."""
+    system = System.objects.filter(name=name).first()
+    if (system and system.is_ground_truth) or name.strip().lower() == System.GROUND_TRUTH.lower():
+        raise refused(
+            f'"{name}" holds the gold triples of each dataset; import gold triples with the dataset, '
+            "and system outputs under another name"
+        )
+    if system is None:
+        system = System(name=name, family=family)
+        check_model(system, f'system name "{name}"')
+    elif family and not system.family:
+        system.family = family
+    return system
+
+
+def resolve_texts(dataset, records):
+    """The primary key of the text each record names, by content or by id; unknown texts refuse the file."""
+    texts = Text.objects.filter(dataset=dataset).only("pk", "content_sha256", "external_id", "position")
+    by_hash, by_label = {}, {}
+    for text in texts:
+        by_hash[text.content_sha256] = text.pk
+        by_label[text.label] = text.pk
+    pks, first_places = [], {}
+    for record in records:
+        pk_by_text = by_hash.get(text_hash(record.text)) if record.text else None
+        pk_by_id = by_label.get(record.text_id) if record.text_id else None
+        if record.text and pk_by_text is None:
+            reason = f'the text "{formats.preview(record.text)}" is not in dataset "{dataset.name}"'
+        elif record.text_id and pk_by_id is None:
+            reason = f'dataset "{dataset.name}" has no text with id "{formats.preview(record.text_id)}"'
+        elif record.text and record.text_id and pk_by_text != pk_by_id:
+            reason = f'the id "{formats.preview(record.text_id)}" belongs to another text of dataset "{dataset.name}"'
+        elif (pk_by_text or pk_by_id) in first_places:
+            reason = f"the same text as {first_places[pk_by_text or pk_by_id]}; each text may appear only once"
+        else:
+            reason = None
+        if reason:
+            raise refused(f"{record.where}: {reason}")
+        pk = pk_by_text or pk_by_id
+        first_places[pk] = record.where
+        pks.append(pk)
+    return pks
