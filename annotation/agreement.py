@@ -1,0 +1,200 @@
+"""Agreement between annotators and merging of their judgements (pure functions, no Django).
+
+A judgement is one annotator's label for one aspect of one item (a text and a pair of systems).
+Labels are in canonical order: ``"a"`` says system A is better, ``"b"`` says system B is better,
+``"tie"`` says neither. A page that shows system A on the right must first map the clicked side
+with :func:`to_canonical`.
+
+Agreement figures, per aspect, over items that at least two annotators judged:
+
+* tie-discounted accuracy: 1 for the same label, 0.5 when exactly one label is a tie, 0 for
+  opposite sides; averaged over annotator pairs pooled across items (an item judged by three
+  annotators contributes three pairs);
+* Cohen's kappa on the 3 × 3 table of those pooled pairs;
+* Krippendorff's alpha, nominal, from the ``krippendorff`` package;
+* each annotator's tie-discounted accuracy against everyone who judged the same items.
+
+Every figure is None, not 0, when there is nothing to compare (or, for kappa and alpha, when
+chance agreement is already perfect, so the ratio is undefined).
+"""
+
+from collections import Counter, defaultdict
+from itertools import combinations
+from typing import Hashable, NamedTuple
+
+import krippendorff
+import numpy as np
+
+A, B, TIE = "a", "b", "tie"
+LABELS = (A, B, TIE)
+ASPECTS = ("ts", "us", "fs", "gs", "cs")
+
+_OPPOSITE = {A: B, B: A, TIE: TIE}
+# Votes for the merge: a tie abstains, opposite sides cancel.
+_VOTE = {A: 1, B: -1, TIE: 0}
+
+
+class Judgement(NamedTuple):
+    """One label; ``item`` and ``annotator`` are any hashable keys (database ids, names)."""
+
+    item: Hashable
+    aspect: str
+    annotator: Hashable
+    label: str
+
+
+def to_canonical(label, swapped):
+    """The canonical label of a judgement made with the two systems shown in swapped places.
+
+    ``swapped`` is True when system A was shown as the second option: "a" and "b" trade places
+    and "tie" stays.
+    """
+    _check_label(label)
+    return _OPPOSITE[label] if swapped else label
+
+
+def label_agreement(first, second):
+    """Tie-discounted agreement of two labels of one item: 1, 0.5 (one tie) or 0 (opposite)."""
+    _check_label(first)
+    _check_label(second)
+    if first == second:
+        return 1.0
+    if TIE in (first, second):
+        return 0.5
+    return 0.0
+
+
+def merge_labels(labels):
+    """One label for an item from all its judgements.
+
+    Two judgements: the same label gives that label, one tie gives the other label, opposite
+    sides give a tie. Three or more: a label given by more than half of the annotators wins;
+    otherwise the two-judgement rule generalised, i.e. ties abstain and "a" and "b" votes cancel,
+    and the side with more votes wins (a tie when they balance). One judgement is kept as it is.
+    """
+    labels = list(labels)
+    if not labels:
+        raise ValueError("cannot merge an item without judgements")
+    for label in labels:
+        _check_label(label)
+    commonest, count = Counter(labels).most_common(1)[0]
+    if 2 * count > len(labels):
+        return commonest
+    net_vote = sum(_VOTE[label] for label in labels)
+    return A if net_vote > 0 else B if net_vote < 0 else TIE
+
+
+def merge(judgements):
+    """Merged labels ``{(item, aspect): label}`` of an iterable of :class:`Judgement`."""
+    return {key: merge_labels(by_annotator.values()) for key, by_annotator in _group(judgements).items()}
+
+
+def agreement(judgements):
+    """Agreement figures per aspect of an iterable of :class:`Judgement`.
+
+    Returns ``{aspect: figures}`` for every aspect in :data:`ASPECTS`, where ``figures`` is::
+
+        {"accuracy": float | None,   # tie-discounted accuracy over pooled annotator pairs
+         "kappa": float | None,      # Cohen's kappa, pairs ordered by annotator key
+         "alpha": float | None,      # Krippendorff's alpha, nominal
+         "items": int,               # items judged by two or more annotators
+         "pairs": int,               # annotator pairs pooled over those items
+         "annotators": {annotator: {"accuracy": float | None, "pairs": int}}}
+
+    Raises ValueError naming the judgement when an aspect or label is unknown, or when an
+    annotator judged the same aspect of the same item twice.
+    """
+    by_aspect = defaultdict(dict)
+    for (item, aspect), by_annotator in _group(judgements).items():
+        by_aspect[aspect][item] = by_annotator
+    return {aspect: _aspect_agreement(by_aspect.get(aspect, {})) for aspect in ASPECTS}
+
+
+def _aspect_agreement(items):
+    """Figures for one aspect; ``items`` maps item → {annotator: label}."""
+    shared = [by_annotator for by_annotator in items.values() if len(by_annotator) >= 2]
+    # Pairs ordered by annotator key, so kappa's two "raters" are defined the same way every time.
+    pairs = [
+        (first, second)
+        for by_annotator in shared
+        for first, second in combinations(sorted(by_annotator.items(), key=_annotator_order), 2)
+    ]
+    scores = [label_agreement(first[1], second[1]) for first, second in pairs]
+
+    scores_of = defaultdict(list)
+    for (first, second), score in zip(pairs, scores):
+        scores_of[first[0]].append(score)
+        scores_of[second[0]].append(score)
+    everyone = {annotator for by_annotator in items.values() for annotator in by_annotator}
+    annotators = {
+        annotator: {"accuracy": _mean(scores_of[annotator]), "pairs": len(scores_of[annotator])}
+        for annotator in sorted(everyone, key=_annotator_key)
+    }
+    return {
+        "accuracy": _mean(scores),
+        "kappa": _cohen_kappa([(first[1], second[1]) for first, second in pairs]),
+        "alpha": _krippendorff_alpha(shared),
+        "items": len(shared),
+        "pairs": len(pairs),
+        "annotators": annotators,
+    }
+
+
+def _cohen_kappa(label_pairs):
+    if not label_pairs:
+        return None
+    index = {label: position for position, label in enumerate(LABELS)}
+    table = np.zeros((len(LABELS), len(LABELS)))
+    for first, second in label_pairs:
+        table[index[first], index[second]] += 1
+    table /= table.sum()
+    observed = np.trace(table)
+    expected = table.sum(axis=1) @ table.sum(axis=0)
+    if np.isclose(expected, 1.0):
+        return None
+    return float((observed - expected) / (1.0 - expected))
+
+
+def _krippendorff_alpha(shared_items):
+    if not shared_items:
+        return None
+    label_counts = [Counter(by_annotator.values()) for by_annotator in shared_items]
+    counts = np.array([[per_item[label] for label in LABELS] for per_item in label_counts])
+    # With a single label in use, expected disagreement is 0 and alpha is 0/0.
+    if np.count_nonzero(counts.sum(axis=0)) < 2:
+        return None
+    return float(krippendorff.alpha(value_counts=counts, level_of_measurement="nominal"))
+
+
+def _group(judgements):
+    """``{(item, aspect): {annotator: label}}``, checking every judgement."""
+    grouped = defaultdict(dict)
+    for number, (item, aspect, annotator, label) in enumerate(judgements, start=1):
+        where = f"judgement {number} (item {item!r}, annotator {annotator!r})"
+        if aspect not in ASPECTS:
+            raise ValueError(f"{where}: unknown aspect {aspect!r}, expected one of {ASPECTS}")
+        if label not in LABELS:
+            raise ValueError(f"{where}: unknown label {label!r}, expected one of {LABELS}")
+        by_annotator = grouped[item, aspect]
+        if annotator in by_annotator:
+            raise ValueError(f"{where}: this annotator already judged aspect {aspect!r} of this item")
+        by_annotator[annotator] = label
+    return grouped
+
+
+def _annotator_key(annotator):
+    # Keys of mixed types (ids and names) still sort, deterministically.
+    return (type(annotator).__name__, annotator)
+
+
+def _annotator_order(annotator_and_label):
+    return _annotator_key(annotator_and_label[0])
+
+
+def _check_label(label):
+    if label not in LABELS:
+        raise ValueError(f"unknown label {label!r}, expected one of {LABELS}")
+
+
+def _mean(values):
+    return sum(values) / len(values) if values else None
