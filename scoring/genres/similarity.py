@@ -49,7 +49,7 @@ def uniqueness(embeddings, threshold):
         return 1.0
     cosines = embeddings @ embeddings.T
     distinct_pairs = np.count_nonzero(cosines < threshold) - np.count_nonzero(np.diagonal(cosines) < threshold)
-    return distinct_pairs / (count * (count - 1))
+    return float(distinct_pairs / (count * (count - 1)))
 
 
 def completeness(extracted, gold, threshold):

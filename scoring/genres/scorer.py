@@ -1,0 +1,207 @@
+"""The chunk scorer: every GENRES metric for a batch of texts of one system, and system means.
+
+The Django jobs split a system's outputs into chunks and call ``Scorer.score`` on each; the
+scorer batches all the work of a chunk, so each distinct string is embedded once and the judge
+receives every triple of the chunk in one call (and can send its requests concurrently).
+
+Values per text (``TextScores.values``), None where not applicable or not requested:
+ts, us, fs, gs, cs, precision, recall, f1, relaxed_precision, relaxed_recall, relaxed_f1, and the
+statistics triples (count) and tokens_per_triple, which are always filled in. The edge cases are
+those of the metric modules: no triples gives ts = us = fs = gs = cs = 0 and P = R = F1 = 0; one
+triple gives us = 1; no gold gives cs and every P/R/F1 value None.
+"""
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+
+from scoring.genres.judges import factualness, granularity
+from scoring.genres.prf import exact_prf, relaxed_prf
+from scoring.genres.similarity import EMBEDDING_MODES, completeness, embed_triple_lists, uniqueness
+from scoring.genres.stats import empty_share, tokens_per_triple
+from scoring.genres.topics import TopicSettings
+from scoring.genres.triples import triple_problem
+
+METRICS = ("ts", "us", "fs", "gs", "cs", "prf")
+PRF_VALUES = ("precision", "recall", "f1", "relaxed_precision", "relaxed_recall", "relaxed_f1")
+VALUE_NAMES = ("ts", "us", "fs", "gs", "cs", *PRF_VALUES, "triples", "tokens_per_triple")
+AVERAGED = ("ts", "us", "fs", "gs", "cs", *PRF_VALUES)
+
+
+@dataclass(frozen=True)
+class ScoreSettings:
+    """What a scoring run is asked to do; ``provenance`` records what it then actually used."""
+
+    embedder: str = "hashing"
+    embedding_mode: str = "sum"
+    threshold: float | None = None  # φ; None: the embedder's calibrated default
+    judge: str = "heuristic"
+    lda_topics: int | None = None  # None: scaled to the dataset (topics.default_topic_count)
+    lda_seed: int = 13
+    relaxed_threshold: float = 0.5
+
+    def __post_init__(self):
+        if self.embedding_mode not in EMBEDDING_MODES:
+            raise ValueError(f"embedding_mode must be one of {', '.join(EMBEDDING_MODES)}, not {self.embedding_mode!r}")
+        if self.threshold is not None and not -1 <= self.threshold <= 1:
+            raise ValueError(f"threshold is a cosine, between -1 and 1, not {self.threshold}")
+        if self.lda_topics is not None and self.lda_topics < 2:
+            raise ValueError(f"lda_topics must be at least 2, not {self.lda_topics}")
+        if not 0 < self.relaxed_threshold <= 1:
+            raise ValueError(f"relaxed_threshold is a Jaccard share in (0, 1], not {self.relaxed_threshold}")
+
+    def threshold_for(self, embedder):
+        return embedder.default_threshold if self.threshold is None else self.threshold
+
+    def topic_settings(self):
+        return TopicSettings(num_topics=self.lda_topics, seed=self.lda_seed)
+
+    def provenance(self, embedder, judge=None, topic_model=None):
+        """Everything that shapes the scores, with defaults resolved (φ, topic count).
+
+        A judge or topic model that a run does not use is given as None; its entries then
+        name the requested judge and topic count without a model.
+        """
+        return {
+            "embedder": embedder.name,
+            "embedder_model": embedder.model,
+            "threshold": self.threshold_for(embedder),
+            "embedding_mode": self.embedding_mode,
+            "judge": judge.name if judge else self.judge,
+            "judge_model": judge.model if judge else None,
+            "prompt_version": judge.prompt_version if judge else None,
+            "heuristic_judge": judge.heuristic if judge else None,
+            "lda_topics": topic_model.num_topics if topic_model else self.lda_topics,
+            "lda_seed": self.lda_seed,
+            "relaxed_threshold": self.relaxed_threshold,
+        }
+
+    def fingerprint(self, embedder, judge=None, topic_model=None):
+        """A stable hash of the provenance: equal exactly when scores are comparable."""
+        canonical = json.dumps(self.provenance(embedder, judge, topic_model), sort_keys=True)
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class TextRecord:
+    """One system's output for one text. An empty ``gold`` means the text has no gold triples."""
+
+    key: object
+    text: str
+    triples: list
+    gold: list = field(default_factory=list)
+
+
+@dataclass
+class TextScores:
+    key: object
+    values: dict
+    details: dict = field(default_factory=dict)  # judge verdicts per triple: {"fs": [...], "gs": [...]}
+
+
+def check_records(records):
+    """Raise ValueError naming the first record holding something that is not a triple."""
+    for record in records:
+        for kind, triples in (("triple", record.triples), ("gold triple", record.gold)):
+            for number, triple in enumerate(triples, start=1):
+                problem = triple_problem(triple)
+                if problem:
+                    raise ValueError(f"record {record.key!r}, {kind} {number}: {problem}")
+
+
+class Scorer:
+    def __init__(self, settings, embedder, judge=None, topic_model=None):
+        self.settings = settings
+        self.embedder = embedder
+        self.judge = judge
+        self.topic_model = topic_model
+        self.threshold = settings.threshold_for(embedder)
+
+    def provenance(self):
+        return self.settings.provenance(self.embedder, self.judge, self.topic_model)
+
+    def score(self, records, metrics=METRICS):
+        """Scores of each record, in order. Invalid input raises ValueError before any work."""
+        records = list(records)
+        metrics = self._checked_metrics(metrics)
+        check_records(records)
+        scores = [TextScores(record.key, dict.fromkeys(VALUE_NAMES)) for record in records]
+        for record, text_scores in zip(records, scores):
+            text_scores.values["triples"] = len(record.triples)
+            text_scores.values["tokens_per_triple"] = tokens_per_triple(record.triples)
+        if "ts" in metrics:
+            for record, text_scores in zip(records, scores):
+                text_scores.values["ts"] = self.topic_model.topical_similarity(record.text, record.triples)
+        if "us" in metrics or "cs" in metrics:
+            self._score_embeddings(records, scores, metrics)
+        if "fs" in metrics:
+            verdicts = self.judge.check_support(self._pairs(records))
+            self._record_verdicts(records, scores, "fs", verdicts, factualness)
+        if "gs" in metrics:
+            verdicts = self.judge.split(self._pairs(records))
+            self._record_verdicts(records, scores, "gs", verdicts, granularity)
+        if "prf" in metrics:
+            for record, text_scores in zip(records, scores):
+                self._score_prf(record, text_scores.values)
+        return scores
+
+    def _checked_metrics(self, metrics):
+        metrics = set(metrics)
+        unknown = metrics - set(METRICS)
+        if unknown:
+            raise ValueError(f"unknown metric(s) {', '.join(sorted(unknown))}; choose from {', '.join(METRICS)}")
+        if "ts" in metrics and self.topic_model is None:
+            raise ValueError("topical similarity (ts) needs the dataset's topic model")
+        if metrics & {"fs", "gs"} and self.judge is None:
+            raise ValueError("factualness (fs) and granularity (gs) need a judge")
+        return metrics
+
+    def _score_embeddings(self, records, scores, metrics):
+        with_gold = "cs" in metrics
+        triple_lists = [record.triples for record in records]
+        if with_gold:
+            triple_lists += [record.gold for record in records]
+        embeddings = embed_triple_lists(triple_lists, self.embedder, self.settings.embedding_mode)
+        for index, text_scores in enumerate(scores):
+            extracted = embeddings[index]
+            if "us" in metrics:
+                text_scores.values["us"] = uniqueness(extracted, self.threshold)
+            if with_gold:
+                text_scores.values["cs"] = completeness(extracted, embeddings[len(records) + index], self.threshold)
+
+    @staticmethod
+    def _pairs(records):
+        return [(record.text, triple) for record in records for triple in record.triples]
+
+    @staticmethod
+    def _record_verdicts(records, scores, metric, verdicts, score_of):
+        start = 0
+        for record, text_scores in zip(records, scores):
+            own = verdicts[start : start + len(record.triples)]
+            start += len(record.triples)
+            text_scores.values[metric] = score_of(own)
+            text_scores.details[metric] = [asdict(verdict) for verdict in own]
+
+    def _score_prf(self, record, values):
+        exact = exact_prf(record.triples, record.gold)
+        if exact is None:  # no gold: P/R/F1 stay None
+            return
+        relaxed = relaxed_prf(record.triples, record.gold, self.settings.relaxed_threshold)
+        values.update(zip(("precision", "recall", "f1"), exact))
+        values.update(zip(("relaxed_precision", "relaxed_recall", "relaxed_f1"), relaxed))
+
+
+def _mean(values):
+    present = [value for value in values if value is not None]
+    return sum(present) / len(present) if present else None
+
+
+def aggregate(scores):
+    """System-level means over texts; a text whose value is None is left out of that mean."""
+    return {
+        "texts": len(scores),
+        "triples_per_text": _mean([text_scores.values["triples"] for text_scores in scores]),
+        "tokens_per_triple": _mean([text_scores.values["tokens_per_triple"] for text_scores in scores]),
+        **{name: _mean([text_scores.values[name] for text_scores in scores]) for name in AVERAGED},
+        "empty_share": empty_share([text_scores.values["triples"] for text_scores in scores]),
+    }
