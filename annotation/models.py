@@ -5,7 +5,9 @@ side the annotator saw it on. ``Assignment.a_on_left`` records the side, so a pa
 annotator's "left"/"right" to canonical labels and back.
 """
 
+import statistics
 import uuid
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -36,6 +38,15 @@ class Label(models.TextChoices):
 
 
 SHOWN_SIDES = ("left", "right", "tie")
+
+
+@dataclass(frozen=True)
+class AnnotatorProgress:
+    username: str
+    active: bool
+    done: int
+    assigned: int
+    median_seconds: float | None  # per finished item; None before the first one
 
 
 class Campaign(models.Model):
@@ -78,6 +89,38 @@ class Campaign(models.Model):
     def active_annotator_ids(self):
         return list(
             self.memberships.filter(active=True).order_by("added_at", "pk").values_list("annotator_id", flat=True)
+        )
+
+    def annotator_progress(self):
+        """Progress of every annotator who joined, in order of joining."""
+        seconds_done = {}
+        assigned = {}
+        for annotator_id, status, seconds in Assignment.objects.filter(item__campaign=self).values_list(
+            "annotator_id", "status", "seconds_spent"
+        ):
+            assigned[annotator_id] = assigned.get(annotator_id, 0) + 1
+            if status == Assignment.Status.DONE:
+                seconds_done.setdefault(annotator_id, []).append(seconds)
+        return [
+            AnnotatorProgress(
+                username=membership.annotator.get_username(),
+                active=membership.active,
+                done=len(seconds_done.get(membership.annotator_id, [])),
+                assigned=assigned.get(membership.annotator_id, 0),
+                median_seconds=statistics.median(seconds_done[membership.annotator_id])
+                if membership.annotator_id in seconds_done
+                else None,
+            )
+            for membership in self.memberships.select_related("annotator")
+        ]
+
+    def doubly_judged_texts(self):
+        """How many texts two or more annotators hold work on: the overlap, as it stands."""
+        return (
+            self.items.values("text_id")
+            .annotate(annotators=models.Count("assignments__annotator", distinct=True))
+            .filter(annotators__gte=2)
+            .count()
         )
 
 

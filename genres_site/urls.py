@@ -8,4 +8,5 @@ urlpatterns = [
     path("admin/rq/", include("django_rq.urls")),
     path("admin/", admin.site.urls),
     path("", include("scoring.urls")),
+    path("", include("annotation.urls")),
 ]

@@ -1,0 +1,81 @@
+"""The one query that turns stored judgements into inputs for agreement and ratings.
+
+Agreement, the ``compute_*`` commands, the campaign page and the leaderboard all read human
+judgements through these functions, so they select and order them the same way. Judgements
+come in primary-key order, which is the order they were saved or imported: online Elo's
+"import order".
+"""
+
+from annotation import agreement, ratings
+from annotation.models import ASPECTS, Campaign, Judgement
+from scoring.models import Dataset, System
+
+
+def campaigns_of(dataset, campaign=None):
+    """The campaigns of ``dataset`` (all of them, or just ``campaign``, which must belong to it)."""
+    campaigns = Campaign.objects.filter(dataset=dataset)
+    if campaign is not None:
+        campaigns = campaigns.filter(pk=campaign.pk)
+    return campaigns
+
+
+def find_campaigns(dataset_name, campaign_name=None):
+    """``campaigns_of`` by name; LookupError with a message for the user when a name is unknown."""
+    dataset = Dataset.objects.filter(name=dataset_name).first()
+    if dataset is None:
+        raise LookupError(f"No dataset named {dataset_name!r}.")
+    campaign = None
+    if campaign_name is not None:
+        campaign = Campaign.objects.filter(dataset=dataset, name=campaign_name).first()
+        if campaign is None:
+            raise LookupError(f"No campaign named {campaign_name!r} on dataset {dataset_name}.")
+    return campaigns_of(dataset, campaign)
+
+
+def judgement_rows(campaigns, aspects=ASPECTS):
+    """``(item id, aspect, annotator id, label, system A name, system B name)`` in import order."""
+    return (
+        Judgement.objects.filter(assignment__item__campaign__in=campaigns, aspect__in=list(aspects))
+        .order_by("pk")
+        .values_list(
+            "assignment__item_id",
+            "aspect",
+            "assignment__annotator_id",
+            "label",
+            "assignment__item__system_a__name",
+            "assignment__item__system_b__name",
+        )
+    )
+
+
+def agreement_judgements(campaigns, aspects=ASPECTS):
+    """Judgements as :class:`annotation.agreement.Judgement`, ready for ``agreement()`` and ``merge()``."""
+    return [
+        agreement.Judgement(item=item, aspect=aspect, annotator=annotator, label=label)
+        for item, aspect, annotator, label, _, _ in judgement_rows(campaigns, aspects)
+    ]
+
+
+def systems_of(campaigns):
+    """Names of every system the campaigns compare, in the systems' usual order."""
+    return list(System.objects.filter(campaigns__in=campaigns).distinct().values_list("name", flat=True))
+
+
+def human_battles(campaigns, aspect, *, merged=True):
+    """The battles of one aspect as :class:`annotation.ratings.Battles`.
+
+    ``merged`` first merges the judgements of an item judged more than once (the rule of
+    ``agreement.merge_labels``) into one battle, placed where the item was first judged;
+    otherwise every judgement is a battle of its own.
+    """
+    rows = list(judgement_rows(campaigns, [aspect]))
+    pair_of_item = {item: (system_a, system_b) for item, _, _, _, system_a, system_b in rows}
+    if merged:
+        merged_labels = agreement.merge(
+            agreement.Judgement(item=item, aspect=aspect_code, annotator=annotator, label=label)
+            for item, aspect_code, annotator, label, _, _ in rows
+        )
+        records = [(*pair_of_item[item], label) for (item, _), label in merged_labels.items()]
+    else:
+        records = [(system_a, system_b, label) for _, _, _, label, system_a, system_b in rows]
+    return ratings.Battles.from_labels(records, systems=systems_of(campaigns))

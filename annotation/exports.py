@@ -1,0 +1,123 @@
+"""Downloads of a campaign's judgements: one row per item, aspect and annotator, as CSV or JSON Lines.
+
+Rows come in judgement order (primary key: the order of saving or importing), and the first six
+columns are exactly the ``import_judgments`` format, so an export loads into another
+installation unchanged and keeps the order online Elo replays. ``text`` is the text's external
+id, or its content when it has none, so it resolves in any copy of the dataset.
+"""
+
+import csv
+import io
+import json
+
+from annotation.models import Judgement, Label
+
+COLUMNS = (
+    "text",
+    "system_a",
+    "system_b",
+    "aspect",
+    "annotator",
+    "winner",
+    "winning_system",
+    "system_a_side",
+    "system_b_side",
+    "campaign",
+    "dataset",
+    "text_id",
+    "text_position",
+    "judged_at",
+    "first_judged_at",
+    "item_started_at",
+    "item_completed_at",
+    "item_seconds_spent",
+    "item_status",
+)
+# Spreadsheets run cells starting with these as formulas; such cells get a leading apostrophe,
+# which import_judgments removes again.
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+ROWS_PER_QUERY = 2000
+
+
+def _timestamp(value):
+    return value.isoformat() if value else None
+
+
+def judgement_records(campaign):
+    """The export rows of ``campaign`` as dictionaries keyed by :data:`COLUMNS`."""
+    judgements = (
+        Judgement.objects.filter(assignment__item__campaign=campaign)
+        .select_related(
+            "assignment__annotator",
+            "assignment__item__text",
+            "assignment__item__system_a",
+            "assignment__item__system_b",
+        )
+        .order_by("pk")
+    )
+    for judgement in judgements.iterator(chunk_size=ROWS_PER_QUERY):
+        assignment = judgement.assignment
+        item = assignment.item
+        text = item.text
+        winning_system = {Label.A: item.system_a.name, Label.B: item.system_b.name}.get(judgement.label, "tie")
+        # An imported study did not say where each system was shown.
+        side_a = None if campaign.is_imported else assignment.canonical_to_shown(Label.A)
+        side_b = None if campaign.is_imported else assignment.canonical_to_shown(Label.B)
+        yield {
+            "text": text.external_id or text.content,
+            "system_a": item.system_a.name,
+            "system_b": item.system_b.name,
+            "aspect": judgement.aspect,
+            "annotator": assignment.annotator.get_username(),
+            "winner": judgement.label,
+            "winning_system": winning_system,
+            "system_a_side": side_a,
+            "system_b_side": side_b,
+            "campaign": campaign.name,
+            "dataset": campaign.dataset.name,
+            "text_id": text.pk,
+            "text_position": text.position + 1,
+            "judged_at": _timestamp(judgement.updated_at),
+            "first_judged_at": _timestamp(judgement.created_at),
+            "item_started_at": _timestamp(assignment.started_at),
+            "item_completed_at": _timestamp(assignment.completed_at),
+            "item_seconds_spent": round(assignment.seconds_spent, 3),
+            "item_status": assignment.status,
+        }
+
+
+def spreadsheet_safe(value):
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+        return "'" + value
+    return "" if value is None else value
+
+
+def from_spreadsheet_safe(value):
+    """Undo :func:`spreadsheet_safe`, so an exported CSV imports back to the same values."""
+    if value.startswith("'") and value[1:].startswith(FORMULA_PREFIXES):
+        return value[1:]
+    return value
+
+
+def csv_lines(campaign):
+    """The CSV export, line by line (for a streaming response)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+
+    def flush():
+        line = buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+        return line
+
+    writer.writerow(COLUMNS)
+    yield flush()
+    for record in judgement_records(campaign):
+        writer.writerow([spreadsheet_safe(record[column]) for column in COLUMNS])
+        yield flush()
+
+
+def jsonl_lines(campaign):
+    """The JSON Lines export, one judgement per line."""
+    for record in judgement_records(campaign):
+        yield json.dumps(record, ensure_ascii=False) + "\n"

@@ -1,0 +1,120 @@
+"""Forms of the campaign pages (staff only)."""
+
+import re
+import secrets
+
+from django import forms
+from django.contrib.auth import get_user_model
+
+from annotation.models import Campaign
+from scoring.models import Dataset, System, name_validator
+
+MAX_TEXT_REFERENCES_CHARS = 20_000
+MAX_INSTRUCTIONS_CHARS = 10_000
+
+
+def active_users():
+    return get_user_model().objects.filter(is_active=True).order_by("username")
+
+
+class UserChoiceField(forms.ModelMultipleChoiceField):
+    def label_from_instance(self, user):
+        return user.get_username()
+
+
+class CampaignCreateForm(forms.Form):
+    name = forms.CharField(max_length=100, validators=[name_validator])
+    dataset = forms.ModelChoiceField(queryset=Dataset.objects.all())
+    systems = forms.ModelMultipleChoiceField(
+        queryset=System.objects.filter(is_ground_truth=False),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+    )
+    include_ground_truth = forms.BooleanField(
+        required=False,
+        label='Add the gold triples as the system "Ground truth"',
+        help_text="Texts without gold triples are then left out of the sample.",
+    )
+    sample_size = forms.IntegerField(
+        required=False, min_value=1, label="Number of texts to sample", help_text="Drawn at random with the seed."
+    )
+    text_references = forms.CharField(
+        required=False,
+        max_length=MAX_TEXT_REFERENCES_CHARS,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        label="Or these texts",
+        help_text="Separated by commas or new lines: an external id, #N for the N-th text, or a text id.",
+    )
+    seed = forms.IntegerField(min_value=0, max_value=2**31 - 1, help_text="Same seed, same sample and queues.")
+    annotators = UserChoiceField(queryset=active_users(), widget=forms.CheckboxSelectMultiple)
+    overlap_percent = forms.IntegerField(
+        min_value=0,
+        max_value=100,
+        initial=50,
+        label="Overlap (%)",
+        help_text="Share of texts judged by two different annotators, to measure agreement.",
+    )
+    instructions = forms.CharField(
+        required=False,
+        max_length=MAX_INSTRUCTIONS_CHARS,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="Shown to the annotators of this campaign, above the general guidelines.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["annotators"].queryset = active_users()
+        if not self.is_bound:
+            self.initial.setdefault("seed", secrets.randbelow(1_000_000))
+
+    def clean_name(self):
+        name = self.cleaned_data["name"].strip()
+        if Campaign.objects.filter(name=name).exists():
+            raise forms.ValidationError("A campaign with this name exists already.")
+        return name
+
+    def clean_text_references(self):
+        return [reference for reference in re.split(r"[,\n\r]+", self.cleaned_data["text_references"]) if reference.strip()]
+
+    def clean(self):
+        cleaned = super().clean()
+        systems = list(cleaned.get("systems") or [])
+        if "systems" in cleaned and len(systems) + bool(cleaned.get("include_ground_truth")) < 2:
+            self.add_error("systems", "Choose at least two systems (the ground truth counts as one).")
+        if cleaned.get("sample_size") and cleaned.get("text_references"):
+            self.add_error("text_references", "Give a number of texts to sample or a list of texts, not both.")
+        elif not cleaned.get("sample_size") and not cleaned.get("text_references") and "text_references" in cleaned:
+            self.add_error("sample_size", "Give a number of texts to sample, or list the texts.")
+        return cleaned
+
+    def chosen_systems(self):
+        systems = list(self.cleaned_data["systems"])
+        if self.cleaned_data["include_ground_truth"]:
+            systems.append(System.ground_truth())
+        return systems
+
+    def service_arguments(self):
+        """Keyword arguments for ``annotation.services.create_campaign``."""
+        data = self.cleaned_data
+        return {
+            "name": data["name"],
+            "dataset": data["dataset"],
+            "systems": self.chosen_systems(),
+            "annotators": list(data["annotators"]),
+            "seed": data["seed"],
+            "overlap_share": data["overlap_percent"] / 100,
+            "instructions": data["instructions"],
+            "sample_size": data["sample_size"] or None,
+            "text_references": [reference.strip() for reference in data["text_references"]] or None,
+        }
+
+
+class AnnotatorChangeForm(forms.Form):
+    ADD, REMOVE = "add", "remove"
+
+    annotator = forms.ModelChoiceField(queryset=active_users(), to_field_name="username")
+    action = forms.ChoiceField(choices=[(ADD, "Add"), (REMOVE, "Remove")])
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["annotator"].queryset = active_users()

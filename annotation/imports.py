@@ -1,0 +1,299 @@
+"""Import pairwise judgements of a study run elsewhere, from CSV, as a closed "imported" campaign.
+
+The file has the header ``text,system_a,system_b,aspect,annotator,winner`` (more columns are
+ignored, so a campaign export loads back unchanged). ``text`` is a text's external id, its
+content, or its database id; ``winner`` (a, b or tie) is about that row's system_a and
+system_b and is turned to canonical order when system_a has the larger id.
+
+All or nothing: every row is checked first, and a file with any bad row changes nothing; the
+error names each bad line and the reason. Rows are stored in file order, so judgement primary
+keys keep the file's order for online Elo. Importing the same file again changes nothing.
+"""
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from annotation.exports import from_spreadsheet_safe
+from annotation.models import ASPECTS, Assignment, Campaign, CampaignAnnotator, Item, Judgement, Label
+from scoring.models import Dataset, System, name_validator, text_hash
+
+REQUIRED_COLUMNS = ("text", "system_a", "system_b", "aspect", "annotator", "winner")
+SWAPPED_LABEL = {Label.A: Label.B, Label.B: Label.A, Label.TIE: Label.TIE}
+# A refusal lists this many bad lines, then says how many more there are.
+MAX_REPORTED_ERRORS = 20
+QUOTED_CHARS = 60
+
+
+class ImportRefused(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class ImportedJudgements:
+    campaign: Campaign
+    judgements: int
+    items: int
+    annotators: int
+    new_accounts: int
+    unchanged: bool
+
+    def __str__(self):
+        if self.unchanged:
+            return f"Campaign {self.campaign.name} already holds exactly these judgements: nothing changed."
+        return (
+            f"Imported {self.judgements} judgements of {self.items} items by {self.annotators} annotators "
+            f"into campaign {self.campaign.name} ({self.new_accounts} new accounts, which cannot sign in)."
+        )
+
+
+@dataclass(frozen=True)
+class Row:
+    line: int
+    text: object
+    system_a: System
+    system_b: System
+    aspect: str
+    annotator: str
+    label: str  # canonical
+
+    @property
+    def key(self):
+        return (self.text.pk, self.system_a.pk, self.system_b.pk, self.aspect, self.annotator)
+
+
+def _quoted(value):
+    value = str(value)
+    return repr(value if len(value) <= QUOTED_CHARS else value[: QUOTED_CHARS - 1] + "…")
+
+
+def read_csv(path):
+    """``[(line number, {column: value})]`` of a judgements CSV, refused if it cannot be read."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except OSError as error:
+        raise ImportRefused(f"Cannot read {path}: {error.strerror}.") from error
+    if size > settings.GENRES_MAX_UPLOAD_BYTES:
+        raise ImportRefused(
+            f"{path.name} has {size} bytes, more than the limit of {settings.GENRES_MAX_UPLOAD_BYTES} "
+            "(GENRES_MAX_UPLOAD_BYTES)."
+        )
+    records = []
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            reader = csv.DictReader(handle)
+            missing = [column for column in REQUIRED_COLUMNS if column not in (reader.fieldnames or [])]
+            if missing:
+                raise ImportRefused(
+                    f"line 1: the header lacks {', '.join(missing)}; expected {','.join(REQUIRED_COLUMNS)}."
+                )
+            start = reader.line_num + 1
+            for record in reader:
+                if any(record.get(column) is None for column in REQUIRED_COLUMNS):
+                    raise ImportRefused(f"line {start}: expected {len(reader.fieldnames)} fields, found fewer.")
+                records.append((start, {column: from_spreadsheet_safe(record[column]) for column in REQUIRED_COLUMNS}))
+                start = reader.line_num + 1
+    except UnicodeDecodeError as error:
+        raise ImportRefused(f"{path.name} is not UTF-8 text ({error.reason} at byte {error.start}).") from error
+    except csv.Error as error:
+        raise ImportRefused(f"line {reader.line_num}: not valid CSV ({error}).") from error
+    if not records:
+        raise ImportRefused(f"{path.name} has a header but no judgements.")
+    return records
+
+
+class _TextIndex:
+    def __init__(self, dataset):
+        texts = list(dataset.texts.all())
+        self.by_external_id = {text.external_id: text for text in texts if text.external_id}
+        self.by_hash = {text.content_sha256: text for text in texts}
+        self.by_id = {str(text.pk): text for text in texts}
+
+    def find(self, reference):
+        return (
+            self.by_external_id.get(reference.strip())
+            or self.by_hash.get(text_hash(reference))
+            or self.by_hash.get(text_hash(reference.strip()))
+            or self.by_id.get(reference.strip())
+        )
+
+
+def _check_rows(records, dataset):
+    texts = _TextIndex(dataset)
+    systems = {system.name: system for system in System.objects.all()}
+    username_field = get_user_model()._meta.get_field(get_user_model().USERNAME_FIELD)
+    rows, errors, first_seen = [], [], {}
+
+    for line, record in records:
+        problems = []
+        text = texts.find(record["text"])
+        if text is None:
+            problems.append(f"unknown text {_quoted(record['text'])} in dataset {dataset.name}")
+        named = []
+        for column in ("system_a", "system_b"):
+            name = record[column].strip()
+            if name == System.GROUND_TRUTH and name not in systems:
+                systems[name] = System.ground_truth()
+            if name not in systems:
+                problems.append(f"unknown system {_quoted(name)} in {column}")
+            named.append(systems.get(name))
+        if all(named) and named[0] == named[1]:
+            problems.append(f"system_a and system_b are both {named[0].name}")
+        aspect = record["aspect"].strip().lower()
+        if aspect not in ASPECTS:
+            problems.append(f"unknown aspect {_quoted(record['aspect'])} (expected {', '.join(ASPECTS)})")
+        winner = record["winner"].strip().lower()
+        if winner not in Label.values:
+            problems.append(f"unknown winner {_quoted(record['winner'])} (expected a, b or tie)")
+        annotator = record["annotator"].strip()
+        try:
+            username_field.clean(annotator, None)
+        except ValidationError as error:
+            problems.append(f"annotator {_quoted(annotator)}: {' '.join(error.messages)}")
+        if problems:
+            errors.append(f"line {line}: {'; '.join(problems)}.")
+            continue
+
+        system_a, system_b, swapped = Item.canonical_pair(*named)
+        row = Row(line, text, system_a, system_b, aspect, annotator, SWAPPED_LABEL[winner] if swapped else winner)
+        if row.key in first_seen:
+            errors.append(
+                f"line {line}: duplicate of line {first_seen[row.key]} "
+                f"(same text, systems, aspect {aspect} and annotator {annotator})."
+            )
+            continue
+        first_seen[row.key] = line
+        rows.append(row)
+
+    if errors:
+        shown = errors[:MAX_REPORTED_ERRORS]
+        if len(errors) > MAX_REPORTED_ERRORS:
+            shown.append(f"… and {len(errors) - MAX_REPORTED_ERRORS} more bad lines.")
+        raise ImportRefused("Nothing was imported:\n" + "\n".join(shown))
+    return rows
+
+
+def _stored_rows(campaign):
+    return list(
+        Judgement.objects.filter(assignment__item__campaign=campaign)
+        .order_by("pk")
+        .values_list(
+            "assignment__item__text_id",
+            "assignment__item__system_a_id",
+            "assignment__item__system_b_id",
+            "aspect",
+            "assignment__annotator__username",
+            "label",
+        )
+    )
+
+
+def _accounts(usernames):
+    """User accounts for the annotators named in the file; new ones get an unusable password."""
+    user_model = get_user_model()
+    existing = {user.get_username(): user for user in user_model.objects.filter(username__in=usernames)}
+    new = []
+    for username in usernames:
+        if username not in existing:
+            user = user_model(username=username)
+            user.set_unusable_password()
+            new.append(user)
+    for user in user_model.objects.bulk_create(new):
+        existing[user.get_username()] = user
+    return existing, len(new)
+
+
+def _campaign_name(path, campaign_name):
+    name = (campaign_name or Path(path).stem).strip()
+    try:
+        name_validator(name)
+    except ValidationError as error:
+        origin = "--campaign" if campaign_name else "the file name"
+        raise ImportRefused(
+            f"Campaign name {_quoted(name)} (from {origin}) is not valid: {' '.join(error.messages)} "
+            "Give one with --campaign."
+        ) from error
+    return name
+
+
+@transaction.atomic
+def import_judgements(path, *, dataset_name, campaign_name=None):
+    """Import the CSV at ``path`` into a new imported campaign of the dataset; see the module docstring."""
+    name = _campaign_name(path, campaign_name)
+    try:
+        dataset = Dataset.objects.get(name=dataset_name)
+    except Dataset.DoesNotExist as error:
+        raise ImportRefused(f"No dataset named {_quoted(dataset_name)}.") from error
+    rows = _check_rows(read_csv(path), dataset)
+
+    existing = Campaign.objects.filter(name=name).first()
+    if existing is not None:
+        wanted = [(row.text.pk, row.system_a.pk, row.system_b.pk, row.aspect, row.annotator, row.label) for row in rows]
+        if existing.is_imported and existing.dataset_id == dataset.pk and _stored_rows(existing) == wanted:
+            return ImportedJudgements(existing, len(rows), existing.items.count(), existing.memberships.count(), 0, True)
+        raise ImportRefused(
+            f"A campaign named {name} exists already, with other judgements; choose another name with --campaign."
+        )
+
+    usernames = list(dict.fromkeys(row.annotator for row in rows))
+    accounts, new_accounts = _accounts(usernames)
+    texts = list(dict.fromkeys(row.text for row in rows))
+    annotators_of_text = {}
+    for row in rows:
+        annotators_of_text.setdefault(row.text.pk, set()).add(row.annotator)
+    campaign = Campaign.objects.create(
+        name=name,
+        dataset=dataset,
+        is_imported=True,
+        is_open=False,
+        # The overlap as it was in the study: the share of texts two or more annotators judged.
+        overlap_share=sum(len(names) >= 2 for names in annotators_of_text.values()) / len(texts),
+        instructions=f"Imported from {Path(path).name}.",
+    )
+    campaign.systems.set({system for row in rows for system in (row.system_a, row.system_b)})
+    campaign.texts.set(texts)
+    CampaignAnnotator.objects.bulk_create(
+        CampaignAnnotator(campaign=campaign, annotator=accounts[username]) for username in usernames
+    )
+
+    item_keys = list(dict.fromkeys((row.text, row.system_a, row.system_b) for row in rows))
+    items = dict(
+        zip(
+            item_keys,
+            Item.objects.bulk_create(
+                Item(campaign=campaign, text=text, system_a=system_a, system_b=system_b)
+                for text, system_a, system_b in item_keys
+            ),
+        )
+    )
+    aspects_of = {}
+    for row in rows:
+        aspects_of.setdefault((items[row.text, row.system_a, row.system_b], row.annotator), set()).add(row.aspect)
+    queue_lengths = dict.fromkeys(usernames, 0)
+    assignments = {}
+    for (item, username), aspects in aspects_of.items():
+        assignments[item, username] = Assignment(
+            item=item,
+            annotator=accounts[username],
+            # Where each system was shown is unknown for an imported study; exports leave the sides blank.
+            a_on_left=True,
+            queue_position=queue_lengths[username],
+            status=Assignment.Status.DONE if set(ASPECTS) <= aspects else Assignment.Status.PENDING,
+        )
+        queue_lengths[username] += 1
+    Assignment.objects.bulk_create(assignments.values())
+    Judgement.objects.bulk_create(
+        Judgement(
+            assignment=assignments[items[row.text, row.system_a, row.system_b], row.annotator],
+            aspect=row.aspect,
+            label=row.label,
+        )
+        for row in rows
+    )
+    return ImportedJudgements(campaign, len(rows), len(items), len(usernames), new_accounts, False)

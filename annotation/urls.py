@@ -1,0 +1,23 @@
+from django.urls import path
+
+from annotation.views import annotate, campaigns
+
+urlpatterns = [
+    # Campaign pages (staff only).
+    path("campaigns/", campaigns.campaign_list, name="campaign_list"),
+    path("campaigns/new/", campaigns.campaign_create, name="campaign_create"),
+    path("campaigns/<int:pk>/", campaigns.campaign_detail, name="campaign_detail"),
+    path("campaigns/<int:pk>/annotators/", campaigns.campaign_annotators, name="campaign_annotators"),
+    path("campaigns/<int:pk>/open/", campaigns.campaign_toggle_open, name="campaign_toggle_open"),
+    path("campaigns/<int:pk>/judgements.csv", campaigns.campaign_export, {"file_format": "csv"}, name="campaign_csv"),
+    path(
+        "campaigns/<int:pk>/judgements.jsonl", campaigns.campaign_export, {"file_format": "jsonl"}, name="campaign_jsonl"
+    ),
+    # Annotator pages (the annotator UI): add their routes below this line.
+    path("annotate/", annotate.annotator_home, name="annotate_home"),
+    path("annotate/guidelines/", annotate.annotate_guidelines, name="annotate_guidelines"),
+    path("annotate/review/", annotate.annotate_review, name="annotate_review"),
+    path("annotate/campaigns/<int:campaign_id>/next/", annotate.annotate_continue, name="annotate_continue"),
+    path("annotate/<uuid:public_id>/", annotate.annotate_item, name="annotate_item"),
+    path("annotate/<uuid:public_id>/skip/", annotate.annotate_skip, name="annotate_skip"),
+]

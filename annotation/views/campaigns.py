@@ -1,0 +1,139 @@
+"""Campaign pages for staff: list, create, progress and agreement, annotators, downloads.
+
+Annotators never reach these: a signed-in user who is not staff gets 403, anyone else the
+sign-in page. The work itself happens in ``annotation.services`` and ``annotation.exports``.
+"""
+
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Q
+from django.http import StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from annotation import agreement, battles, exports, services
+from annotation.forms import AnnotatorChangeForm, CampaignCreateForm
+from annotation.models import ASPECTS, Aspect, Assignment, Campaign
+
+EXPORT_FORMATS = {
+    "csv": (exports.csv_lines, "text/csv; charset=utf-8"),
+    "jsonl": (exports.jsonl_lines, "application/x-ndjson; charset=utf-8"),
+}
+
+
+def staff_required(view):
+    @wraps(view)
+    @login_required
+    def wrapped(request, *args, **kwargs):
+        if not request.user.is_staff:
+            raise PermissionDenied("Campaign pages are for staff.")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+@require_GET
+@staff_required
+def campaign_list(request):
+    campaigns = Campaign.objects.select_related("dataset").annotate(
+        item_count=Count("items", distinct=True),
+        assignment_count=Count("items__assignments", distinct=True),
+        done_count=Count("items__assignments", filter=Q(items__assignments__status=Assignment.Status.DONE), distinct=True),
+        annotator_count=Count("memberships", filter=Q(memberships__active=True), distinct=True),
+    )
+    return render(request, "annotation/campaign_list.html", {"campaigns": campaigns})
+
+
+@require_http_methods(["GET", "POST"])
+@staff_required
+def campaign_create(request):
+    form = CampaignCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            created = services.create_campaign(created_by=request.user, **form.service_arguments())
+        except services.CampaignError as error:
+            form.add_error(None, str(error))
+        else:
+            campaign = created.campaign
+            messages.success(
+                request, f"Campaign {campaign.name} created: {campaign.items.count()} items on {campaign.texts.count()} texts."
+            )
+            if created.texts_left_out:
+                messages.warning(
+                    request,
+                    f"{created.texts_left_out} texts of {campaign.dataset.name} lack an output of a chosen system "
+                    "and were left out of the sample.",
+                )
+            return redirect(campaign)
+    return render(request, "annotation/campaign_create.html", {"form": form})
+
+
+def agreement_rows(campaign):
+    figures = agreement.agreement(battles.agreement_judgements(battles.campaigns_of(campaign.dataset, campaign)))
+    return [{"aspect": Aspect(code), **figures[code]} for code in ASPECTS]
+
+
+@require_GET
+@staff_required
+def campaign_detail(request, pk):
+    campaign = get_object_or_404(Campaign.objects.select_related("dataset", "created_by"), pk=pk)
+    assignments = Assignment.objects.filter(item__campaign=campaign)
+    context = {
+        "campaign": campaign,
+        "systems": campaign.systems.all(),
+        "text_count": campaign.texts.count(),
+        "item_count": campaign.items.count(),
+        "assignment_count": assignments.count(),
+        "done_count": assignments.filter(status=Assignment.Status.DONE).count(),
+        "doubly_judged_texts": campaign.doubly_judged_texts(),
+        "progress": campaign.annotator_progress(),
+        "agreement": agreement_rows(campaign),
+        "annotator_form": AnnotatorChangeForm(),
+    }
+    return render(request, "annotation/campaign_detail.html", context)
+
+
+@require_POST
+@staff_required
+def campaign_annotators(request, pk):
+    campaign = get_object_or_404(Campaign, pk=pk)
+    form = AnnotatorChangeForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose an annotator and whether to add or remove them.")
+        return redirect(campaign)
+    annotator = form.cleaned_data["annotator"]
+    change = services.add_annotator if form.cleaned_data["action"] == form.ADD else services.remove_annotator
+    try:
+        summary = change(campaign, annotator)
+    except services.CampaignError as error:
+        messages.error(request, str(error))
+    else:
+        verb = "added" if change is services.add_annotator else "removed"
+        messages.success(request, f"{annotator.get_username()} {verb}; queues rebalanced: {summary}.")
+    return redirect(campaign)
+
+
+@require_POST
+@staff_required
+def campaign_toggle_open(request, pk):
+    campaign = get_object_or_404(Campaign, pk=pk)
+    if campaign.is_imported:
+        messages.error(request, "An imported campaign has no annotators to open it to.")
+        return redirect(campaign)
+    campaign.is_open = not campaign.is_open
+    campaign.save(update_fields=["is_open"])
+    messages.success(request, f"Campaign {campaign.name} is {'open' if campaign.is_open else 'closed'}.")
+    return redirect(campaign)
+
+
+@require_GET
+@staff_required
+def campaign_export(request, pk, file_format):
+    campaign = get_object_or_404(Campaign.objects.select_related("dataset"), pk=pk)
+    lines, content_type = EXPORT_FORMATS[file_format]
+    response = StreamingHttpResponse(lines(campaign), content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-judgements.{file_format}"'
+    return response
