@@ -85,7 +85,10 @@ def merge_labels(labels):
 
 
 def merge(judgements):
-    """Merged labels ``{(item, aspect): label}`` of an iterable of :class:`Judgement`."""
+    """Merged labels ``{(item, aspect): label}`` of an iterable of :class:`Judgement`.
+
+    Keys come in the order of each item's first judgement (for online Elo's import order).
+    """
     return {key: merge_labels(by_annotator.values()) for key, by_annotator in _group(judgements).items()}
 
 
