@@ -27,7 +27,9 @@ TEXTS = (
         [[["Danube", "flows through", "Vienna"]], [["Danube", "flows through", "Budapest"], ["Danube", "ends in", "Black Sea"]]],
     ),
     (
-        "Insulin, discovered in Toronto, regulates blood sugar.",
+        # Scraped text can carry markup too: the page must show it as text, never run it.
+        f"Insulin, discovered in Toronto, regulates blood sugar. The scraped page also read {UNSAFE_SUBJECT} "
+        "and <b>bold</b>.",
         [["Insulin", "regulates", "blood sugar"], ["Insulin", "discovered in", "Toronto"]],
         [[[UNSAFE_SUBJECT, "mentions", "<b>bold</b>"]], []],
     ),
