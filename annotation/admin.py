@@ -1,0 +1,77 @@
+"""Admin views of the annotation data.
+
+Campaigns are created on the campaign pages (or by ``import_judgments``), which sample texts
+and fill queues; the admin only renames, edits instructions and opens or closes them. Items,
+assignments and judgements are research records: the admin shows them and never edits them.
+"""
+
+from django.contrib import admin
+from django.utils.html import format_html
+
+from annotation.models import Assignment, Campaign, CampaignAnnotator, Item, Judgement
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class MembershipInline(admin.TabularInline):
+    model = CampaignAnnotator
+    fields = ["annotator", "active", "added_at"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Campaign)
+class CampaignAdmin(admin.ModelAdmin):
+    list_display = ["name", "dataset", "is_open", "is_imported", "created_at", "page"]
+    list_filter = ["is_open", "is_imported", "dataset"]
+    list_select_related = ["dataset"]
+    search_fields = ["name"]
+    fields = ["name", "instructions", "is_open", "dataset", "sample_seed", "overlap_share", "is_imported", "created_by",
+              "created_at"]
+    readonly_fields = ["dataset", "sample_seed", "overlap_share", "is_imported", "created_by", "created_at"]
+    inlines = [MembershipInline]
+
+    def has_add_permission(self, request):
+        return False
+
+    @admin.display(description="Campaign page")
+    def page(self, campaign):
+        return format_html('<a href="{}">progress and agreement</a>', campaign.get_absolute_url())
+
+
+@admin.register(Item)
+class ItemAdmin(ReadOnlyAdmin):
+    list_display = ["pk", "campaign", "text", "system_a", "system_b"]
+    list_filter = ["campaign"]
+    list_select_related = ["campaign", "text__dataset", "system_a", "system_b"]
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(ReadOnlyAdmin):
+    list_display = ["public_id", "item", "annotator", "status", "a_on_left", "queue_position", "seconds_spent", "version"]
+    list_filter = ["status", "item__campaign"]
+    list_select_related = ["item__campaign", "item__text__dataset", "item__system_a", "item__system_b", "annotator"]
+    search_fields = ["public_id", "annotator__username"]
+
+
+@admin.register(Judgement)
+class JudgementAdmin(ReadOnlyAdmin):
+    list_display = ["pk", "assignment", "aspect", "label", "updated_at"]
+    list_filter = ["aspect", "label", "assignment__item__campaign"]
+    list_select_related = [
+        "assignment__item__campaign",
+        "assignment__item__text__dataset",
+        "assignment__item__system_a",
+        "assignment__item__system_b",
+        "assignment__annotator",
+    ]
