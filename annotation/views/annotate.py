@@ -92,7 +92,10 @@ def continue_url(campaign):
 
 
 def shown_triples(assignment):
-    """The triples of the extraction on the left and on the right, as the annotator sees them."""
+    """The triples of the extraction on the left and on the right, as the annotator sees them.
+
+    The ground-truth system has no stored outputs: its extraction is the text's gold triples.
+    """
     item = assignment.item
     triples = {
         output.system_id: output.triples
@@ -219,11 +222,10 @@ def annotate_item(request, public_id):
 
 def refuse(request, assignment, message, status, wants_json, posted=None):
     """A save that did not happen: the page or the script gets the reason and keeps the choices."""
-    if wants_json:
-        # The current version lets the annotator overwrite deliberately after a conflict.
-        version = Assignment.objects.values_list("version", flat=True).get(pk=assignment.pk)
-        return JsonResponse({"saved": False, "message": message, "version": version}, status=status)
+    # The current version lets the annotator overwrite deliberately after a conflict.
     assignment.refresh_from_db(fields=["version"])
+    if wants_json:
+        return JsonResponse({"saved": False, "message": message, "version": assignment.version}, status=status)
     return render_item(request, assignment, posted=posted, error=message, status=status)
 
 

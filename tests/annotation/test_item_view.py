@@ -6,8 +6,8 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Assignment
-from annotation.services import save_judgements
-from scoring.models import Output
+from annotation.services import create_campaign, save_judgements
+from scoring.models import Output, System
 from tests.annotation.annotator_fixtures import (
     FIRST_FOUR_LEFT,
     SYSTEM_NAMES,
@@ -64,6 +64,25 @@ def test_left_and_right_follow_the_stored_side(signed_in, setup, annotator, posi
         triples = Output.objects.get(text=item.text, system=system).triples
         assert side.count('class="triple"') == len(triples)
         assert all(html.escape(element) in side for triple in triples for element in triple)
+
+
+def test_the_ground_truth_system_shows_the_gold_triples_as_its_extraction(signed_in, setup, annotator):
+    ground_truth = System.ground_truth()
+    created = create_campaign(
+        name="Against gold",
+        dataset=setup.campaign.dataset,
+        systems=[setup.systems[0], ground_truth],
+        annotators=[annotator],
+        seed=3,
+        overlap_share=0.0,
+        text_references=["snippet-2"],
+    )
+    assignment = created.campaign.items.get().assignments.get()
+    body = page(signed_in, assignment)
+    gold_on_left = (assignment.item.system_a == ground_truth) == assignment.a_on_left
+    gold_side = section(body, f'aria-label="Extraction {"A" if gold_on_left else "B"}"', "</section>")
+    assert "flows into" in gold_side and "Black Sea" in gold_side
+    assert "Reference triples" not in body
 
 
 def test_only_the_first_four_aspects_before_they_are_saved(signed_in, setup, annotator):
