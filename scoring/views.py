@@ -1,11 +1,187 @@
-from django.contrib.auth.decorators import login_required
-from django.db.models import Count
-from django.shortcuts import render
+"""The signed-in pages: datasets, one dataset, one text, and the staff upload page."""
 
-from scoring.models import Dataset
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import BadRequest, PermissionDenied
+from django.core.paginator import Paginator
+from django.db.models import Count, F, FloatField, Func, IntegerField, Max, OuterRef, Q, Subquery, Sum
+from django.db.models.functions import Cast, Coalesce, Substr
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
+from django.views.decorators.http import require_http_methods
+
+from scoring.forms import DatasetUploadForm, OutputsUploadForm
+from scoring.imports import ImportRefused
+from scoring.models import Dataset, Output, System, Text, Upload
+
+TEXTS_PER_PAGE = 50
+EXCERPT_CHARS = 220
+RECENT_UPLOADS = 20
+
+
+class JSONArrayLength(Func):
+    """Number of items of a JSON array column, computed by the database."""
+
+    function = "JSON_ARRAY_LENGTH"
+    output_field = IntegerField()
+
+    def as_postgresql(self, compiler, connection, **extra_context):
+        # JSONField is jsonb on PostgreSQL.
+        return super().as_sql(compiler, connection, function="JSONB_ARRAY_LENGTH", **extra_context)
+
+    def as_mysql(self, compiler, connection, **extra_context):
+        return super().as_sql(compiler, connection, function="JSON_LENGTH", **extra_context)
+
+
+def per_dataset(queryset, dataset_path, aggregate):
+    """``aggregate`` over the rows of ``queryset`` that belong to the outer dataset, as a subquery.
+
+    Subqueries instead of joins: joining texts and outputs in one GROUP BY would multiply the sums.
+    """
+    rows = (
+        queryset.filter(**{dataset_path: OuterRef("pk")})
+        .order_by()
+        .values(dataset_path)
+        .annotate(value=aggregate)
+        .values("value")
+    )
+    return Coalesce(Subquery(rows, output_field=IntegerField()), 0)
+
+
+def datasets_with_counts():
+    """Every dataset with its number of texts, gold triples and systems (Ground truth excluded), in one query."""
+    return Dataset.objects.annotate(
+        text_count=per_dataset(Text.objects.all(), "dataset", Count("pk")),
+        gold_count=per_dataset(Text.objects.all(), "dataset", Sum(JSONArrayLength("gold"))),
+        system_count=per_dataset(
+            Output.objects.filter(system__is_ground_truth=False),
+            "text__dataset",
+            Count("system", distinct=True),
+        ),
+    )
+
+
+def systems_of(dataset):
+    """The systems with outputs on ``dataset``, Ground truth first, with their output statistics."""
+    return (
+        System.objects.filter(outputs__text__dataset=dataset)
+        .annotate(
+            output_count=Count("outputs"),
+            triple_count=Coalesce(Sum(JSONArrayLength("outputs__triples")), 0),
+            empty_count=Count("outputs", filter=Q(outputs__triples=[])),
+            warning_count=Coalesce(Sum(JSONArrayLength("outputs__parse_warnings")), 0),
+            last_upload_at=Max("outputs__upload__created_at"),
+        )
+        .annotate(triples_per_text=Cast("triple_count", FloatField()) / F("output_count"))
+        .order_by("-is_ground_truth", "name")
+    )
+
+
+def staff_required(view):
+    """Anonymous users go to the sign-in page; signed-in users who are not staff get 403."""
+
+    @wraps(view)
+    def check_staff(request, *args, **kwargs):
+        if not request.user.is_staff:
+            raise PermissionDenied("Only staff can upload.")
+        return view(request, *args, **kwargs)
+
+    return login_required(check_staff)
 
 
 @login_required
 def home(request):
-    datasets = Dataset.objects.annotate(text_count=Count("texts", distinct=True))
-    return render(request, "scoring/home.html", {"datasets": datasets})
+    return render(request, "scoring/home.html", {"datasets": datasets_with_counts()})
+
+
+@login_required
+def dataset_detail(request, name):
+    dataset = get_object_or_404(datasets_with_counts(), name=name)
+    texts = (
+        dataset.texts.defer("content")
+        .annotate(excerpt=Substr("content", 1, EXCERPT_CHARS), gold_count=JSONArrayLength("gold"))
+        .order_by("position")
+    )
+    page = Paginator(texts, TEXTS_PER_PAGE).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "scoring/dataset.html",
+        {"dataset": dataset, "systems": systems_of(dataset), "page": page, "excerpt_chars": EXCERPT_CHARS},
+    )
+
+
+@login_required
+def text_detail(request, name, pk):
+    text = get_object_or_404(Text.objects.select_related("dataset"), pk=pk, dataset__name=name)
+    # The gold triples are shown from the text itself; the Ground truth system would repeat them.
+    outputs = text.outputs.filter(system__is_ground_truth=False).select_related("system").order_by("system__name")
+    siblings = Text.objects.filter(dataset=text.dataset).values_list("pk", flat=True)
+    return render(
+        request,
+        "scoring/text.html",
+        {
+            "text": text,
+            "dataset": text.dataset,
+            "outputs": outputs,
+            "previous_pk": siblings.filter(position__lt=text.position).order_by("-position").first(),
+            "next_pk": siblings.filter(position__gt=text.position).order_by("position").first(),
+        },
+    )
+
+
+def upload_report(summary):
+    """What the upload page says after an import: counts, and the first parse warnings."""
+    if summary.unchanged:
+        return (
+            f"Unchanged: {summary.message} The file holds {summary.texts} text{pluralize(summary.texts)}, "
+            f"{summary.triples} triple{pluralize(summary.triples)} "
+            f"and {summary.warnings} parse warning{pluralize(summary.warnings)}."
+        )
+    return summary.report()
+
+
+@staff_required
+@require_http_methods(["GET", "POST"])
+def upload(request):
+    dataset_form = DatasetUploadForm(prefix="dataset")
+    outputs_form = OutputsUploadForm(prefix="outputs")
+    status = 200
+    if request.method == "POST":
+        kind = request.POST.get("kind")
+        if kind not in {"dataset", "outputs"}:
+            raise BadRequest("Unknown upload form.")
+        form_class = DatasetUploadForm if kind == "dataset" else OutputsUploadForm
+        form = form_class(request.POST, request.FILES, prefix=kind)
+        refused = getattr(request, "upload_refused", None)
+        if refused:
+            messages.error(request, refused)
+            status = 413
+        elif form.is_valid():
+            try:
+                summary = form.run_import(user=request.user)
+            except ImportRefused as error:
+                messages.error(request, str(error))
+                status = 400
+            else:
+                messages.success(request, upload_report(summary))
+                return redirect("upload")
+        else:
+            status = 400
+        if kind == "dataset":
+            dataset_form = form
+        else:
+            outputs_form = form
+    recent = Upload.objects.select_related("uploaded_by")[:RECENT_UPLOADS]
+    return render(
+        request,
+        "scoring/upload.html",
+        {
+            "dataset_form": dataset_form,
+            "outputs_form": outputs_form,
+            "system_names": System.objects.filter(is_ground_truth=False).values_list("name", flat=True),
+            "uploads": recent,
+        },
+        status=status,
+    )

@@ -1,0 +1,116 @@
+"""JSON import API for scripts: ``Authorization: Token <key>``, staff users only.
+
+The views are CSRF-exempt because they never look at the session cookie: a browser cannot be
+tricked into sending the token header, so cross-site requests carry no authority here.
+"""
+
+from functools import wraps
+
+from django.http import JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from scoring.forms import DatasetUploadForm, OutputsFileForm
+from scoring.imports import ImportRefused
+from scoring.models import ApiToken, Dataset
+from scoring.views import datasets_with_counts
+
+
+def error(message, status):
+    response = JsonResponse({"error": message}, status=status)
+    if status == 401:
+        response["WWW-Authenticate"] = 'Token realm="GENRES Arena API"'
+    return response
+
+
+def token_required(view):
+    """Authenticate by API token; 401 without a valid one, 403 for users who are not staff."""
+
+    @wraps(view)
+    def authenticate(request, *args, **kwargs):
+        scheme, _, key = request.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() != "token" or not key.strip():
+            return error("Send the header 'Authorization: Token <key>'.", 401)
+        user = ApiToken.user_for_key(key.strip())
+        if user is None:
+            return error("Unknown API token, or its user is inactive.", 401)
+        if not user.is_staff:
+            return error("Only staff users may use the import API.", 403)
+        request.user = user
+        return view(request, *args, **kwargs)
+
+    return csrf_exempt(authenticate)
+
+
+def form_error(form):
+    """One line naming each invalid field and why."""
+    return "; ".join(
+        f"{field}: {' '.join(messages)}" if field != "__all__" else " ".join(messages)
+        for field, messages in form.errors.items()
+    )
+
+
+def allow_methods(*methods):
+    """Like require_http_methods, with the JSON error body every other reply of this API has."""
+
+    def decorate(view):
+        @wraps(view)
+        def check_method(request, *args, **kwargs):
+            if request.method not in methods:
+                response = error(f"Method {request.method} is not allowed here.", 405)
+                response["Allow"] = ", ".join(methods)
+                return response
+            return view(request, *args, **kwargs)
+
+        return check_method
+
+    return decorate
+
+
+def run_upload(request, form_class, **form_kwargs):
+    """Validate and import; the JSON reply for every outcome."""
+    # Parsing the body runs the upload handlers, which may refuse an oversized file.
+    data, files = request.POST, request.FILES
+    refused = getattr(request, "upload_refused", None)
+    if refused:
+        return error(refused, 413)
+    form = form_class(data, files, **form_kwargs)
+    if not form.is_valid():
+        return error(form_error(form), 400)
+    try:
+        summary = form.run_import(user=request.user)
+    except ImportRefused as refusal:
+        return error(str(refusal), 400)
+    return JsonResponse(summary.as_dict(), status=200 if summary.unchanged else 201)
+
+
+@token_required
+@allow_methods("GET", "POST")
+def datasets(request):
+    if request.method == "POST":
+        return run_upload(request, DatasetUploadForm)
+    return JsonResponse(
+        {
+            "datasets": [
+                {
+                    "name": dataset.name,
+                    "level": dataset.level,
+                    "domain": dataset.domain,
+                    "description": dataset.description,
+                    "texts": dataset.text_count,
+                    "gold_triples": dataset.gold_count,
+                    "systems": dataset.system_count,
+                    "created_at": dataset.created_at.isoformat(),
+                }
+                for dataset in datasets_with_counts()
+            ]
+        }
+    )
+
+
+@token_required
+@allow_methods("POST")
+def dataset_outputs(request, name):
+    dataset = Dataset.objects.filter(name=name).first()
+    if dataset is None:
+        return error(f"No dataset named {name!r}.", 404)
+    return run_upload(request, OutputsFileForm, dataset=dataset)

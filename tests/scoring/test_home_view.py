@@ -1,0 +1,76 @@
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from scoring.models import Dataset, Output, System, Text
+
+pytestmark = pytest.mark.django_db
+
+
+def make_dataset(name, gold_per_text, systems=(), description=""):
+    dataset = Dataset.objects.create(name=name, description=description, domain=Dataset.Domain.BIOMEDICAL)
+    for position, gold_count in enumerate(gold_per_text):
+        text = Text.objects.create(
+            dataset=dataset,
+            position=position,
+            content=f"{name} text {position}",
+            gold=[[f"s{index}", "r", "o"] for index in range(gold_count)],
+        )
+        for system in systems:
+            Output.objects.create(system=system, text=text, triples=[["a", "b", "c"], ["d", "e", "f"]])
+    return dataset
+
+
+def test_anonymous_visitors_are_sent_to_sign_in(client):
+    response = client.get(reverse("home"))
+    assert response.status_code == 302
+    assert response.url == f"{reverse('login')}?next=/"
+
+
+def test_lists_datasets_with_level_domain_and_counts(admin_client):
+    gpt = System.objects.create(name="GPT-4")
+    llama = System.objects.create(name="LLaMA-2")
+    make_dataset("CDR", gold_per_text=[2, 0, 3], systems=[gpt, llama, System.ground_truth()])
+    make_dataset("NYT", gold_per_text=[1])
+
+    response = admin_client.get(reverse("home"))
+
+    rows = {dataset.name: dataset for dataset in response.context["datasets"]}
+    # Ground truth outputs do not count as a system; output triples are not gold triples.
+    assert (rows["CDR"].text_count, rows["CDR"].system_count, rows["CDR"].gold_count) == (3, 2, 5)
+    assert (rows["NYT"].text_count, rows["NYT"].system_count, rows["NYT"].gold_count) == (1, 0, 1)
+    page = response.content.decode()
+    assert 'href="/datasets/CDR/"' in page
+    assert "Biomedical" in page and "Sentence" in page
+
+
+def test_counts_come_from_one_query_whatever_the_number_of_datasets(admin_client):
+    system = System.objects.create(name="GPT-4")
+    make_dataset("First", gold_per_text=[1, 1], systems=[system])
+    with CaptureQueriesContext(connection) as one_dataset:
+        admin_client.get(reverse("home"))
+    for index in range(4):
+        make_dataset(f"More {index}", gold_per_text=[2, 1], systems=[system])
+    with CaptureQueriesContext(connection) as five_datasets:
+        response = admin_client.get(reverse("home"))
+
+    assert len(response.context["datasets"]) == 5
+    assert len(five_datasets) == len(one_dataset)
+
+
+def test_description_is_escaped(admin_client):
+    make_dataset("Escaped", gold_per_text=[1], description="<script>alert(1)</script> and <b>bold</b>")
+
+    page = admin_client.get(reverse("home")).content.decode()
+
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<script>alert(1)</script>" not in page
+    assert "<b>bold</b>" not in page
+
+
+def test_empty_state_invites_staff_to_upload(admin_client):
+    page = admin_client.get(reverse("home")).content.decode()
+
+    assert "No dataset yet." in page
+    assert f'href="{reverse("upload")}"' in page
