@@ -1,0 +1,44 @@
+"""Headless Chromium (Playwright, sync API) against pytest-django's live server.
+
+Every test here gets a fresh browser context; when a test fails, the page it was on is saved
+as test-artifacts/<test name>.png for whoever reads the CI log.
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"report_{report.when}", report)
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium, request):
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(10_000)
+    browser_page = context.new_page()
+    yield browser_page
+    report = getattr(request.node, "report_call", None)
+    if report is None or report.failed:
+        ARTIFACTS.mkdir(exist_ok=True)
+        file_name = re.sub(r"[^\w.-]+", "_", request.node.name) + ".png"
+        browser_page.screenshot(path=str(ARTIFACTS / file_name), full_page=True)
+    context.close()
