@@ -1,0 +1,307 @@
+"""Run the whole app on one machine: ``python -m genres_site.serve [--demo]`` (``make demo``).
+
+Starts, in this order: the embedded Redis when REDIS_URL is not set, the database
+migrations, the RQ workers, the demo data (with ``--demo``) and the ASGI server (daphne).
+Ctrl-C or SIGTERM stops them in reverse order, the web server first and Redis last, and
+the command exits 0. A child that dies on its own stops the rest and exits 1; a port
+already in use is reported before anything starts (exit 2).
+
+The children run in process groups of their own, so a Ctrl-C in the terminal reaches only
+this supervisor, which then stops them in order instead of all at once.
+"""
+
+import argparse
+import errno
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from genres_site import embedded_redis
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+SETTINGS_MODULE = "genres_site.settings"
+# rq's forking worker: each job runs in a work horse, so a job that crashes or is killed
+# cannot take the worker with it (SpawnWorker is only needed where fork is unsafe, as on macOS).
+WORKER_CLASS = "rq.worker.Worker"
+STOP_TIMEOUT_SECONDS = 10
+READY_TIMEOUT_SECONDS = 60
+POLL_SECONDS = 0.2
+EXIT_CHILD_FAILED = 1
+EXIT_PORT_TAKEN = 2
+
+
+class StartupFailed(Exception):
+    """A step or a child process failed; the message says which and how."""
+
+
+class StopRequested(Exception):
+    """Ctrl-C or SIGTERM arrived while the app was starting."""
+
+
+class Terminal:
+    """Child output, one whole line at a time, each prefixed with the child's name."""
+
+    lock = threading.Lock()
+
+    @classmethod
+    def say(cls, line, name="serve"):
+        with cls.lock:
+            sys.stdout.write(f"[{name}] {line.rstrip()}\n" if name else f"{line}\n")
+            sys.stdout.flush()
+
+
+class Child:
+    """A process started by the supervisor, with a thread copying its output to the terminal.
+
+    ``capture=True`` keeps stdout for the caller (a command's JSON answer); stderr still
+    goes to the terminal.
+    """
+
+    def __init__(self, name, args, env, capture=False):
+        self.name = name
+        self.captured = []
+        self.process = subprocess.Popen(
+            args,
+            cwd=BASE_DIR,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE if capture else subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            process_group=0,
+        )
+        self.own_group = True
+        self.pumps = [self.pump(self.process.stderr if capture else self.process.stdout, self.show)]
+        if capture:
+            self.pumps.append(self.pump(self.process.stdout, self.captured.append))
+
+    @classmethod
+    def adopt(cls, name, process):
+        """A process started elsewhere (the embedded Redis), stopped like the others."""
+        child = cls.__new__(cls)
+        child.name, child.process, child.own_group, child.captured, child.pumps = name, process, False, [], []
+        return child
+
+    @staticmethod
+    def pump(stream, sink):
+        thread = threading.Thread(target=lambda: [sink(line) for line in stream], daemon=True)
+        thread.start()
+        return thread
+
+    def show(self, line):
+        Terminal.say(line, self.name)
+
+    def output(self):
+        for thread in self.pumps:
+            thread.join()
+        return "".join(self.captured)
+
+    def stop(self):
+        """Ask politely, then kill the whole process group after a timeout."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=STOP_TIMEOUT_SECONDS)
+            except subprocess.TimeoutExpired:
+                Terminal.say(f"{self.name} did not stop within {STOP_TIMEOUT_SECONDS} s; killing it")
+                if self.own_group:
+                    os.killpg(self.process.pid, signal.SIGKILL)  # with an rq work horse, if one is running
+                else:
+                    self.process.kill()
+                self.process.wait()
+        for thread in self.pumps:
+            thread.join(timeout=2)
+
+
+class Supervisor:
+    def __init__(self):
+        self.children = []
+        self.stop_requested = False
+
+    def request_stop(self, signum, frame):
+        self.stop_requested = True
+
+    def start(self, name, args, env, capture=False):
+        child = Child(name, args, env, capture)
+        self.children.append(child)
+        return child
+
+    def adopt(self, name, process):
+        self.children.append(Child.adopt(name, process))
+
+    def run_step(self, name, args, env, capture=False):
+        """Run a command to completion; its stdout when captured."""
+        child = self.start(name, args, env, capture)
+        while child.process.poll() is None:
+            if self.stop_requested:
+                raise StopRequested
+            time.sleep(POLL_SECONDS)
+        self.children.remove(child)
+        output = child.output()
+        if child.process.returncode != 0:
+            raise StartupFailed(f"{name} failed with exit code {child.process.returncode}")
+        return output
+
+    def wait_until_listening(self, child, host, port):
+        deadline = time.monotonic() + READY_TIMEOUT_SECONDS
+        while True:
+            if self.stop_requested:
+                raise StopRequested
+            if child.process.poll() is not None:
+                raise StartupFailed(f"{child.name} exited with code {child.process.returncode} while starting")
+            try:
+                socket.create_connection((host, port), timeout=1).close()
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise StartupFailed(f"{child.name} did not listen on {host}:{port} within {READY_TIMEOUT_SECONDS} s")
+                time.sleep(POLL_SECONDS)
+
+    def watch(self):
+        """Block until a stop is requested (returns None) or a child exits (returns why)."""
+        while not self.stop_requested:
+            for child in self.children:
+                if child.process.poll() is not None:
+                    return f"{child.name} exited unexpectedly with code {child.process.returncode}"
+            time.sleep(POLL_SECONDS)
+        return None
+
+    def shutdown(self):
+        # Reverse start order: web server, workers, then Redis, which the others need until they stop.
+        for child in reversed(self.children):
+            child.stop()
+        self.children = []
+
+
+def start_embedded_redis(socket_path):
+    # Redis is not in a process group of its own (embedded_redis starts it), so the terminal's
+    # Ctrl-C would reach it at once and pull it from under the workers. A signal blocked here
+    # stays blocked in the child, and redis-server does not unblock it: SIGTERM stops it later.
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        return embedded_redis.start(socket_path)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def port_problem(host, port):
+    """Why the web server could not listen on host:port, or None when it can."""
+    try:
+        socket.create_server((host, port)).close()
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            return f"Port {port} on {host} is already in use: stop the program using it or choose another with --port."
+        return f"Cannot listen on {host}:{port}: {error.strerror or error}."
+    return None
+
+
+def manage(*args):
+    return [sys.executable, str(BASE_DIR / "manage.py"), *args]
+
+
+def login_lines(accounts):
+    lines = []
+    for account in accounts:
+        if account["password"]:
+            lines.append(f"  {account['username']:<11} password {account['password']}   ({account['role']})")
+        else:
+            lines.append(
+                f"  {account['username']:<11} (exists: password as printed when it was created; "
+                f"--reset-passwords sets a new one)   ({account['role']})"
+            )
+    return lines
+
+
+def banner(url, demo_summary):
+    lines = ["", "=" * 72, f"GENRES Arena is running at {url}"]
+    if demo_summary is None:
+        lines.append("No demo data (run with --demo); create an account with: python manage.py createsuperuser")
+    else:
+        datasets = ", ".join(f"{item['name']} ({item['texts']} texts)" for item in demo_summary["datasets"])
+        systems = len({item["system"] for item in demo_summary["outputs"]})
+        state = "already loaded" if demo_summary["unchanged"] else "loaded"
+        lines += [f"Demo data {state}: {datasets}; {systems} systems.", "Sign in as:"]
+        lines += login_lines(demo_summary["accounts"])
+    lines += ["Press Ctrl-C to stop.", "=" * 72, ""]
+    return "\n".join(lines)
+
+
+def parse_arguments(argv):
+    parser = argparse.ArgumentParser(prog="python -m genres_site.serve", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--demo", action="store_true", help="load the demo data and accounts (harmless when loaded)")
+    parser.add_argument("--reset-passwords", action="store_true", help="with --demo: set new demo passwords")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    parser.add_argument("--workers", type=int, default=1, help="number of RQ workers (default 1)")
+    options = parser.parse_args(argv)
+    if options.reset_passwords and not options.demo:
+        parser.error("--reset-passwords only applies with --demo")
+    if options.workers < 1:
+        parser.error("--workers must be at least 1")
+    return options
+
+
+def main(argv=None):
+    options = parse_arguments(argv)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", SETTINGS_MODULE)
+    from django.conf import settings  # only the settings: the children run Django itself
+
+    problem = port_problem(options.host, options.port)
+    if problem:
+        Terminal.say(problem)
+        return EXIT_PORT_TAKEN
+
+    supervisor = Supervisor()
+    signal.signal(signal.SIGINT, supervisor.request_stop)
+    signal.signal(signal.SIGTERM, supervisor.request_stop)
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    exit_code = 0
+    try:
+        if not os.environ.get("REDIS_URL"):
+            socket_path = settings.EMBEDDED_REDIS_SOCKET
+            supervisor.adopt("redis", start_embedded_redis(socket_path))
+            env["REDIS_URL"] = embedded_redis.socket_url(socket_path)
+            Terminal.say(f"embedded Redis listening on {socket_path}")
+        supervisor.run_step("migrate", manage("migrate", "--noinput"), env)
+        if not settings.DEBUG:
+            supervisor.run_step("collectstatic", manage("collectstatic", "--noinput", "--verbosity", "0"), env)
+        # Workers start before the demo data loads: they take a few seconds to get ready too.
+        for number in range(1, options.workers + 1):
+            supervisor.start(f"worker-{number}", manage("rqworker", "default", "--worker-class", WORKER_CLASS), env)
+        demo_summary = None
+        if options.demo:
+            reset = ["--reset-passwords"] if options.reset_passwords else []
+            demo_summary = json.loads(
+                supervisor.run_step("load_demo", manage("load_demo", "--json", *reset), env, capture=True)
+            )
+        web = supervisor.start(
+            "web",
+            [sys.executable, "-m", "daphne", "-b", options.host, "-p", str(options.port), "genres_site.asgi:application"],
+            env,
+        )
+        supervisor.wait_until_listening(web, options.host, options.port)
+        Terminal.say(banner(f"http://{options.host}:{options.port}/", demo_summary), name=None)
+        failure = supervisor.watch()
+        if failure:
+            Terminal.say(f"{failure}; stopping everything")
+            exit_code = EXIT_CHILD_FAILED
+    except StartupFailed as failure:
+        Terminal.say(f"{failure}; stopping everything")
+        exit_code = EXIT_CHILD_FAILED
+    except StopRequested:
+        pass
+    finally:
+        Terminal.say("stopping")
+        supervisor.shutdown()
+    Terminal.say("stopped")
+    return exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
