@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from scoring.genres import formats
 from scoring.models import Dataset, Output, System, Text, Upload, text_hash
 from scoring.upload_handlers import size_limit_message
+
 
 class ImportRefused(Exception):
     """An import that changed nothing; the message names the record and the reason."""
@@ -73,9 +74,7 @@ def import_dataset(
             previous = last_import(upload)
             if previous and previous.sha256 == upload.sha256:
                 return unchanged(upload, previous, f'Dataset "{name}" already holds this file')
-            raise refused(
-                f'dataset "{name}" already exists with other content; import this file under another name'
-            )
+            raise refused(f'dataset "{name}" already exists with other content; import this file under another name')
         parsed = parse(formats.read_dataset, data, format)
         for record in parsed.records:
             check_external_id(record)
@@ -142,15 +141,13 @@ def import_outputs(source, *, file_name, dataset, system_name, format="auto", us
         upload.save()
         now = timezone.now()
         created, replaced = [], []
-        for record, text_pk in zip(parsed.records, text_pks):
+        for record, text_pk in zip(parsed.records, text_pks, strict=True):
             output = existing.get(text_pk) or Output(system=system, text_id=text_pk)
             output.triples, output.raw, output.parse_warnings = record.triples, record.raw, record.warnings
             output.upload, output.updated_at = upload, now
             (replaced if output.pk else created).append(output)
         Output.objects.bulk_create(created)
-        Output.objects.bulk_update(
-            replaced, ["triples", "raw", "parse_warnings", "upload", "updated_at"], batch_size=500
-        )
+        update_in_place(replaced, ["triples", "raw", "parse_warnings", "upload", "updated_at"])
         return summary(upload, parsed)
 
     return attempt(upload, run)
@@ -285,6 +282,24 @@ def system_for_upload(name, family):
     elif family and not system.family:
         system.family = family
     return system
+
+
+def update_in_place(outputs, field_names):
+    """Save ``field_names`` of existing outputs with one prepared UPDATE run for every row.
+
+    ``bulk_update`` builds a CASE branch per row and field, which costs seconds for 10,000
+    outputs; ``executemany`` of a single parameterised statement takes a fraction of that.
+    """
+    fields = [Output._meta.get_field(name) for name in field_names]
+    quote = connection.ops.quote_name
+    assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
+    statement = f"UPDATE {quote(Output._meta.db_table)} SET {assignments} WHERE {quote(Output._meta.pk.column)} = %s"
+    rows = [
+        [field.get_db_prep_save(getattr(output, field.attname), connection) for field in fields] + [output.pk]
+        for output in outputs
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(statement, rows)
 
 
 def resolve_texts(dataset, records):

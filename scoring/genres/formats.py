@@ -141,8 +141,7 @@ def detect_layout(text):
         if [cell.strip().lower() for cell in first_line.split(",")] == CSV_HEADER:
             return CSV
         raise FormatError(
-            "cannot tell the format: expected a JSON object, JSON Lines, "
-            f"or CSV with the header {','.join(CSV_HEADER)}"
+            f"cannot tell the format: expected a JSON object, JSON Lines, or CSV with the header {','.join(CSV_HEADER)}"
         )
     try:
         first = json.loads(first_line)
