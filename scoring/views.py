@@ -3,7 +3,7 @@
 from functools import wraps
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
+from django.contrib.auth.decorators import login_required, permission_required
 from django.core.exceptions import BadRequest, PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count, F, FloatField, Func, IntegerField, Max, OuterRef, Q, Subquery, Sum
@@ -16,6 +16,9 @@ from scoring.forms import DatasetUploadForm, OutputsUploadForm
 from scoring.imports import ImportRefused
 from scoring.models import Dataset, Output, System, Text, Upload
 
+# Pages that name systems or show their triples. Annotators judge blind (systems are anonymous to
+# them), so these need the "view output" permission: superusers have it; give it to researchers.
+VIEW_OUTPUTS = "scoring.view_output"
 TEXTS_PER_PAGE = 50
 EXCERPT_CHARS = 220
 RECENT_UPLOADS = 20
@@ -97,6 +100,7 @@ def home(request):
 
 
 @login_required
+@permission_required(VIEW_OUTPUTS, raise_exception=True)
 def dataset_detail(request, name):
     dataset = get_object_or_404(datasets_with_counts(), name=name)
     texts = (
@@ -113,6 +117,7 @@ def dataset_detail(request, name):
 
 
 @login_required
+@permission_required(VIEW_OUTPUTS, raise_exception=True)
 def text_detail(request, name, pk):
     text = get_object_or_404(Text.objects.select_related("dataset"), pk=pk, dataset__name=name)
     # The gold triples are shown from the text itself; the Ground truth system would repeat them.

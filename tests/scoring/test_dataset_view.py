@@ -1,4 +1,5 @@
 import pytest
+from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from scoring.models import Dataset, Output, System, Text, Upload
@@ -22,6 +23,17 @@ def test_anonymous_visitors_are_sent_to_sign_in(client, dataset):
     response = client.get(dataset.get_absolute_url())
     assert response.status_code == 302
     assert response.url.startswith(reverse("login"))
+
+
+def test_users_without_the_view_output_permission_get_403(client, annotator_user, dataset):
+    client.force_login(annotator_user)
+    assert client.get(dataset.get_absolute_url()).status_code == 403
+
+
+def test_researchers_with_the_view_output_permission_see_it(client, annotator_user, dataset):
+    annotator_user.user_permissions.add(Permission.objects.get(codename="view_output", content_type__app_label="scoring"))
+    client.force_login(annotator_user)
+    assert client.get(dataset.get_absolute_url()).status_code == 200
 
 
 def test_unknown_dataset_is_404(admin_client):

@@ -59,6 +59,16 @@ def test_counts_come_from_one_query_whatever_the_number_of_datasets(admin_client
     assert len(five_datasets) == len(one_dataset)
 
 
+def test_users_who_may_not_see_outputs_get_no_links_to_them(client, annotator_user):
+    make_dataset("CDR", gold_per_text=[1])
+    client.force_login(annotator_user)
+
+    page = client.get(reverse("home")).content.decode()
+
+    assert "<strong>CDR</strong>" in page
+    assert 'href="/datasets/CDR/"' not in page
+
+
 def test_description_is_escaped(admin_client):
     make_dataset("Escaped", gold_per_text=[1], description="<script>alert(1)</script> and <b>bold</b>")
 

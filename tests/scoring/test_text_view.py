@@ -27,6 +27,12 @@ def test_anonymous_visitors_are_sent_to_sign_in(client, texts):
     assert response.url.startswith(reverse("login"))
 
 
+def test_users_without_the_view_output_permission_get_403(client, annotator_user, texts):
+    # Annotators judge systems blind: the text page would show which system wrote what.
+    client.force_login(annotator_user)
+    assert client.get(texts[0].get_absolute_url()).status_code == 403
+
+
 def test_text_of_another_dataset_is_404(admin_client, texts):
     Dataset.objects.create(name="Other")
     assert admin_client.get(reverse("text", args=["Other", texts[0].pk])).status_code == 404
