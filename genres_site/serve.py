@@ -22,10 +22,13 @@ import threading
 import time
 from pathlib import Path
 
+from django.conf import settings
+
 from genres_site import embedded_redis
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 SETTINGS_MODULE = "genres_site.settings"
+ASGI_APPLICATION = "genres_site.asgi:application"
 # rq's forking worker: each job runs in a work horse, so a job that crashes or is killed
 # cannot take the worker with it (SpawnWorker is only needed where fork is unsafe, as on macOS).
 WORKER_CLASS = "rq.worker.Worker"
@@ -36,7 +39,7 @@ EXIT_CHILD_FAILED = 1
 EXIT_PORT_TAKEN = 2
 
 
-class StartupFailed(Exception):
+class ChildFailed(Exception):
     """A step or a child process failed; the message says which and how."""
 
 
@@ -44,29 +47,39 @@ class StopRequested(Exception):
     """Ctrl-C or SIGTERM arrived while the app was starting."""
 
 
-class Terminal:
-    """Child output, one whole line at a time, each prefixed with the child's name."""
+_terminal = threading.Lock()
 
-    lock = threading.Lock()
 
-    @classmethod
-    def say(cls, line, name="serve"):
-        with cls.lock:
-            sys.stdout.write(f"[{name}] {line.rstrip()}\n" if name else f"{line}\n")
-            sys.stdout.flush()
+def say(line, name="serve"):
+    """Write one whole line to the terminal, prefixed with the name of the process it is from."""
+    with _terminal:
+        sys.stdout.write(f"[{name}] {line.rstrip()}\n" if name else f"{line}\n")
+        sys.stdout.flush()
+
+
+def copy_lines(stream, sink):
+    for line in stream:
+        sink(line)
 
 
 class Child:
-    """A process started by the supervisor, with a thread copying its output to the terminal.
+    """A process the supervisor stops, and the threads that copy its output."""
 
-    ``capture=True`` keeps stdout for the caller (a command's JSON answer); stderr still
-    goes to the terminal.
-    """
-
-    def __init__(self, name, args, env, capture=False):
+    def __init__(self, name, process, *, own_group):
         self.name = name
+        self.process = process
+        self.own_group = own_group
         self.captured = []
-        self.process = subprocess.Popen(
+        self.copiers = []
+
+    @classmethod
+    def start(cls, name, args, env, capture=False):
+        """Start ``args`` in a process group of its own, its output going to the terminal.
+
+        ``capture=True`` keeps stdout for the caller (a command's JSON answer); stderr still
+        goes to the terminal.
+        """
+        process = subprocess.Popen(
             args,
             cwd=BASE_DIR,
             env=env,
@@ -76,46 +89,39 @@ class Child:
             errors="replace",
             process_group=0,
         )
-        self.own_group = True
-        self.pumps = [self.pump(self.process.stderr if capture else self.process.stdout, self.show)]
+        child = cls(name, process, own_group=True)
+        child.follow(process.stderr if capture else process.stdout, child.show)
         if capture:
-            self.pumps.append(self.pump(self.process.stdout, self.captured.append))
-
-    @classmethod
-    def adopt(cls, name, process):
-        """A process started elsewhere (the embedded Redis), stopped like the others."""
-        child = cls.__new__(cls)
-        child.name, child.process, child.own_group, child.captured, child.pumps = name, process, False, [], []
+            child.follow(process.stdout, child.captured.append)
         return child
 
-    @staticmethod
-    def pump(stream, sink):
-        thread = threading.Thread(target=lambda: [sink(line) for line in stream], daemon=True)
+    def follow(self, stream, sink):
+        thread = threading.Thread(target=copy_lines, args=(stream, sink), daemon=True)
         thread.start()
-        return thread
+        self.copiers.append(thread)
 
     def show(self, line):
-        Terminal.say(line, self.name)
+        say(line, self.name)
 
     def output(self):
-        for thread in self.pumps:
+        for thread in self.copiers:
             thread.join()
         return "".join(self.captured)
 
     def stop(self):
-        """Ask politely, then kill the whole process group after a timeout."""
+        """Ask politely, then kill after a timeout (the whole group: an rq work horse too)."""
         if self.process.poll() is None:
             self.process.terminate()
             try:
                 self.process.wait(timeout=STOP_TIMEOUT_SECONDS)
             except subprocess.TimeoutExpired:
-                Terminal.say(f"{self.name} did not stop within {STOP_TIMEOUT_SECONDS} s; killing it")
+                say(f"{self.name} did not stop within {STOP_TIMEOUT_SECONDS} s; killing it")
                 if self.own_group:
-                    os.killpg(self.process.pid, signal.SIGKILL)  # with an rq work horse, if one is running
+                    os.killpg(self.process.pid, signal.SIGKILL)
                 else:
                     self.process.kill()
                 self.process.wait()
-        for thread in self.pumps:
+        for thread in self.copiers:
             thread.join(timeout=2)
 
 
@@ -128,12 +134,13 @@ class Supervisor:
         self.stop_requested = True
 
     def start(self, name, args, env, capture=False):
-        child = Child(name, args, env, capture)
+        child = Child.start(name, args, env, capture)
         self.children.append(child)
         return child
 
     def adopt(self, name, process):
-        self.children.append(Child.adopt(name, process))
+        """A process started elsewhere (the embedded Redis), stopped like the others."""
+        self.children.append(Child(name, process, own_group=False))
 
     def run_step(self, name, args, env, capture=False):
         """Run a command to completion; its stdout when captured."""
@@ -145,7 +152,7 @@ class Supervisor:
         self.children.remove(child)
         output = child.output()
         if child.process.returncode != 0:
-            raise StartupFailed(f"{name} failed with exit code {child.process.returncode}")
+            raise ChildFailed(f"{name} failed with exit code {child.process.returncode}")
         return output
 
     def wait_until_listening(self, child, host, port):
@@ -154,23 +161,22 @@ class Supervisor:
             if self.stop_requested:
                 raise StopRequested
             if child.process.poll() is not None:
-                raise StartupFailed(f"{child.name} exited with code {child.process.returncode} while starting")
+                raise ChildFailed(f"{child.name} exited with code {child.process.returncode} while starting")
             try:
                 socket.create_connection((host, port), timeout=1).close()
                 return
             except OSError:
                 if time.monotonic() > deadline:
-                    raise StartupFailed(f"{child.name} did not listen on {host}:{port} within {READY_TIMEOUT_SECONDS} s")
+                    raise ChildFailed(f"{child.name} did not listen on {host}:{port} within {READY_TIMEOUT_SECONDS} s")
                 time.sleep(POLL_SECONDS)
 
     def watch(self):
-        """Block until a stop is requested (returns None) or a child exits (returns why)."""
+        """Block until a stop is requested or a child exits on its own (ChildFailed)."""
         while not self.stop_requested:
             for child in self.children:
                 if child.process.poll() is not None:
-                    return f"{child.name} exited unexpectedly with code {child.process.returncode}"
+                    raise ChildFailed(f"{child.name} exited unexpectedly with code {child.process.returncode}")
             time.sleep(POLL_SECONDS)
-        return None
 
     def shutdown(self):
         # Reverse start order: web server, workers, then Redis, which the others need until they stop.
@@ -249,12 +255,12 @@ def parse_arguments(argv):
 
 def main(argv=None):
     options = parse_arguments(argv)
+    # This process reads the settings only; the children run Django itself.
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", SETTINGS_MODULE)
-    from django.conf import settings  # only the settings: the children run Django itself
 
     problem = port_problem(options.host, options.port)
     if problem:
-        Terminal.say(problem)
+        print(problem, file=sys.stderr)
         return EXIT_PORT_TAKEN
 
     supervisor = Supervisor()
@@ -267,7 +273,7 @@ def main(argv=None):
             socket_path = settings.EMBEDDED_REDIS_SOCKET
             supervisor.adopt("redis", start_embedded_redis(socket_path))
             env["REDIS_URL"] = embedded_redis.socket_url(socket_path)
-            Terminal.say(f"embedded Redis listening on {socket_path}")
+            say(f"embedded Redis listening on {socket_path}")
         supervisor.run_step("migrate", manage("migrate", "--noinput"), env)
         if not settings.DEBUG:
             supervisor.run_step("collectstatic", manage("collectstatic", "--noinput", "--verbosity", "0"), env)
@@ -280,26 +286,21 @@ def main(argv=None):
             demo_summary = json.loads(
                 supervisor.run_step("load_demo", manage("load_demo", "--json", *reset), env, capture=True)
             )
-        web = supervisor.start(
-            "web",
-            [sys.executable, "-m", "daphne", "-b", options.host, "-p", str(options.port), "genres_site.asgi:application"],
-            env,
-        )
+        daphne = [sys.executable, "-m", "daphne", "-b", options.host, "-p", str(options.port), ASGI_APPLICATION]
+        web = supervisor.start("web", daphne, env)
         supervisor.wait_until_listening(web, options.host, options.port)
-        Terminal.say(banner(f"http://{options.host}:{options.port}/", demo_summary), name=None)
-        failure = supervisor.watch()
-        if failure:
-            Terminal.say(f"{failure}; stopping everything")
-            exit_code = EXIT_CHILD_FAILED
-    except StartupFailed as failure:
-        Terminal.say(f"{failure}; stopping everything")
+        url_host = f"[{options.host}]" if ":" in options.host else options.host
+        say(banner(f"http://{url_host}:{options.port}/", demo_summary), name=None)
+        supervisor.watch()
+    except ChildFailed as failure:
+        say(f"{failure}; stopping everything")
         exit_code = EXIT_CHILD_FAILED
     except StopRequested:
         pass
     finally:
-        Terminal.say("stopping")
+        say("stopping")
         supervisor.shutdown()
-    Terminal.say("stopped")
+    say("stopped")
     return exit_code
 
 

@@ -175,11 +175,8 @@ def test_an_existing_account_is_not_given_new_rights():
 
 
 def write_manifest(tmp_path, outputs_file_content):
-    (tmp_path / "data.jsonl").write_text(
-        json.dumps({"id": "t1", "text": "Oslo is the capital of Norway.", "triples": [["Oslo", "capital of", "Norway"]]})
-        + "\n",
-        encoding="utf-8",
-    )
+    record = {"id": "t1", "text": "Oslo is the capital of Norway.", "triples": [["Oslo", "capital of", "Norway"]]}
+    (tmp_path / "data.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
     (tmp_path / "outputs.json").write_text(json.dumps(outputs_file_content), encoding="utf-8")
     manifest = {
         "datasets": [{"file": "data.jsonl", "name": "tiny", "level": "sentence", "domain": "general"}],

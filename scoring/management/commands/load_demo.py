@@ -3,8 +3,8 @@
 Everything goes through the import service, as an admin's uploads would, in one
 transaction: a bad file leaves the database as it was. Running the command again is
 harmless: the import service recognises files it has already imported, and existing
-accounts keep their passwords. Passwords are generated on first creation and printed once;
-nothing secret is kept in the repository or on disk (``--reset-passwords`` sets new ones).
+accounts keep their passwords. Passwords are generated when an account is created and printed
+once; only Django's password hashes are kept (``--reset-passwords`` sets and prints new ones).
 """
 
 import json
@@ -18,7 +18,7 @@ from django.core.files import File
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from scoring.genres.formats import DATASET_FORMATS, OUTPUT_FORMATS
+from scoring.genres.formats import AUTO, DATASET_FORMATS, OUTPUT_FORMATS
 from scoring.imports import ImportRefused, import_dataset, import_outputs
 from scoring.models import Dataset
 
@@ -37,6 +37,21 @@ class DatasetEntry:
     description: str
     format: str
 
+    def run_import(self, source, user):
+        return import_dataset(
+            source,
+            file_name=self.file.name,
+            name=self.name,
+            level=self.level,
+            domain=self.domain,
+            description=self.description,
+            format=self.format,
+            user=user,
+        )
+
+    def report(self, summary):
+        return {"name": self.name, **summary.as_dict()}
+
 
 @dataclass(frozen=True)
 class OutputsEntry:
@@ -45,6 +60,20 @@ class OutputsEntry:
     system: str
     family: str
     format: str
+
+    def run_import(self, source, user):
+        return import_outputs(
+            source,
+            file_name=self.file.name,
+            dataset=self.dataset,
+            system_name=self.system,
+            family=self.family,
+            format=self.format,
+            user=user,
+        )
+
+    def report(self, summary):
+        return {"dataset": self.dataset, "system": self.system, **summary.as_dict()}
 
 
 def read_manifest(path):
@@ -87,7 +116,7 @@ def read_manifest(path):
 
 def entries(manifest, key, required, path):
     for number, entry in enumerate(manifest[key], start=1):
-        where = f'{path}: {key} entry {number}'
+        where = f"{path}: {key} entry {number}"
         if not isinstance(entry, dict):
             raise CommandError(f"{where}: expected an object")
         missing = [name for name in required if not isinstance(entry.get(name), str) or not entry[name].strip()]
@@ -97,9 +126,9 @@ def entries(manifest, key, required, path):
 
 
 def known_format(entry, formats, where):
-    format = entry.get("format", "auto")
-    if format not in ("auto", *formats):
-        raise CommandError(f'{where}: unknown format "{format}"; use one of: auto, {", ".join(formats)}')
+    format = entry.get("format", AUTO)
+    if format not in (AUTO, *formats):
+        raise CommandError(f'{where}: unknown format "{format}"; use one of: {", ".join((AUTO, *formats))}')
     return format
 
 
@@ -110,12 +139,11 @@ def existing_file(base, entry, where):
     return file
 
 
-def import_file(entry, **options):
-    """Import one manifest file through the import service; refusals become command errors."""
-    importer = import_outputs if isinstance(entry, OutputsEntry) else import_dataset
+def import_entry(entry, user):
+    """Import one manifest file through the import service; a refusal becomes a command error."""
     with entry.file.open("rb") as handle:
         try:
-            return importer(File(handle, name=entry.file.name), file_name=entry.file.name, **options)
+            return entry.run_import(File(handle, name=entry.file.name), user)
         except ImportRefused as refusal:
             raise CommandError(f"{entry.file}: {refusal}") from None
 
@@ -163,56 +191,21 @@ class Command(BaseCommand):
         with transaction.atomic():
             accounts = [ensure_account(name, role, options["reset_passwords"]) for name, role in DEMO_ACCOUNTS]
             admin = get_user_model().objects.get(username=DEMO_ACCOUNTS[0][0])
-            dataset_results = [
-                (
-                    entry,
-                    import_file(
-                        entry,
-                        name=entry.name,
-                        level=entry.level,
-                        domain=entry.domain,
-                        description=entry.description,
-                        format=entry.format,
-                        user=admin,
-                    ),
-                )
-                for entry in datasets
-            ]
-            output_results = [
-                (
-                    entry,
-                    import_file(
-                        entry,
-                        dataset=entry.dataset,
-                        system_name=entry.system,
-                        family=entry.family,
-                        format=entry.format,
-                        user=admin,
-                    ),
-                )
-                for entry in outputs
-            ]
-        unchanged = all(summary.unchanged for _, summary in dataset_results + output_results) and not any(
+            results = [(entry, import_entry(entry, admin)) for entry in [*datasets, *outputs]]
+        unchanged = all(summary.unchanged for _, summary in results) and not any(
             account.password for account in accounts
         )
         if options["json"]:
-            self.stdout.write(
-                json.dumps(
-                    {
-                        "datasets": [
-                            {"name": entry.name, **summary.as_dict()} for entry, summary in dataset_results
-                        ],
-                        "outputs": [
-                            {"dataset": entry.dataset, "system": entry.system, **summary.as_dict()}
-                            for entry, summary in output_results
-                        ],
-                        "accounts": [account.as_dict() for account in accounts],
-                        "unchanged": unchanged,
-                    }
-                )
-            )
+            reports = [(entry, entry.report(summary)) for entry, summary in results]
+            answer = {
+                "datasets": [report for entry, report in reports if isinstance(entry, DatasetEntry)],
+                "outputs": [report for entry, report in reports if isinstance(entry, OutputsEntry)],
+                "accounts": [account.as_dict() for account in accounts],
+                "unchanged": unchanged,
+            }
+            self.stdout.write(json.dumps(answer))
             return
-        for _, summary in dataset_results + output_results:
+        for _, summary in results:
             self.stdout.write(summary.report() if options["verbosity"] > 1 else summary.message)
         self.stdout.write("Demo accounts:")
         for account in accounts:
@@ -220,9 +213,8 @@ class Command(BaseCommand):
         if unchanged:
             self.stdout.write(self.style.SUCCESS("Demo data already loaded: nothing changed."))
         else:
-            self.stdout.write(
-                self.style.SUCCESS(f"Demo data loaded: {len(dataset_results)} datasets, {len(output_results)} output files.")
-            )
+            loaded = f"{len(datasets)} datasets, {len(outputs)} output files"
+            self.stdout.write(self.style.SUCCESS(f"Demo data loaded: {loaded}."))
 
 
 def account_line(account):
