@@ -314,4 +314,9 @@
   root.classList.add("enhanced");
   restore();
   setCurrent(firstUnanswered(), false);
+  const gold = document.querySelector(".gold-card");
+  if (gold && fieldsets[current] && fieldsets[current].dataset.aspect === "cs") {
+    // Just revealed: bring the reference triples into view, next to the extractions.
+    gold.scrollIntoView({ block: "nearest" });
+  }
 })();
