@@ -155,13 +155,13 @@ def detect_layout(text):
 
 
 def load_json(text, where):
-    """A parsed JSON object or array; invalid JSON and repeated keys are named by position."""
+    """A parsed JSON value; invalid JSON, and a key given twice in the outer object, are named by position."""
     repeats = {}
 
     def keep_pairs(pairs):
         value = dict(pairs)
         if len(value) < len(pairs):
-            repeats[id(value)] = pairs
+            repeats[id(value)] = first_repeat(pairs)
         return value
 
     try:
@@ -172,24 +172,26 @@ def load_json(text, where):
         raise FormatError(f"{place}invalid JSON at {line}column {error.colno}: {error.msg}") from None
     except RecursionError:
         raise FormatError(f"{where or 'the file'}: the JSON is nested too deeply") from None
+    # Repeats in inner objects need no message of their own: no format allows objects there.
     if id(value) in repeats:
-        raise repeated_key_error(repeats[id(value)], where)
+        key, first, second = repeats[id(value)]
+        if where:
+            raise FormatError(f'{where}: the key "{preview(key)}" is given twice')
+        raise FormatError(
+            f'record {second} ("{preview(key)}"): the same text is already record {first}; '
+            "each text may appear only once"
+        )
     return value
 
 
-def repeated_key_error(pairs, where):
-    """Name the first key given twice in one object: a text twice in a document, a field twice on a line."""
+def first_repeat(pairs):
+    """The first key given twice, with the 1-based positions of its two entries."""
     first_seen = {}
     for number, (key, _) in enumerate(pairs, start=1):
         if key in first_seen:
-            if where:
-                return FormatError(f'{where}: the key "{preview(key)}" is given twice')
-            return FormatError(
-                f'record {number} ("{preview(key)}"): the same text is already record {first_seen[key]}; '
-                "each text may appear only once"
-            )
+            return key, first_seen[key], number
         first_seen[key] = number
-    raise AssertionError("keep_pairs saw a repeated key")
+    return None
 
 
 def load_document(text):
