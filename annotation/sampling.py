@@ -229,6 +229,8 @@ class _Rebalancer:
         return False
 
     def plan(self):
+        # A group can move away and back while loads even out: that is no move at all.
+        self.moves = {key: owner for key, owner in self.moves.items() if owner != self.slots[key].annotator}
         queues = {}
         for annotator in self.active:
             mine = [
