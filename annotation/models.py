@@ -200,6 +200,7 @@ class Assignment(models.Model):
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="annotation_assignments"
     )
+    # Imported studies did not record sides: their assignments hold True and exports leave sides blank.
     a_on_left = models.BooleanField()
     queue_position = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)

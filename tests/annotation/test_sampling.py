@@ -142,6 +142,7 @@ def test_new_annotator_takes_whole_texts_from_the_most_loaded():
     assert max(pending_load.values()) - min(pending_load.values()) <= PAIRS_PER_TEXT
     assert pending_load[3] > 0
     assert {key[0] for key in plan.moves} == {2}, "work comes from the annotator with most left to do"
+    assert all(new_owner != key[0] for key, new_owner in plan.moves.items()), "a move changes the owner"
     assert all(owners[key] == 1 for key in done)
     texts_of_newcomer = Counter(text_of(key[1]) for key, owner in owners.items() if owner == 3)
     assert set(texts_of_newcomer.values()) == {PAIRS_PER_TEXT}, "texts move whole"
