@@ -19,8 +19,9 @@ chance agreement is already perfect, so the ratio is undefined).
 """
 
 from collections import Counter, defaultdict
+from collections.abc import Hashable
 from itertools import combinations
-from typing import Hashable, NamedTuple
+from typing import NamedTuple
 
 import krippendorff
 import numpy as np

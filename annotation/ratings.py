@@ -13,8 +13,8 @@ expected to score 10 to 1 against it (initial rating 1000, scale 400, base 10).
 * Bradley–Terry is the maximum-likelihood fit of the same model to all battles at once, with
   a tie counted as half a win for each side. A weak Gaussian prior on the log-strengths
   (standard deviation :data:`PRIOR_SD` rating points) keeps a system that never wins, or never
-  loses, at a finite rating; it also anchors the scale: the mean rating is exactly 1000. With a
-  few hundred battles per system the prior moves ratings by well under a point.
+  loses, at a finite rating; it also anchors the scale: the mean rating is exactly 1000. With
+  200 battles between two systems it moves their difference by half a point.
 
 The bootstrap resamples the battles with replacement (seeded) and recomputes the ratings in
 every round; the 95% interval runs from the 2.5th to the 97.5th percentile of the rounds. Both
@@ -27,6 +27,7 @@ The leaderboard functions return ``{system: {"rating", "ci_low", "ci_high", "bat
 
 import math
 from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 import scipy.sparse
@@ -133,6 +134,7 @@ def elo_ratings(battles, k=K_FACTOR, order="given", seed=0):
     drawn with ``seed``).
     """
     _check_order(order)
+    _check_k(k)
     count = len(battles)
     positions = np.arange(count) if order == "given" else np.random.default_rng(seed).permutation(count)
     return _play_elo(battles, positions[np.newaxis, :], k)[0]
@@ -147,6 +149,7 @@ def bootstrap_elo(battles, rounds=BOOTSTRAP_ROUNDS, k=K_FACTOR, order="given", s
     """
     _check_order(order)
     _check_rounds(rounds)
+    _check_k(k)
     count = len(battles)
     if count == 0:
         return np.full((rounds, len(battles.systems)), INITIAL_RATING)
@@ -317,6 +320,11 @@ def _leaderboard(battles, ratings, samples):
 def _check_order(order):
     if order not in ORDERS:
         raise ValueError(f"unknown order {order!r}, expected one of {ORDERS}")
+
+
+def _check_k(k):
+    if isinstance(k, bool) or not (isinstance(k, Real) and math.isfinite(k) and k > 0):
+        raise ValueError(f"the Elo K factor must be a positive number, got {k!r}")
 
 
 def _check_rounds(rounds):

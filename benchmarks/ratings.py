@@ -58,8 +58,10 @@ def run(n_battles, rounds, n_systems):
     low, high = np.percentile(bt_rounds, [2.5, 97.5], axis=0)
     covered = np.count_nonzero((low <= true_ratings) & (true_ratings <= high))
     print(f"  Bradley–Terry fit, largest distance from a true rating: {np.abs(fitted - true_ratings).max():.1f} points")
-    print(f"  Bradley–Terry 95% intervals: mean width {np.mean(high - low):.1f} points, "
-          f"{covered} of {n_systems} contain the true rating")
+    print(
+        f"  Bradley–Terry 95% intervals: mean width {np.mean(high - low):.1f} points, "
+        f"{covered} of {n_systems} contain the true rating"
+    )
 
 
 def main(argv=None):

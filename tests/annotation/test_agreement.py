@@ -27,7 +27,14 @@ def test_label_agreement_discounts_ties(first, second, expected):
 
 @pytest.mark.parametrize(
     ("shown", "swapped", "canonical"),
-    [("a", False, "a"), ("b", False, "b"), ("tie", False, "tie"), ("a", True, "b"), ("b", True, "a"), ("tie", True, "tie")],
+    [
+        ("a", False, "a"),
+        ("b", False, "b"),
+        ("tie", False, "tie"),
+        ("a", True, "b"),
+        ("b", True, "a"),
+        ("tie", True, "tie"),
+    ],
 )
 def test_to_canonical_swaps_sides_but_not_ties(shown, swapped, canonical):
     assert to_canonical(shown, swapped) == canonical

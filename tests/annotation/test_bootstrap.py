@@ -92,7 +92,7 @@ def test_sorted_draws_are_an_ordered_uniform_resample():
         draws = ratings._sorted_draws(rng, 50)
         assert len(draws) == 50
         assert np.all(np.diff(draws) >= 0)
-        assert 0 <= draws[0] and draws[-1] < 50
+        assert draws[0] >= 0 and draws[-1] < 50
         counts += np.bincount(draws, minlength=50)
     # 100,000 draws over 50 values: each expects 2000 (sd ≈ 44); 6 sd is never reached by chance.
     assert np.abs(counts - 2000).max() < 270

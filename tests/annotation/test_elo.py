@@ -70,6 +70,12 @@ def test_a_system_without_battles_keeps_the_initial_rating():
     assert elo_ratings(battles()) == pytest.approx([1000, 1000, 1000])
 
 
+@pytest.mark.parametrize("k", [0, -16, float("nan"), "16"])
+def test_k_must_be_a_positive_number(k):
+    with pytest.raises(ValueError, match="K factor"):
+        elo_ratings(battles(("alpha", "beta", "a")), k=k)
+
+
 def test_unknown_order_is_refused():
     with pytest.raises(ValueError, match="'random'"):
         elo_ratings(battles(("alpha", "beta", "a")), order="random")
