@@ -267,12 +267,14 @@ def parse_csv(text, *, lenient):
                 raise FormatError(f"{where}: expected 4 fields ({', '.join(CSV_HEADER)}), got {len(row)}")
             text_id, *triple = row
             text_id = checked_id(text_id, where)
-            record = records.setdefault(text_id, Record(where=f'text_id "{preview(text_id)}"', text_id=text_id))
+            named = f'{where} (text_id "{preview(text_id)}")'
+            # A text's record is named by its first row; its warnings name their own rows.
+            record = records.setdefault(text_id, Record(where=named, text_id=text_id))
             if not any(element.strip() for element in triple):
                 continue  # The text's output is explicitly empty.
             problem = triple_problem(triple)
             if problem and not lenient:
-                raise FormatError(f'{where} (text_id "{preview(text_id)}"): {problem}')
+                raise FormatError(f"{named}: {problem}")
             if problem:
                 record.warnings.append(f"{where}: triple dropped: {problem}")
             else:

@@ -104,13 +104,13 @@ def test_csv_is_detected_rows_are_grouped_and_empty_rows_record_empty_outputs():
     assert parsed.format == "csv"
     assert records_of(parsed) == [
         (
-            'text_id "t1"',
+            'line 2 (text_id "t1")',
             "",
             "t1",
             [["Alan Turing", "born in", "London"], ["Alan Turing", "studied at", "Cambridge"]],
             [],
         ),
-        ('text_id "t2"', "", "t2", [], []),
+        ('line 3 (text_id "t2")', "", "t2", [], []),
     ]
 
 

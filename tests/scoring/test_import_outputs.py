@@ -152,7 +152,7 @@ BAD_FILES = [
     ),
     (
         b"text_id,subject,relation,object\nt1,a,b,c\nt7,a,b,c\n",
-        'Text_id "t7": dataset "People" has no text with id "t7"',
+        r'Line 3 \(text_id "t7"\): dataset "People" has no text with id "t7"',
     ),
     (
         json.dumps({TURING: [["Turing", "born in"]]}).encode(),
