@@ -15,7 +15,8 @@ deterministic and can be predicted by a test:
 - an embedding is a pseudo-random vector seeded by the SHA-256 of its input.
 
 ``reply_with(function)`` replaces the completion text, ``script(...)`` makes the next requests
-fail (``Failure``) or hang (``Hang``), and ``log`` / ``count(path)`` show what was asked.
+fail (``Failure``) or hang (``Hang``); ``log``, ``count(path)``, ``paths()`` and
+``max_in_flight`` show what was asked, and how many requests were open at once.
 """
 
 import hashlib
@@ -59,6 +60,12 @@ class LoggedRequest:
     authorization: str
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    # The default backlog of 5 refuses connections when a client opens 16 at once.
+    request_queue_size = 128
+
+
 def _last_question(prompt):
     """The final question of a few-shot prompt: the text after the last example."""
     return prompt.rsplit("\n\n", 1)[-1]
@@ -87,13 +94,17 @@ class FakeOpenAIServer:
         self.latency = latency
         self.embedding_dimension = embedding_dimension
         self.log = []
+        self.in_flight = 0
+        self.max_in_flight = 0  # the most requests it was answering at one time
         self._script = []
         self._replier = model_reply
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._http = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._http.daemon_threads = True
-        self._thread = threading.Thread(target=self._http.serve_forever, name="fake-openai", daemon=True)
+        self._http = _Server(("127.0.0.1", 0), self._handler_class())
+        # A short poll interval makes shutdown quick.
+        self._thread = threading.Thread(
+            target=self._http.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-openai", daemon=True
+        )
 
     @property
     def base_url(self):
@@ -131,9 +142,15 @@ class FakeOpenAIServer:
         with self._lock:
             return self._script.pop(0) if self._script else None
 
-    def _record(self, entry):
+    def _started(self, entry):
         with self._lock:
             self.log.append(entry)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def _finished(self):
+        with self._lock:
+            self.in_flight -= 1
 
     def answer(self, path, body):
         """(status, headers, payload) for one request; runs in the handler thread."""
@@ -208,12 +225,18 @@ class FakeOpenAIServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"  # keep-alive, as the real API
+            # Headers and body go out in separate writes; without this, Nagle's algorithm and
+            # delayed ACKs add ~40 ms to every answer.
+            disable_nagle_algorithm = True
 
             def do_POST(self):
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                server._record(LoggedRequest(self.path, body, self.headers.get("Authorization", "")))
-                status, headers, payload = server.answer(self.path, body)
+                server._started(LoggedRequest(self.path, body, self.headers.get("Authorization", "")))
+                try:
+                    status, headers, payload = server.answer(self.path, body)
+                finally:
+                    server._finished()
                 encoded = json.dumps(payload).encode("utf-8")
                 try:
                     self.send_response(status)

@@ -8,7 +8,7 @@ off: every attempt has to pass the shared rate limiter and be counted. A request
 for good comes back as a ``RequestFailed`` carrying the error; it never sinks the batch.
 
 The public API is synchronous (RQ jobs and scripts call it); each batch runs in its own event
-loop. Callers look up and store cached results outside that loop, so a cache backed by the
+loop (``run_to_completion``). Callers look up and store cached results outside that loop, so a cache backed by the
 Django ORM is only ever called from synchronous code.
 
 ``OpenAIEmbedder`` is the ``/v1/embeddings`` embedder; the judge lives in ``judges.py``.
@@ -16,6 +16,7 @@ Settings come from keyword arguments, else from the environment (see ``environme
 """
 
 import asyncio
+import concurrent.futures
 import email.utils
 import os
 import random
@@ -52,6 +53,20 @@ def environment(name, default, convert=str, environ=os.environ):
         return convert(value)
     except ValueError:
         raise ValueError(f"{name}={value!r} is not a valid {convert.__name__}") from None
+
+
+def run_to_completion(coroutine):
+    """Run a coroutine from synchronous code and return its result.
+
+    Where this thread already runs an event loop (a notebook, Playwright's sync API), the
+    coroutine gets a fresh loop in a thread of its own instead of failing.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 @dataclass(frozen=True)
@@ -150,7 +165,9 @@ class OpenAIService:
         if not api_key and self.base_url.rstrip("/") == OPENAI_BASE_URL:
             raise ValueError("OPENAI_API_KEY is not set; api.openai.com refuses requests without a key")
         self.api_key = api_key or KEYLESS_PLACEHOLDER
-        self.concurrency = concurrency or environment("GENRES_OPENAI_CONCURRENCY", DEFAULT_CONCURRENCY, int)
+        if concurrency is None:
+            concurrency = environment("GENRES_OPENAI_CONCURRENCY", DEFAULT_CONCURRENCY, int)
+        self.concurrency = concurrency
         if self.concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {self.concurrency}")
         self.retry = retry or RetryPolicy(
@@ -171,7 +188,7 @@ class OpenAIService:
         """
         if not requests:
             return []
-        return asyncio.run(self._run(requests))
+        return run_to_completion(self._run(requests))
 
     async def _run(self, requests):
         client = openai.AsyncOpenAI(
