@@ -29,8 +29,12 @@ AFTER_STRING = frozenset(",])}:")
 QUOTES = frozenset("\"'")
 NEXT_VISIBLE = re.compile(r"\S")
 
+# Triples nest two or three lists deep. Deeper lists are not parsed whole but searched
+# inside, which keeps a reply of a million brackets linear instead of quadratic.
+MAX_NESTING = 8
 SHOWN_CHARS = 80
 UNPARSABLE_LIST = "not a list of quoted strings"
+# Deeply nested input makes the parsers give up with RecursionError or MemoryError.
 PARSE_ERRORS = (ValueError, SyntaxError, TypeError, RecursionError, MemoryError)
 
 
@@ -45,6 +49,9 @@ def extract_triples(reply):
         source = answer[span.start : span.end]
         if not span.children and "," not in source:
             continue  # Brackets without a comma are prose ("[1]", "[Note]"), not an attempted triple.
+        if span.height > MAX_NESTING:
+            pending.extend(reversed(span.children))
+            continue
         value = parse_list(source, span, strings, answer)
         if value is not UNPARSED:
             collect(value, triples, warnings)
@@ -73,6 +80,7 @@ class Span:
     start: int
     end: int = -1
     children: list = field(default_factory=list)
+    height: int = 1  # 1 for a list of no lists, 2 for a list of those, and so on
 
 
 def scan_lists(text):
@@ -104,6 +112,7 @@ def scan_lists(text):
         elif char == "]" and open_lists:
             span = open_lists.pop()
             span.end = position + 1
+            span.height = 1 + max((child.height for child in span.children), default=0)
             (open_lists[-1].children if open_lists else roots).append(span)
         elif char in QUOTES and open_lists and previous in BEFORE_STRING:
             quote = char

@@ -120,6 +120,12 @@ def test_apostrophes_inside_single_quoted_strings():
     assert warnings == []
 
 
+def test_unescaped_double_quotes_inside_a_string():
+    reply = '[["The "Boss" of Mars", "performed by", "Bruce Springsteen"]]'
+
+    assert extract_triples(reply) == ([['The "Boss" of Mars', "performed by", "Bruce Springsteen"]], [])
+
+
 def test_apostrophes_in_prose_do_not_unbalance_the_scan():
     reply = 'Here\'s what I\'ve found: ["Rome", "capital of", "Italy"]. That\'s all, isn\'t it?'
 
@@ -208,3 +214,9 @@ def test_long_dropped_items_are_shortened_in_warnings():
     assert warning.startswith('dropped ["word word')
     assert "…" in warning
     assert len(warning) < 160
+
+
+def test_deeply_nested_brackets_are_searched_down_to_the_triple():
+    reply = "[" * 5000 + '["a", "b", "c"]' + "]" * 5000
+
+    assert extract_triples(reply) == ([["a", "b", "c"]], [])
