@@ -159,7 +159,12 @@ class OpenAIService:
         retry=None,
         limiter=None,
         requests_per_minute=None,
+        redis_client=None,
     ):
+        """Arguments left out come from the environment. The rate limit is ``limiter`` if
+        given, else ``requests_per_minute`` (GENRES_OPENAI_REQUESTS_PER_MINUTE, 0 = none) in
+        bursts of up to one second's worth, counted in Redis when ``redis_client`` is given
+        (shared by every worker), else in this process."""
         self.base_url = base_url or environment("OPENAI_BASE_URL", OPENAI_BASE_URL)
         api_key = api_key or environment("OPENAI_API_KEY", "")
         if not api_key and self.base_url.rstrip("/") == OPENAI_BASE_URL:
@@ -177,7 +182,7 @@ class OpenAIService:
         if limiter is None:
             if requests_per_minute is None:
                 requests_per_minute = environment("GENRES_OPENAI_REQUESTS_PER_MINUTE", 0, int)
-            limiter = rate_limiter(requests_per_minute)
+            limiter = rate_limiter(requests_per_minute, max(1, requests_per_minute // 60), redis_client)
         self.limiter = limiter
         self.usage = Usage()
 

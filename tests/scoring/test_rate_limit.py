@@ -7,7 +7,10 @@ import pytest
 import redis
 from django.conf import settings
 
-from scoring.genres.openai_backend import run_to_completion
+from tests.fake_openai import FakeOpenAIServer
+
+from scoring.genres.judges import OpenAIJudge
+from scoring.genres.openai_backend import OpenAIService, run_to_completion
 from scoring.genres.ratelimit import LocalRateLimiter, NoRateLimit, RedisRateLimiter, rate_limiter
 
 
@@ -102,3 +105,22 @@ def test_the_configured_limit_picks_the_limiter(redis_client):
     assert isinstance(rate_limiter(0), NoRateLimit)
     assert isinstance(rate_limiter(600), LocalRateLimiter)
     assert isinstance(rate_limiter(600, redis_client=redis_client), RedisRateLimiter)
+
+
+def test_the_service_counts_in_redis_when_given_a_client(monkeypatch, redis_client):
+    monkeypatch.setenv("GENRES_OPENAI_REQUESTS_PER_MINUTE", "3000")
+    service = OpenAIService(base_url="http://127.0.0.1:9/v1", redis_client=redis_client)
+    assert isinstance(service.limiter, RedisRateLimiter)
+    assert (service.limiter.rate, service.limiter.capacity) == (50, 50)  # bursts of one second's worth
+    assert isinstance(OpenAIService(base_url="http://127.0.0.1:9/v1").limiter, LocalRateLimiter)
+    monkeypatch.setenv("GENRES_OPENAI_REQUESTS_PER_MINUTE", "0")
+    assert isinstance(OpenAIService(base_url="http://127.0.0.1:9/v1").limiter, NoRateLimit)
+
+
+def test_a_judge_draws_on_the_shared_bucket(redis_client, bucket_key):
+    limiter = RedisRateLimiter(redis_client, requests_per_minute=60, burst=10, key=bucket_key)
+    pairs = [("Ada wrote notes.", ["Ada", "wrote", f"note {number}"]) for number in range(3)]
+    with FakeOpenAIServer() as server:
+        OpenAIJudge(base_url=server.base_url, limiter=limiter).check_support(pairs)
+    tokens = float(redis_client.hget(bucket_key, "tokens"))
+    assert 7 <= tokens < 8  # 10 - 3, plus what one token a second refilled meanwhile
