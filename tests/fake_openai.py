@@ -218,7 +218,12 @@ class FakeOpenAIServer:
             for index, text in enumerate(inputs)
         ]
         tokens = sum(len(text.split()) for text in inputs)
-        return {"object": "list", "data": data, "model": body["model"], "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+        return {
+            "object": "list",
+            "data": data,
+            "model": body["model"],
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+        }
 
     def _handler_class(self):
         server = self

@@ -32,7 +32,14 @@ from typing import Protocol
 
 from scoring.genres import prompts
 from scoring.genres.cache import InMemoryRequestCache, request_key
-from scoring.genres.openai_backend import DEFAULT_JUDGE_MODEL, OpenAIService, RequestFailed, Usage, environment
+from scoring.genres.openai_backend import (
+    DEFAULT_JUDGE_MODEL,
+    MalformedResponse,
+    OpenAIService,
+    RequestFailed,
+    Usage,
+    environment,
+)
 
 SUPPORT = "support"
 SPLIT = "split"
@@ -289,13 +296,12 @@ class OpenAIJudge:
         else:
             built = [prompts.split_prompt(triple) for _text, triple in pairs]
             max_tokens = prompts.SPLIT_MAX_TOKENS
+        parameters = {"temperature": 0, "max_tokens": max_tokens}
         if self.api == COMPLETIONS:
             return [
-                {"prompt": prompt.as_completion(), "temperature": 0, "max_tokens": max_tokens,
-                 "stop": prompts.COMPLETION_STOP}
-                for prompt in built
+                {"prompt": prompt.as_completion(), **parameters, "stop": prompts.COMPLETION_STOP} for prompt in built
             ]
-        return [{"messages": prompt.as_messages(), "temperature": 0, "max_tokens": max_tokens} for prompt in built]
+        return [{"messages": prompt.as_messages(), **parameters} for prompt in built]
 
     def _replies(self, payloads):
         keys = [request_key(self.model, payload) for payload in payloads]
@@ -321,19 +327,24 @@ class OpenAIJudge:
         return partial(create, payload=payload)
 
     async def _create_completion(self, client, payload):
-        return await client.completions.create(model=self.model, **payload)
+        return _with_choices(await client.completions.create(model=self.model, **payload))
 
     async def _create_chat(self, client, payload):
-        return await client.chat.completions.create(model=self.model, **payload)
+        return _with_choices(await client.chat.completions.create(model=self.model, **payload))
 
     def _read(self, response):
         if isinstance(response, RequestFailed):
             return _Reply(error=prompts.keep_reply(response.error))
-        if not response.choices:
-            return _Reply(error="the endpoint answered without any choice")
         choice = response.choices[0]
         text = choice.text if self.api == COMPLETIONS else choice.message.content
         return _Reply(text=(text or "").strip())
+
+
+def _with_choices(response):
+    """The response, checked inside the request so that an empty one counts as a failure."""
+    if not response.choices:
+        raise MalformedResponse("the endpoint answered without any choice")
+    return response
 
 
 JUDGES = {"heuristic": HeuristicJudge, "openai": OpenAIJudge}

@@ -8,8 +8,8 @@ off: every attempt has to pass the shared rate limiter and be counted. A request
 for good comes back as a ``RequestFailed`` carrying the error; it never sinks the batch.
 
 The public API is synchronous (RQ jobs and scripts call it); each batch runs in its own event
-loop (``run_to_completion``). Callers look up and store cached results outside that loop, so a cache backed by the
-Django ORM is only ever called from synchronous code.
+loop (``run_to_completion``). Callers look up and store cached results outside that loop, so a
+cache backed by the Django ORM is only ever called from synchronous code.
 
 ``OpenAIEmbedder`` is the ``/v1/embeddings`` embedder; the judge lives in ``judges.py``.
 Settings come from keyword arguments, else from the environment (see ``environment``).
@@ -22,6 +22,7 @@ import os
 import random
 import time
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 import openai
@@ -36,7 +37,11 @@ DEFAULT_CONCURRENCY = 16
 DEFAULT_TIMEOUT_SECONDS = 60.0
 DEFAULT_MAX_ATTEMPTS = 6
 EMBEDDING_BATCH_SIZE = 256
-EMBEDDING_DIMENSIONS = {"text-embedding-ada-002": 1536, "text-embedding-3-small": 1536, "text-embedding-3-large": 3072}
+EMBEDDING_DIMENSIONS = {
+    "text-embedding-ada-002": 1536,
+    "text-embedding-3-small": 1536,
+    "text-embedding-3-large": 3072,
+}
 # A Retry-After beyond this is not waited for; the attempt counts as failed right away.
 MAX_RETRY_AFTER_SECONDS = 600.0
 RETRYABLE_STATUS = {408, 409, 429}
@@ -45,8 +50,9 @@ RETRYABLE_STATUS = {408, 409, 429}
 KEYLESS_PLACEHOLDER = "no-key"
 
 
-def environment(name, default, convert=str, environ=os.environ):
-    value = environ.get(name, "").strip()
+def environment(name, default, convert=str):
+    """The setting ``name`` from the environment, converted; unset or empty gives ``default``."""
+    value = os.environ.get(name, "").strip()
     if not value:
         return default
     try:
@@ -109,6 +115,10 @@ class Usage:
 @dataclass(frozen=True)
 class RequestFailed:
     error: str
+
+
+class MalformedResponse(ValueError):
+    """A response that parsed but lacks what was asked for; asking again would not help."""
 
 
 def retry_after_seconds(headers):
@@ -221,7 +231,7 @@ class OpenAIService:
                     self.usage.retries += 1
                     await asyncio.sleep(self.retry.delay(attempt, wait))
                     continue
-                except Exception as error:  # a malformed reply: retrying would get the same one
+                except Exception as error:  # a malformed response: retrying would get the same one
                     last_error = error
                     break
                 self._count_tokens(response)
@@ -237,7 +247,7 @@ class OpenAIService:
 
 
 class EmbeddingRequestError(RuntimeError):
-    pass
+    """An embedding request failed for good, or its answer does not fit the request."""
 
 
 class OpenAIEmbedder(CachingEmbedder):
@@ -270,7 +280,7 @@ class OpenAIEmbedder(CachingEmbedder):
         # The endpoint refuses empty strings; an empty text keeps a zero vector (cosine 0 with all).
         rows = [row for row, text in enumerate(texts) if text.strip()]
         batches = [rows[start : start + self.batch_size] for start in range(0, len(rows), self.batch_size)]
-        responses = self.service.run([self._request([texts[row] for row in batch]) for batch in batches])
+        responses = self.service.run([partial(self._create, inputs=[texts[row] for row in batch]) for batch in batches])
         for number, (batch, response) in enumerate(zip(batches, responses), start=1):
             if isinstance(response, RequestFailed):
                 raise EmbeddingRequestError(
@@ -280,11 +290,11 @@ class OpenAIEmbedder(CachingEmbedder):
             vectors[batch] = self._rows(response, len(batch), number)
         return vectors
 
-    def _request(self, inputs):
-        async def request(client):
-            return await client.embeddings.create(model=self.model, input=inputs, encoding_format="float")
-
-        return request
+    async def _create(self, client, inputs):
+        response = await client.embeddings.create(model=self.model, input=inputs, encoding_format="float")
+        if not response.data:
+            raise MalformedResponse("the endpoint answered without any embedding")
+        return response
 
     def _rows(self, response, expected, number):
         items = sorted(response.data, key=lambda item: item.index)

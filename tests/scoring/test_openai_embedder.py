@@ -70,7 +70,7 @@ def test_rate_limits_and_server_errors_are_retried(server):
     embedder = make_embedder(server)
     assert embedder.embed(TEXTS).shape == (5, 16)
     assert (embedder.usage.requests, embedder.usage.retries, embedder.usage.failures) == (3, 2, 0)
-    assert embedder.usage.prompt_tokens == 9  # the fake counts words: 2 + 1 + 4 + 2 distinct
+    assert embedder.usage.prompt_tokens == 9  # the fake counts words: 2 + 1 + 4 + 2 in the 4 distinct texts
 
 
 def test_a_failed_request_is_an_error_naming_the_batch(server):
@@ -79,6 +79,12 @@ def test_a_failed_request_is_an_error_naming_the_batch(server):
     failure = r"embedding request 1 of 1 \(4 texts, the first 'Marie Curie'\) failed: HTTP 500"
     with pytest.raises(EmbeddingRequestError, match=failure):
         embedder.embed(TEXTS)
+
+
+def test_a_response_without_embeddings_is_an_error(server):
+    server.script(Failure(200))  # status 200 with an error body: no data in it
+    with pytest.raises(EmbeddingRequestError, match="failed: MalformedResponse: the endpoint answered without any"):
+        make_embedder(server).embed(TEXTS)
 
 
 def test_vectors_of_the_wrong_size_are_refused(server):

@@ -112,6 +112,12 @@ def test_a_second_identical_run_makes_no_request(server):
     assert (second.usage.requests, second.usage.cache_hits) == (0, 6)
 
 
+def test_an_empty_batch_sends_nothing(server):
+    judge = make_judge(server)
+    assert judge.check_support([]) == [] and judge.split([]) == []
+    assert server.count() == 0
+
+
 def test_identical_questions_are_asked_once(server):
     judge = make_judge(server)
     count = judge.count_requests(PAIRS * 4, SUPPORT)
@@ -202,6 +208,14 @@ def test_timeouts_to_the_last_attempt_are_a_failure(server):
     judge = make_judge(server, retry=RetryPolicy(max_attempts=2, base_delay=0.01, timeout=0.3))
     [verdict] = judge.check_support(PAIRS[:1])
     assert verdict.error == "APITimeoutError: Request timed out. (after 2 attempts)"
+
+
+def test_a_response_without_choices_is_a_failure(server):
+    server.script(Failure(200))  # status 200 with an error body: no choices in it
+    judge = make_judge(server)
+    [verdict] = judge.check_support(PAIRS[:1])
+    assert verdict.error == "MalformedResponse: the endpoint answered without any choice (after 1 attempt)"
+    assert (judge.usage.requests, judge.usage.failures) == (1, 1)
 
 
 def test_client_errors_are_not_retried(server):
