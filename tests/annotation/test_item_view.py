@@ -11,7 +11,6 @@ from scoring.models import Output, System
 from tests.annotation.annotator_fixtures import (
     FIRST_FOUR_LEFT,
     SYSTEM_NAMES,
-    TEXTS,
     UNSAFE_SUBJECT,
     make_annotation_setup,
     make_user,
@@ -60,6 +59,7 @@ def test_left_and_right_follow_the_stored_side(signed_in, setup, annotator, posi
     left = section(body, 'aria-label="Extraction A"', "</section>")
     right = section(body, 'aria-label="Extraction B"', "</section>")
     a_side, b_side = (left, right) if assignment.a_on_left else (right, left)
+    assert html.escape(item.text.content) in body
     for side, system in ((a_side, item.system_a), (b_side, item.system_b)):
         triples = Output.objects.get(text=item.text, system=system).triples
         assert side.count('class="triple"') == len(triples)
