@@ -20,8 +20,9 @@ from scoring.models import Dataset, Output, System, Text, Upload
 # them), so these need the "view output" permission: superusers have it; give it to researchers.
 VIEW_OUTPUTS = "scoring.view_output"
 TEXTS_PER_PAGE = 50
-EXCERPT_CHARS = 220
+EXCERPT_CHARS = 160
 RECENT_UPLOADS = 20
+UPLOAD_FORMS = {"dataset": DatasetUploadForm, "outputs": OutputsUploadForm}
 
 
 class JSONArrayLength(Func):
@@ -105,7 +106,7 @@ def dataset_detail(request, name):
     dataset = get_object_or_404(datasets_with_counts(), name=name)
     texts = (
         dataset.texts.defer("content")
-        .annotate(excerpt=Substr("content", 1, EXCERPT_CHARS), gold_count=JSONArrayLength("gold"))
+        .annotate(excerpt=Substr("content", 1, EXCERPT_CHARS + 1), gold_count=JSONArrayLength("gold"))
         .order_by("position")
     )
     page = Paginator(texts, TEXTS_PER_PAGE).get_page(request.GET.get("page"))
@@ -150,20 +151,20 @@ def upload_report(summary):
 @staff_required
 @require_http_methods(["GET", "POST"])
 def upload(request):
-    dataset_form = DatasetUploadForm(prefix="dataset")
-    outputs_form = OutputsUploadForm(prefix="outputs")
+    forms = {kind: form_class(prefix=kind) for kind, form_class in UPLOAD_FORMS.items()}
     status = 200
     if request.method == "POST":
         kind = request.POST.get("kind")
-        if kind not in {"dataset", "outputs"}:
+        if kind not in UPLOAD_FORMS:
             raise BadRequest("Unknown upload form.")
-        form_class = DatasetUploadForm if kind == "dataset" else OutputsUploadForm
-        form = form_class(request.POST, request.FILES, prefix=kind)
+        form = forms[kind] = UPLOAD_FORMS[kind](request.POST, request.FILES, prefix=kind)
         refused = getattr(request, "upload_refused", None)
         if refused:
             messages.error(request, refused)
             status = 413
-        elif form.is_valid():
+        elif not form.is_valid():
+            status = 400
+        else:
             try:
                 summary = form.run_import(user=request.user)
             except ImportRefused as error:
@@ -172,21 +173,14 @@ def upload(request):
             else:
                 messages.success(request, upload_report(summary))
                 return redirect("upload")
-        else:
-            status = 400
-        if kind == "dataset":
-            dataset_form = form
-        else:
-            outputs_form = form
-    recent = Upload.objects.select_related("uploaded_by")[:RECENT_UPLOADS]
     return render(
         request,
         "scoring/upload.html",
         {
-            "dataset_form": dataset_form,
-            "outputs_form": outputs_form,
+            "dataset_form": forms["dataset"],
+            "outputs_form": forms["outputs"],
             "system_names": System.objects.filter(is_ground_truth=False).values_list("name", flat=True),
-            "uploads": recent,
+            "uploads": Upload.objects.select_related("uploaded_by")[:RECENT_UPLOADS],
         },
         status=status,
     )
