@@ -21,6 +21,18 @@ class DefaultedChoiceField(forms.ChoiceField):
         return super().clean(value) or self.initial
 
 
+class FlagInput(forms.CheckboxInput):
+    """A checkbox on the page; from API clients "0", "no" and "off" also mean false, not only "false"."""
+
+    FALSE_VALUES = {"", "0", "false", "no", "off"}
+
+    def value_from_datadict(self, data, files, name):
+        value = data.get(name)
+        if isinstance(value, str):
+            return value.strip().lower() not in self.FALSE_VALUES
+        return super().value_from_datadict(data, files, name)
+
+
 class DatasetUploadForm(forms.Form):
     name = forms.CharField(max_length=100, validators=[name_validator])
     level = DefaultedChoiceField(choices=Dataset.Level.choices, initial=Dataset.Level.SENTENCE)
@@ -57,6 +69,7 @@ class OutputsFileForm(forms.Form):
     format = DefaultedChoiceField(choices=format_choices(formats.OUTPUT_FORMATS), initial=formats.AUTO)
     lenient = forms.BooleanField(
         required=False,
+        widget=FlagInput,
         help_text="Drop malformed triples with a parse warning instead of refusing the file.",
     )
     file = forms.FileField(help_text="Triples JSON, raw replies JSON, JSON Lines or CSV.")

@@ -205,6 +205,14 @@ def test_lenient_keeps_the_good_triples(client, admin_key):
     assert response.json()["warnings"] == 1
 
 
+@pytest.mark.parametrize("strict", ["0", "false", "no", "off"])
+def test_lenient_can_be_switched_off_in_words(client, admin_key, strict):
+    post_dataset(client, admin_key)
+    messy = jsonl({"id": "s1", "triples": [["a", "b", "c"], ["a", "b"]]})
+
+    assert post_outputs(client, admin_key, messy, lenient=strict).status_code == 400
+
+
 def test_an_existing_dataset_name_with_other_content_is_400(client, admin_key):
     post_dataset(client, admin_key)
 
