@@ -118,7 +118,10 @@ def run(n_texts, n_systems):
 def _generate(random, n_texts, n_systems):
     dataset = make_dataset(random, n_texts)
     systems = [
-        [TextRecord(index, text, perturb(random, gold, vocabulary), gold) for index, (text, gold, vocabulary) in enumerate(dataset)]
+        [
+            TextRecord(index, text, perturb(random, gold, vocabulary), gold)
+            for index, (text, gold, vocabulary) in enumerate(dataset)
+        ]
         for _ in range(n_systems)
     ]
     return dataset, systems

@@ -20,7 +20,10 @@ def test_committed_pairs_are_valid_and_cover_both_groups():
 
 def test_a_bad_line_is_named(tmp_path):
     path = tmp_path / "pairs.jsonl"
-    path.write_text('{"a": ["x", "r", "y"], "b": ["x", "r", "y"], "same": true}\n{"a": ["x", "r"], "b": ["x", "r", "y"], "same": false}\n')
+    path.write_text(
+        '{"a": ["x", "r", "y"], "b": ["x", "r", "y"], "same": true}\n'
+        '{"a": ["x", "r"], "b": ["x", "r", "y"], "same": false}\n'
+    )
     with pytest.raises(ValueError, match=r"line 2: triple a: expected 3 items"):
         load_pairs(path)
 

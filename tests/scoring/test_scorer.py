@@ -90,7 +90,8 @@ def test_verdicts_are_kept_per_triple(scorer):
 
 
 def test_split_triples_lower_granularity(scorer):
-    [text_scores] = scorer.score([TextRecord("k", CURIE, [["Marie Curie", "won", "Physics and Chemistry prizes"]])], ["gs"])
+    record = TextRecord("k", CURIE, [["Marie Curie", "won", "Physics and Chemistry prizes"]])
+    [text_scores] = scorer.score([record], ["gs"])
     # Two sub-triples: e^-2.
     assert text_scores.values["gs"] == pytest.approx(0.1353352832)
 
@@ -178,7 +179,8 @@ def test_provenance_names_everything_that_shapes_the_scores(scorer, topic_model)
 def test_fingerprint_is_stable_and_follows_the_settings(topic_model):
     embedder, judge = HashingEmbedder(), HeuristicJudge()
     fingerprint = ScoreSettings().fingerprint(embedder, judge, topic_model)
-    assert fingerprint == ScoreSettings(threshold=HashingEmbedder.default_threshold).fingerprint(embedder, judge, topic_model)
+    explicit = ScoreSettings(threshold=HashingEmbedder.default_threshold)
+    assert fingerprint == explicit.fingerprint(embedder, judge, topic_model)
     assert fingerprint != ScoreSettings(threshold=0.7).fingerprint(embedder, judge, topic_model)
     assert fingerprint != ScoreSettings(lda_seed=14).fingerprint(embedder, judge, topic_model)
     assert len(fingerprint) == 64

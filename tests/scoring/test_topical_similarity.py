@@ -59,7 +59,8 @@ def test_kl_divergence_hand_computed():
 
 def test_kl_divergence_is_finite_when_a_topic_is_missing():
     # Without smoothing this is infinite; with ε = 1e-10 it is about ln(1e10) / 2 + ln 2 / 2.
-    assert kl_divergence([0.5, 0.5], [1.0, 0.0]) == pytest.approx(0.5 * math.log(0.5 / 1e-10) + 0.5 * math.log(0.5), rel=1e-6)
+    expected = 0.5 * math.log(0.5 / 1e-10) + 0.5 * math.log(0.5)
+    assert kl_divergence([0.5, 0.5], [1.0, 0.0]) == pytest.approx(expected, rel=1e-6)
 
 
 def test_ts_is_exp_of_minus_kl_between_text_and_triples(model):
@@ -124,7 +125,8 @@ def test_scores_are_identical_in_a_fresh_process(model, tmp_path):
 import json
 from scoring.genres.topics import TopicModel, TopicSettings
 model = TopicModel.for_texts({TEXTS!r}, {str(tmp_path)!r}, TopicSettings(num_topics=3, seed=7))
-print(json.dumps([model.topical_similarity(text, triples) for text in {TEXTS[:6]!r} for triples in ({SPORT!r}, {FINANCE!r})]))
+scores = [model.topical_similarity(text, triples) for text in {TEXTS[:6]!r} for triples in ({SPORT!r}, {FINANCE!r})]
+print(json.dumps(scores))
 """
     result = subprocess.run([sys.executable, "-c", script], cwd=REPOSITORY, capture_output=True, text=True, check=True)
     here = [model.topical_similarity(text, triples) for text in TEXTS[:6] for triples in (SPORT, FINANCE)]

@@ -72,7 +72,9 @@ def best_threshold(cosines, same):
     recall = true_positive / same.sum()
     specificity = 1 - false_positive / (~same).sum()
     balanced_accuracy = (recall + specificity) / 2
-    precision = np.divide(true_positive, true_positive + false_positive, out=np.zeros(len(cuts)), where=predicted.any(axis=1))
+    precision = np.divide(
+        true_positive, true_positive + false_positive, out=np.zeros(len(cuts)), where=predicted.any(axis=1)
+    )
     f1 = np.divide(2 * precision * recall, precision + recall, out=np.zeros(len(cuts)), where=(precision + recall) > 0)
     best = np.flatnonzero((balanced_accuracy == balanced_accuracy.max()))
     best = best[f1[best] == f1[best].max()]

@@ -9,7 +9,9 @@ from scoring.genres.similarity import EMBEDDING_MODES
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Choose the cosine threshold φ that best separates paraphrase pairs from different facts.")
+    parser = argparse.ArgumentParser(
+        description="Choose the cosine threshold φ that best separates paraphrase pairs from different facts."
+    )
     parser.add_argument("--embedder", default="hashing", choices=sorted(EMBEDDERS))
     parser.add_argument("--mode", default="sum", choices=EMBEDDING_MODES)
     parser.add_argument("--dry-run", action="store_true", help=f"print only; leave {RESULTS_FILE.name} as it is")
@@ -21,8 +23,9 @@ def main(argv=None):
     print(f"{'cosine':>10} " + " ".join(f"{name:>7}" for name in result["cosine_quantiles"]["same"]))
     for group, values in result["cosine_quantiles"].items():
         print(f"{group:>10} " + " ".join(f"{value:7.3f}" for value in values.values()))
-    print(f"φ = {result['threshold']}: balanced accuracy {result['balanced_accuracy']:.3f}, F1 {result['f1']:.3f} "
-          f"(paraphrases kept {result['recall_same']:.0%}, different facts told apart {result['specificity_different']:.0%})")
+    print(f"φ = {result['threshold']}: balanced accuracy {result['balanced_accuracy']:.3f}, "
+          f"F1 {result['f1']:.3f} (paraphrases kept {result['recall_same']:.0%}, "
+          f"different facts told apart {result['specificity_different']:.0%})")
 
     if not arguments.dry_run:
         results = json.loads(RESULTS_FILE.read_text()) if RESULTS_FILE.exists() else {}
