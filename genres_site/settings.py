@@ -142,6 +142,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "staticfiles"
+STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns on every request while it is missing
 STATICFILES_DIRS = [
     BASE_DIR / "static",
     # plotly.js straight from the installed plotly package: same version as the Python side, no CDN.
