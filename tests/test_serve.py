@@ -119,11 +119,11 @@ def serving(var_dir, *args):
         yield served
     finally:
         if served.process.poll() is None:
-            for pid, _ in served.started_children:
-                if alive(pid):
-                    os.kill(pid, signal.SIGKILL)
             served.process.kill()
             served.process.wait()
+        for pid, _ in served.started_children:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
 
 
 def test_demo_serves_the_app_and_stops_cleanly_on_ctrl_c(tmp_path):
