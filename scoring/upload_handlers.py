@@ -3,6 +3,9 @@
 from django.conf import settings
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 
+# Room for the other form fields and multipart headers in a request that carries one file.
+FORM_FIELDS_ALLOWANCE = 64 * 1024
+
 
 def size_limit_message(size=None):
     limit_mb = settings.GENRES_MAX_UPLOAD_BYTES / (1024 * 1024)
@@ -17,13 +20,17 @@ class SizeLimitedUploadHandler(FileUploadHandler):
     """
 
     def handle_raw_input(self, input_data, META, content_length, boundary, encoding=None):
-        self.received = 0
-        if content_length and content_length > settings.GENRES_MAX_UPLOAD_BYTES + 64 * 1024:
-            self.refuse(content_length)
+        # Django calls this before its parser can handle StopUpload, so only note the size here
+        # and refuse in new_file: the form fields before the file (CSRF token included) still arrive.
+        self.declared_length = content_length
+
+    def new_file(self, *args, **kwargs):
+        super().new_file(*args, **kwargs)
+        if self.declared_length and self.declared_length > settings.GENRES_MAX_UPLOAD_BYTES + FORM_FIELDS_ALLOWANCE:
+            self.refuse(self.declared_length)
 
     def receive_data_chunk(self, raw_data, start):
-        self.received = start + len(raw_data)
-        if self.received > settings.GENRES_MAX_UPLOAD_BYTES:
+        if start + len(raw_data) > settings.GENRES_MAX_UPLOAD_BYTES:
             self.refuse()
         return raw_data
 
