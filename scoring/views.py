@@ -15,6 +15,7 @@ from django.views.decorators.http import require_http_methods
 from scoring.forms import DatasetUploadForm, OutputsUploadForm
 from scoring.imports import ImportRefused
 from scoring.models import Dataset, Output, System, Text, Upload
+from scoring.score_tables import dataset_scores, text_scores
 
 # Pages that name systems or show their triples. Annotators judge blind (systems are anonymous to
 # them), so these need the "view output" permission: superusers have it; give it to researchers.
@@ -113,7 +114,13 @@ def dataset_detail(request, name):
     return render(
         request,
         "scoring/dataset.html",
-        {"dataset": dataset, "systems": systems_of(dataset), "page": page, "excerpt_chars": EXCERPT_CHARS},
+        {
+            "dataset": dataset,
+            "systems": systems_of(dataset),
+            "page": page,
+            "excerpt_chars": EXCERPT_CHARS,
+            **dataset_scores(dataset, request.GET.get("settings")),
+        },
     )
 
 
@@ -122,7 +129,7 @@ def dataset_detail(request, name):
 def text_detail(request, name, pk):
     text = get_object_or_404(Text.objects.select_related("dataset"), pk=pk, dataset__name=name)
     # The gold triples are shown from the text itself; the Ground truth system would repeat them.
-    outputs = text.outputs.filter(system__is_ground_truth=False).select_related("system").order_by("system__name")
+    outputs = list(text.outputs.filter(system__is_ground_truth=False).select_related("system").order_by("system__name"))
     siblings = Text.objects.filter(dataset=text.dataset).values_list("pk", flat=True)
     return render(
         request,
@@ -133,6 +140,7 @@ def text_detail(request, name, pk):
             "outputs": outputs,
             "previous_pk": siblings.filter(position__lt=text.position).order_by("-position").first(),
             "next_pk": siblings.filter(position__gt=text.position).order_by("position").first(),
+            **text_scores(text, outputs, request.GET.get("settings")),
         },
     )
 

@@ -1,0 +1,98 @@
+"""Scoring runs in the browser: start one from a dataset (with an estimate first), watch, cancel, resume."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required, permission_required
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from scoring.jobs import enqueue_run, estimate_judge_requests, resume_run
+from scoring.models import Dataset
+from scoring.progress import publish_progress
+from scoring.run_forms import RunForm
+from scoring.runs import RunRefused, ScoringRun
+from scoring.score_tables import score_table
+from scoring.views import VIEW_OUTPUTS, staff_required
+
+
+def run_for(pk):
+    return get_object_or_404(ScoringRun.objects.select_related("dataset", "created_by"), pk=pk)
+
+
+@staff_required
+@require_http_methods(["GET", "POST"])
+def run_new(request, name):
+    dataset = get_object_or_404(Dataset, name=name)
+    form = RunForm(dataset, request.POST or None)
+    estimate = None
+    choices = form.choices()
+    if choices:
+        systems, metrics, _embedder, judge = choices
+        try:
+            estimate = estimate_judge_requests(dataset, systems, metrics, judge)
+        except ValueError as error:  # the judge cannot be set up, e.g. no OpenAI key
+            form.add_error("judge", str(error))
+    if request.method == "POST" and request.POST.get("action") == "start" and estimate is not None:
+        try:
+            run = ScoringRun.create(dataset, systems, metrics, form.score_settings(), user=request.user)
+        except RunRefused as error:
+            form.add_error(None, str(error))
+        else:
+            enqueue_run(run)
+            messages.success(request, f"Scoring run {run.pk} queued: {run.chunks.count()} chunk(s).")
+            return redirect(run)
+    status = 400 if form.errors else 200
+    context = {"dataset": dataset, "form": form, "estimate": estimate, "judge": choices[3] if choices else None}
+    return render(request, "scoring/run_new.html", context, status=status)
+
+
+@login_required
+@permission_required(VIEW_OUTPUTS, raise_exception=True)
+@require_GET
+def run_detail(request, pk):
+    run = run_for(pk)
+    return render(
+        request,
+        "scoring/run_detail.html",
+        {
+            "run": run,
+            "state": run.progress_state(),
+            "systems": run.systems.order_by("-is_ground_truth", "name"),
+            "chunks": run.chunks.all(),
+            "score_table": score_table(run.system_scores.select_related("system"), run.heuristic_judge),
+        },
+    )
+
+
+@login_required
+@permission_required(VIEW_OUTPUTS, raise_exception=True)
+@require_GET
+def run_progress(request, pk):
+    """The page's fallback when its websocket is down: the same state the socket sends."""
+    return JsonResponse(run_for(pk).progress_state())
+
+
+@staff_required
+@require_POST
+def run_cancel(request, pk):
+    run = run_for(pk)
+    if run.cancel():
+        publish_progress(run)
+        messages.success(request, f"Run {run.pk} cancelled: running chunks stop at their next system.")
+    else:
+        messages.error(request, f"Run {run.pk} is {run.get_status_display().lower()}; there is nothing to cancel.")
+    return redirect(run)
+
+
+@staff_required
+@require_POST
+def run_resume(request, pk):
+    run = run_for(pk)
+    try:
+        queued = resume_run(run)
+    except ValueError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, f"Run {run.pk} resumed: {queued} unfinished chunk{pluralize(queued)} queued again.")
+    return redirect(run)
