@@ -1,0 +1,122 @@
+"""python manage.py score_outputs --dataset NAME: score systems' outputs with GENRES, queued or here and now."""
+
+import json
+import sys
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from scoring.genres.embedders import EMBEDDERS
+from scoring.genres.judges import JUDGES
+from scoring.genres.scorer import METRICS, ScoreSettings
+from scoring.jobs import enqueue_run, run_in_process
+from scoring.models import Dataset, System
+from scoring.runs import DEFAULT_CHUNK_TEXTS, RunRefused, ScoringRun
+
+TABLE_COLUMNS = ("texts", "triples_per_text", "ts", "us", "fs", "gs", "cs", "precision", "recall", "f1", "empty_share")
+
+
+def comma_list(value):
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+class Command(BaseCommand):
+    help = (
+        "Score the outputs of a dataset's systems (all of them, Ground truth included, unless --systems "
+        "or --no-ground-truth say otherwise). Queues a run for the RQ workers, or with --sync runs it here."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--dataset", required=True, help="Name of the dataset.")
+        parser.add_argument("--systems", type=comma_list, help="Comma-separated system names (default: all).")
+        parser.add_argument("--no-ground-truth", action="store_true", help="Leave the Ground truth system out.")
+        parser.add_argument(
+            "--metrics", type=comma_list, default=list(METRICS), help=f"Comma-separated, of {','.join(METRICS)} (default: all)."
+        )
+        parser.add_argument("--embedder", choices=list(EMBEDDERS), default="hashing")
+        parser.add_argument("--judge", choices=list(JUDGES), default="heuristic")
+        parser.add_argument("--chunk-texts", type=int, default=DEFAULT_CHUNK_TEXTS, help="Texts per chunk (one job each).")
+        parser.add_argument("--sync", action="store_true", help="Score here, with a progress bar on stderr.")
+        parser.add_argument("--json", action="store_true", help="Print the result as JSON.")
+
+    def handle(self, *args, **options):
+        dataset = Dataset.objects.filter(name=options["dataset"]).first()
+        if dataset is None:
+            raise CommandError(f'there is no dataset "{options["dataset"]}"')
+        systems = self.systems(dataset, options["systems"], options["no_ground_truth"])
+        try:
+            run = ScoringRun.create(
+                dataset,
+                systems,
+                options["metrics"],
+                ScoreSettings(embedder=options["embedder"], judge=options["judge"]),
+                chunk_texts=options["chunk_texts"],
+            )
+        except RunRefused as error:
+            raise CommandError(str(error)) from error
+        if not options["sync"]:
+            enqueue_run(run)
+            self.report_queued(run, options["json"])
+            return
+        run = self.run_here(run)
+        if options["json"]:
+            self.stdout.write(json.dumps(self.result(run), indent=2))
+        else:
+            self.print_table(run)
+
+    @staticmethod
+    def systems(dataset, names, no_ground_truth):
+        scored = System.objects.filter(outputs__text__dataset=dataset).distinct().order_by("-is_ground_truth", "name")
+        if names:
+            found = {system.name: system for system in System.objects.filter(name__in=names)}
+            missing = [name for name in names if name not in found]
+            if missing:
+                raise CommandError(f"unknown system(s): {', '.join(missing)}")
+            scored = [found[name] for name in names]
+        return [system for system in scored if not (no_ground_truth and system.is_ground_truth)]
+
+    def report_queued(self, run, as_json):
+        if as_json:
+            self.stdout.write(json.dumps({"run": run.pk, "url": run.get_absolute_url(), "status": run.status}))
+        else:
+            self.stdout.write(
+                f"Scoring run {run.pk} queued ({run.chunks.count()} chunks); follow it at {run.get_absolute_url()}"
+            )
+
+    def run_here(self, run):
+        with tqdm(total=run.chunks.count(), unit="chunk", desc=f"run {run.pk}", file=sys.stderr) as bar:
+
+            def show(progress_run):
+                state = progress_run.progress_state()
+                bar.update(state["chunks_done"] - bar.n)
+                bar.set_postfix(requests=state["requests"], cache_hits=state["cache_hits"], refresh=False)
+
+            try:
+                return run_in_process(run, on_chunk=show)
+            except Exception as error:
+                raise CommandError(f"scoring run {run.pk} failed: {type(error).__name__}: {error}") from error
+
+    @staticmethod
+    def result(run):
+        return {
+            "dataset": run.dataset.name,
+            "systems": {score.system.name: score.values for score in run.system_scores.select_related("system")},
+        }
+
+    def print_table(self, run):
+        provenance = run.provenance
+        judge = provenance["judge"] + (" (heuristic: offline rules, no LLM)" if run.heuristic_judge else "")
+        self.stdout.write(
+            f"Scoring run {run.pk} on {run.dataset.name}: embedder {provenance['embedder']} "
+            f"(φ {provenance['threshold']}), judge {judge}, LDA {provenance['lda_topics']} topics"
+        )
+        self.stdout.write("system".ljust(24) + "".join(column.rjust(12) for column in TABLE_COLUMNS))
+        for score in run.system_scores.select_related("system"):
+            cells = "".join(self.cell(score.values[column]).rjust(12) for column in TABLE_COLUMNS)
+            self.stdout.write(score.system.name[:23].ljust(24) + cells)
+
+    @staticmethod
+    def cell(value):
+        if value is None:
+            return "-"
+        return str(value) if isinstance(value, int) else f"{value:.3f}"
