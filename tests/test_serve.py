@@ -22,6 +22,7 @@ from genres_site.serve import EXIT_CHILD_FAILED, EXIT_PORT_TAKEN
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 STARTUP_TIMEOUT_SECONDS = 180
+PORT_ATTEMPTS = 3
 
 
 def free_port():
@@ -40,9 +41,11 @@ def embedded_environment(var_dir):
 class Served:
     """The serve command in a subprocess, its output collected line by line."""
 
-    def __init__(self, var_dir, *args):
+    def __init__(self, var_dir, *args, port=None):
+        self.port = port
+        port_args = ("--port", str(port)) if port else ()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "genres_site.serve", *args],
+            [sys.executable, "-m", "genres_site.serve", *args, *port_args],
             cwd=BASE_DIR,
             env=embedded_environment(var_dir),
             stdout=subprocess.PIPE,
@@ -60,6 +63,14 @@ class Served:
             self.lines.append(line)
             if line.startswith("Press Ctrl-C to stop."):
                 self.ready.set()
+
+    def wait_until_ready(self):
+        """True once the banner is out; False if the command exited first or took too long."""
+        deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
+        while not self.ready.wait(0.5):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                return False
+        return True
 
     @property
     def output(self):
@@ -111,10 +122,17 @@ def registered_workers(socket_path):
 
 @contextmanager
 def serving(var_dir, *args):
-    """Serve until the block ends; whatever the test left running is killed afterwards."""
-    served = Served(var_dir, *args)
+    """Serve on a free port until the block ends; whatever is left running is killed afterwards.
+
+    Other test runs on this machine may take the free port before the command binds it: then
+    the command says so at once, and another port is tried.
+    """
+    for _ in range(PORT_ATTEMPTS):
+        served = Served(var_dir, *args, port=free_port())
+        if served.wait_until_ready() or served.process.returncode != EXIT_PORT_TAKEN:
+            break
     try:
-        assert served.ready.wait(STARTUP_TIMEOUT_SECONDS), served.output
+        assert served.ready.is_set(), served.output
         served.started_children = served.children()
         yield served
     finally:
@@ -127,14 +145,13 @@ def serving(var_dir, *args):
 
 
 def test_demo_serves_the_app_and_stops_cleanly_on_ctrl_c(tmp_path):
-    port = free_port()
-    with serving(tmp_path, "--demo", "--port", str(port)) as served:
+    with serving(tmp_path, "--demo") as served:
         children = served.started_children
         commands = " | ".join(command for _, command in children)
-        assert "redis-server" in commands and "rqworker default" in commands and "daphne" in commands, commands
+        assert "redis-server" in commands and "rqworker default" in commands and "daphne" in commands, served.output
 
         url = re.search(r"GENRES Arena is running at (http://\S+)", served.output).group(1)
-        assert url == f"http://127.0.0.1:{port}/"
+        assert url == f"http://127.0.0.1:{served.port}/"
         password = re.search(r"^\s+admin\s+password (\S+)", served.output, flags=re.MULTILINE).group(1)
         assert re.search(r"^\s+annotator1\s+password \S+", served.output, flags=re.MULTILINE)
 
@@ -142,10 +159,10 @@ def test_demo_serves_the_app_and_stops_cleanly_on_ctrl_c(tmp_path):
         assert final_url == url
         assert "demo-sentences" in home and "demo-documents" in home
 
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
         while not registered_workers(tmp_path / "redis.sock") and time.monotonic() < deadline:
             time.sleep(0.5)
-        assert len(registered_workers(tmp_path / "redis.sock")) == 1
+        assert len(registered_workers(tmp_path / "redis.sock")) == 1, served.output
 
         served.process.send_signal(signal.SIGINT)
         assert served.process.wait(timeout=60) == 0, served.output
@@ -155,7 +172,7 @@ def test_demo_serves_the_app_and_stops_cleanly_on_ctrl_c(tmp_path):
 
 
 def test_a_child_that_dies_stops_the_others_and_fails(tmp_path):
-    with serving(tmp_path, "--port", str(free_port())) as served:
+    with serving(tmp_path) as served:
         assert "No demo data" in served.output
         worker = next(pid for pid, command in served.started_children if "rqworker" in command)
         os.kill(worker, signal.SIGKILL)
@@ -168,7 +185,7 @@ def test_a_child_that_dies_stops_the_others_and_fails(tmp_path):
 def test_a_taken_port_is_reported_before_anything_starts(tmp_path):
     with socket.create_server(("127.0.0.1", 0)) as occupant:
         port = occupant.getsockname()[1]
-        served = Served(tmp_path, "--port", str(port))
+        served = Served(tmp_path, port=port)
         assert served.process.wait(timeout=60) == EXIT_PORT_TAKEN
     served.reader.join(timeout=10)
     assert f"Port {port} on 127.0.0.1 is already in use" in served.output
