@@ -20,20 +20,17 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
-
 from django.conf import settings
 
 from genres_site import embedded_redis
 
-BASE_DIR = Path(__file__).resolve().parent.parent
 SETTINGS_MODULE = "genres_site.settings"
 ASGI_APPLICATION = "genres_site.asgi:application"
 # rq's forking worker: each job runs in a work horse, so a job that crashes or is killed
 # cannot take the worker with it (SpawnWorker is only needed where fork is unsafe, as on macOS).
 WORKER_CLASS = "rq.worker.Worker"
 STOP_TIMEOUT_SECONDS = 10
-READY_TIMEOUT_SECONDS = 60
+READY_TIMEOUT_SECONDS = 120
 POLL_SECONDS = 0.2
 EXIT_CHILD_FAILED = 1
 EXIT_PORT_TAKEN = 2
@@ -81,7 +78,7 @@ class Child:
         """
         process = subprocess.Popen(
             args,
-            cwd=BASE_DIR,
+            cwd=settings.BASE_DIR,
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE if capture else subprocess.STDOUT,
@@ -208,7 +205,7 @@ def port_problem(host, port):
 
 
 def manage(*args):
-    return [sys.executable, str(BASE_DIR / "manage.py"), *args]
+    return [sys.executable, str(settings.BASE_DIR / "manage.py"), *args]
 
 
 def login_lines(accounts):
