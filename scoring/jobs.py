@@ -137,6 +137,7 @@ def run_chunk(chunk_id, job_id, on_progress=publish_progress):
     for system in run.systems.order_by("name"):
         if run.is_cancelled():
             chunk.stop_for_cancel()
+            run.refresh_from_db()
             on_progress(run)
             return
         outputs = list(Output.objects.filter(system=system, text_id__in=chunk.text_ids).select_related("text"))
