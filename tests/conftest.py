@@ -25,6 +25,12 @@ def pytest_configure(config):
     settings.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"] = [url]
 
 
+def pytest_collection_modifyitems(config, items):
+    """Browser tests run last: Playwright's sync API leaves an asyncio loop on the main thread
+    for the rest of the session, where code calling async_to_sync (channels) would refuse to run."""
+    items.sort(key=lambda item: "tests/browser/" in item.nodeid)
+
+
 def pytest_unconfigure(config):
     process = getattr(config, "_embedded_redis", None)
     if process:
