@@ -150,6 +150,9 @@ STATICFILES_DIRS = [
 ]
 WHITENOISE_USE_FINDERS = DEBUG
 
+# Leaderboards: readable without signing in when on (read-only; annotators of open campaigns still excluded).
+GENRES_PUBLIC_LEADERBOARD = env_bool("GENRES_PUBLIC_LEADERBOARD", False)
+
 # Uploads: files above this size are refused before they are read whole.
 GENRES_MAX_UPLOAD_BYTES = int(os.environ.get("GENRES_MAX_UPLOAD_BYTES", str(25 * 1024 * 1024)))
 FILE_UPLOAD_HANDLERS = [

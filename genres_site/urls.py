@@ -2,11 +2,15 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from leaderboard import views as leaderboard_views
+
 urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/rq/", include("django_rq.urls")),
     path("admin/", admin.site.urls),
+    path("leaderboard/", include("leaderboard.urls")),
+    path("api/datasets/<str:name>/leaderboard.json", leaderboard_views.dataset_json, name="api-dataset-leaderboard"),
     path("", include("scoring.urls")),
     path("", include("annotation.urls")),
 ]

@@ -1,0 +1,174 @@
+"""A leaderboard as JSON, as CSV tables, and as one static HTML page that opens offline."""
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from django.contrib.staticfiles import finders
+from django.template.loader import render_to_string
+
+from leaderboard import presenters
+from leaderboard.metrics import COLUMN_KEYS
+from leaderboard.services import METHODS
+
+RATING_FIELDS = ("rating", "ci_low", "ci_high", "battles")
+CORRELATION_FIELDS = ("systems", "kendall_tau", "kendall_p", "spearman_rho", "spearman_p")
+
+
+def leaderboard_json(data):
+    """Everything the page shows except the figures (their data is in the tables)."""
+    return {key: value for key, value in data.items() if key != "plots"}
+
+
+def _number(value, digits=4):
+    return "" if value is None else round(value, digits)
+
+
+def _rank(rank):
+    return ("", "") if rank is None else tuple(rank)
+
+
+def scores_rows(data):
+    yield ["system", "ground_truth", "texts", *COLUMN_KEYS]
+    for row in data["scores"]:
+        yield [row["system"], row["ground_truth"], row["texts"], *(_number(row["values"][key]) for key in COLUMN_KEYS)]
+
+
+def human_rows(data):
+    yield ["method", "aspect", "system", *RATING_FIELDS, "rank_best", "rank_worst"]
+    if not data["human"]["judgements"]:
+        return
+    for method, by_aspect in data["human"]["ratings"].items():
+        for aspect, board in by_aspect.items():
+            for system, entry in board.items():
+                yield [method, aspect, system, *(_number(entry[key], 2) for key in RATING_FIELDS), *entry["rank"]]
+
+
+def agreement_rows(data):
+    yield ["aspect", "accuracy", "kappa", "alpha", "items", "pairs"]
+    for aspect, figures in data["human"]["agreement"].items():
+        yield [aspect, *(_number(figures[key]) for key in ("accuracy", "kappa", "alpha")), figures["items"], figures["pairs"]]
+
+
+def comparison_rows(data):
+    yield [
+        "method", "aspect", "system", "human_rating", "human_rank_best", "human_rank_worst", "mean_score",
+        "score_rank", "metric_rating", "metric_rank_best", "metric_rank_worst",
+    ]  # fmt: skip
+    for method, by_aspect in data["comparison"].items():
+        for aspect, entry in by_aspect.items():
+            for row in entry["rows"]:
+                yield [
+                    method, aspect, row["system"], _number(row["human_rating"], 2), *_rank(row["human_rank"]),
+                    _number(row["mean_score"]), row["score_rank"] or "", _number(row["metric_rating"], 2),
+                    *_rank(row["metric_rank"]),
+                ]  # fmt: skip
+
+
+def correlation_rows(data):
+    yield [
+        "method", "aspect", *(f"by_score_{key}" for key in CORRELATION_FIELDS),
+        *(f"by_battles_{key}" for key in CORRELATION_FIELDS), "margin", "item_agreement", "items",
+    ]  # fmt: skip
+    for method, by_aspect in data["comparison"].items():
+        for aspect, entry in by_aspect.items():
+            yield [
+                method, aspect, *(_number(entry["by_score"][key]) for key in CORRELATION_FIELDS),
+                *(_number(entry["by_battles"][key]) for key in CORRELATION_FIELDS), data["margin"],
+                _number(entry["items"]["accuracy"]), entry["items"]["items"],
+            ]  # fmt: skip
+
+
+def win_rate_rows(data):
+    yield ["aspect", "system", "opponent", "share_of_points", "battles"]
+    if not data["human"]["judgements"]:
+        return
+    for aspect, matrix in data["human"]["win_rates"].items():
+        for system, rates, counts in zip(matrix["systems"], matrix["rates"], matrix["battles"]):
+            for opponent, rate, count in zip(matrix["systems"], rates, counts):
+                if count:
+                    yield [aspect, system, opponent, _number(rate), count]
+
+
+CSV_TABLES = {
+    "scores": scores_rows,
+    "human-ratings": human_rows,
+    "agreement": agreement_rows,
+    "comparison": comparison_rows,
+    "correlations": correlation_rows,
+    "win-rates": win_rate_rows,
+}
+# The table holding each figure's numbers: its "data as CSV" link.
+PLOT_TABLES = {"ratings": "comparison", "scatter": "comparison", "win_rates": "win-rates", "profile": "scores"}
+
+
+def section_context(data, links):
+    """What the section templates need; ``links`` maps CSV table names to their URLs or files."""
+    return {
+        "data": data,
+        "methods": METHODS,
+        "links": {table.replace("-", "_"): link for table, link in links.items()},
+        "plot_links": {plot: links[table] for plot, table in PLOT_TABLES.items()},
+        "score_table": presenters.score_table(data),
+        "human_tables": presenters.human_tables(data),
+        "agreement_rows": presenters.agreement_rows(data),
+        "comparison_tables": presenters.comparison_tables(data),
+    }
+
+
+def csv_text(table, data):
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerows(CSV_TABLES[table](data))
+    return buffer.getvalue()
+
+
+def csv_file_name(dataset_name, table):
+    return f"{dataset_name}-{table}.csv".replace(" ", "_")
+
+
+def _static_text(path):
+    found = finders.find(path)
+    if found is None:
+        raise FileNotFoundError(f"static file {path} not found: is {Path(path).parts[0]} installed?")
+    return Path(found).read_text(encoding="utf-8")
+
+
+def static_html(data, links):
+    """One HTML file with the tables, the figures, plotly.js, the styles and the sorting script inlined."""
+    # Inlined scripts must not close their own <script> element early.
+    def script(path):
+        return _static_text(path).replace("</script", "<\\/script")
+
+    return render_to_string(
+        "leaderboard/export.html",
+        {
+            **section_context(data, links),
+            "static_export": True,
+            "styles": _static_text("css/app.css") + "\n" + _static_text("css/leaderboard.css"),
+            "plotly_js": script("plotly/plotly.min.js"),
+            "leaderboard_js": script("js/leaderboard.js"),
+        },
+    )
+
+
+def write_export(data, out_dir):
+    """Write leaderboard.json, every CSV table and index.html into ``out_dir``; return the paths."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    name = data["dataset"]["name"]
+    written = []
+    json_path = out_dir / "leaderboard.json"
+    json_path.write_text(json.dumps(leaderboard_json(data), indent=1, ensure_ascii=False), encoding="utf-8")
+    written.append(json_path)
+    links = {}
+    for table in CSV_TABLES:
+        path = out_dir / csv_file_name(name, table)
+        path.write_text(csv_text(table, data), encoding="utf-8")
+        links[table] = path.name
+        written.append(path)
+    html_path = out_dir / "index.html"
+    html_path.write_text(static_html(data, links), encoding="utf-8")
+    written.append(html_path)
+    return written

@@ -1,0 +1,117 @@
+"""The GENRES side of a leaderboard: stored scores of one scoring setting, read, never recomputed.
+
+A *setting* is a provenance fingerprint (``ScoreSettings.fingerprint``): scores from different
+settings are never mixed. For each system the leaderboard takes the aggregates of the latest
+finished run with that setting (``scoring.runs.latest_system_scores``) and, for metric battles,
+the current per-text scores stored under it.
+"""
+
+from django.db.models import Count, Max
+
+from annotation.models import ASPECTS
+from scoring.models import Output
+from scoring.runs import ScoringRun, TextScore, latest_system_scores, settings_choices
+
+# Columns of the GENRES table: (key in the stored aggregates, heading, what it is, better when, group).
+COLUMNS = (
+    ("triples_per_text", "Triples", "Mean number of triples per text", None, ""),
+    ("tokens_per_triple", "Tokens", "Mean whitespace tokens per triple (subject + relation + object)", None, ""),
+    ("ts", "TS", "Topical similarity ×100", "higher", "GENRES ×100"),
+    ("us", "US", "Uniqueness ×100", "higher", "GENRES ×100"),
+    ("fs", "FS", "Factualness ×100", "higher", "GENRES ×100"),
+    ("gs", "GS", "Granularity ×100", "higher", "GENRES ×100"),
+    ("cs", "CS", "Completeness ×100", "higher", "GENRES ×100"),
+    ("precision", "P", "Exact-match precision ×100", "higher", "Exact match ×100"),
+    ("recall", "R", "Exact-match recall ×100", "higher", "Exact match ×100"),
+    ("f1", "F1", "Exact-match F1 ×100", "higher", "Exact match ×100"),
+    ("relaxed_precision", "P", "Relaxed precision ×100", "higher", "Relaxed ×100"),
+    ("relaxed_recall", "R", "Relaxed recall ×100", "higher", "Relaxed ×100"),
+    ("relaxed_f1", "F1", "Relaxed F1 ×100", "higher", "Relaxed ×100"),
+    ("empty_share", "Empty", "Share of texts with no triple, %", "lower", ""),
+)
+COLUMN_KEYS = tuple(key for key, *_ in COLUMNS)
+
+
+def column_provenance(provenance):
+    """What each column's values were computed with, in words (the headers' tooltips)."""
+    embedder = f"embedder {provenance['embedder']}"
+    if provenance.get("embedder_model"):
+        embedder += f" ({provenance['embedder_model']})"
+    embedding = f"{embedder}, φ {provenance['threshold']:g}, triple embedding: {provenance['embedding_mode']}"
+    if provenance.get("heuristic_judge"):
+        judge = f"judge {provenance['judge']} (offline heuristic, no LLM)"
+    else:
+        judge = f"judge {provenance['judge']}"
+        if provenance.get("judge_model"):
+            judge += f", model {provenance['judge_model']}"
+    if provenance.get("prompt_version"):
+        judge += f", prompt version {provenance['prompt_version']}"
+    relaxed = f"token Jaccard ≥ {provenance['relaxed_threshold']:g} per element"
+    return {
+        "ts": f"LDA, {provenance['lda_topics']} topics, seed {provenance['lda_seed']}",
+        "us": embedding,
+        "cs": embedding,
+        "fs": judge,
+        "gs": judge,
+        "relaxed_precision": relaxed,
+        "relaxed_recall": relaxed,
+        "relaxed_f1": relaxed,
+    }
+
+
+def describe(run):
+    """A setting as the page's selector and the JSON show it."""
+    provenance = run.provenance or {}
+    label = f"{provenance.get('embedder', '?')} φ {provenance.get('threshold', 0):g} · judge {provenance.get('judge', '?')}"
+    label += f" · LDA {provenance.get('lda_topics', '?')} topics"
+    return {
+        "key": run.fingerprint,
+        "label": label,
+        "provenance": provenance,
+        "heuristic_judge": run.heuristic_judge,
+        "run": run.pk,
+        "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+        "columns": column_provenance(provenance) if provenance else {},
+    }
+
+
+def scoring_settings(dataset):
+    """The dataset's settings with a finished run, newest first."""
+    return [describe(run) for run in settings_choices(dataset)]
+
+
+def scores_version(dataset):
+    """Changes whenever a run of the dataset finishes or an output of it is uploaded again."""
+    runs = ScoringRun.objects.filter(dataset=dataset, status=ScoringRun.Status.DONE).aggregate(
+        count=Count("pk"), last=Max("finished_at")
+    )
+    outputs = Output.objects.filter(text__dataset=dataset).aggregate(last=Max("updated_at"))
+    return (runs["count"], runs["last"], outputs["last"])
+
+
+def metric_scores(dataset, fingerprint):
+    """Aggregated rows per system, and per-text scores of the five aspects, for one setting.
+
+    ``rows``: ``[{"system", "ground_truth", "current", "run", "texts", "values": {column: value}}]``,
+    Ground truth first; ``per_text``: ``{aspect: {text id: {system: score}}}`` from current scores.
+    """
+    rows = [
+        {
+            "system": row.system.name,
+            "ground_truth": row.system.is_ground_truth,
+            "current": row.is_current,
+            "run": row.run_id,
+            "texts": row.values.get("texts"),
+            "values": {key: row.values.get(key) for key in COLUMN_KEYS},
+        }
+        for row in latest_system_scores(dataset, fingerprint)
+    ]
+    per_text = {aspect: {} for aspect in ASPECTS}
+    stored = (
+        TextScore.objects.current()
+        .filter(fingerprint=fingerprint, metric__in=ASPECTS, output__text__dataset=dataset)
+        .values_list("metric", "output__text_id", "output__system__name", "values")
+    )
+    for aspect, text_id, system, values in stored:
+        per_text[aspect].setdefault(text_id, {})[system] = values.get(aspect)
+    return {"rows": rows, "per_text": per_text}

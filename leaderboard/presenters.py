@@ -1,0 +1,154 @@
+"""Leaderboard data shaped into table rows for the templates: formatted cells, best values, ranks.
+
+Cells carry the raw value (``sort``, for the client-side sorting) beside the text shown.
+"""
+
+from dataclasses import dataclass
+
+from leaderboard.metrics import COLUMNS
+
+NOT_APPLICABLE = "—"
+# Columns shown as counts, not as shares ×100.
+PLAIN_COLUMNS = {"triples_per_text", "tokens_per_triple"}
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str
+    sort: float | str | None = None
+    best: bool = False
+    title: str = ""
+
+
+def hundred(value):
+    return NOT_APPLICABLE if value is None else f"{100 * value:.1f}"
+
+
+def fixed(value, digits=2):
+    return NOT_APPLICABLE if value is None else f"{value:.{digits}f}"
+
+
+def rank_text(rank):
+    if rank is None:
+        return NOT_APPLICABLE
+    best, worst = rank
+    return str(best) if best == worst else f"{best}–{worst}"
+
+
+def _rank_cell(rank):
+    tied = rank is not None and rank[0] != rank[1]
+    return Cell(
+        rank_text(rank),
+        sort=None if rank is None else rank[0],
+        title="95% intervals overlap with other systems: the ranks in this range are all possible" if tied else "",
+    )
+
+
+def score_table(data):
+    """Header cells with tooltips and one row per system, best value per column marked."""
+    setting = data["setting"] or {}
+    provenance_of = setting.get("columns", {})
+    rows = data["scores"]
+    headers = []
+    best = {}
+    groups = []
+    for key, heading, meaning, better, group in COLUMNS:
+        tooltip = meaning + (f" · {provenance_of[key]}" if key in provenance_of else "")
+        headers.append({"key": key, "heading": heading, "title": tooltip, "judge": key in ("fs", "gs")})
+        if groups and groups[-1]["name"] == group:
+            groups[-1]["span"] += 1
+        else:
+            groups.append({"name": group, "span": 1})
+        # Ground truth is the reference, not a contender: it is left out of the best value.
+        values = [row["values"][key] for row in rows if not row["ground_truth"] and row["values"][key] is not None]
+        if better and values:
+            best[key] = round(max(values) if better == "higher" else min(values), 3)
+    table_rows = []
+    for row in rows:
+        cells = []
+        for key, *_ in COLUMNS:
+            value = row["values"][key]
+            text = fixed(value, 1) if key in PLAIN_COLUMNS else hundred(value)
+            is_best = not row["ground_truth"] and value is not None and round(value, 3) == best.get(key)
+            cells.append(Cell(text, sort=value, best=is_best))
+        table_rows.append({"system": row["system"], "ground_truth": row["ground_truth"], "current": row["current"], "cells": cells})
+    return {"groups": groups, "headers": headers, "rows": table_rows}
+
+
+def human_tables(data):
+    """Per method, per aspect: systems by rating, each with interval, battles and rank range."""
+    if not data["human"]["judgements"]:
+        return {}
+    names = {aspect["code"]: aspect["name"] for aspect in data["aspects"]}
+    tables = {}
+    for method, by_aspect in data["human"]["ratings"].items():
+        tables[method] = []
+        for aspect, board in by_aspect.items():
+            ordered = sorted(board.items(), key=lambda item: (-item[1]["rating"], item[0]))
+            tables[method].append(
+                {
+                    "aspect": aspect,
+                    "name": names[aspect],
+                    "rows": [
+                        {
+                            "system": system,
+                            "rank": _rank_cell(entry["rank"]),
+                            "rating": Cell(f"{entry['rating']:.0f}", sort=entry["rating"]),
+                            "interval": f"{entry['ci_low']:.0f} – {entry['ci_high']:.0f}",
+                            "battles": Cell(str(entry["battles"]), sort=entry["battles"]),
+                        }
+                        for system, entry in ordered
+                    ],
+                }
+            )
+    return tables
+
+
+def agreement_rows(data):
+    names = {aspect["code"]: aspect["name"] for aspect in data["aspects"]}
+    return [
+        {
+            "name": names[aspect],
+            "accuracy": fixed(figures["accuracy"]),
+            "kappa": fixed(figures["kappa"]),
+            "alpha": fixed(figures["alpha"]),
+            "items": figures["items"],
+        }
+        for aspect, figures in data["human"]["agreement"].items()
+    ]
+
+
+def comparison_tables(data):
+    """Per method: a summary row per aspect (τ, ρ, item agreement) and the side-by-side rankings."""
+    names = {aspect["code"]: aspect["name"] for aspect in data["aspects"]}
+    tables = {}
+    for method, by_aspect in data["comparison"].items():
+        tables[method] = []
+        for aspect, entry in by_aspect.items():
+            items = entry["items"]
+            tables[method].append(
+                {
+                    "aspect": aspect,
+                    "name": names[aspect],
+                    "tau_score": fixed(entry["by_score"]["kendall_tau"]),
+                    "rho_score": fixed(entry["by_score"]["spearman_rho"]),
+                    "tau_battles": fixed(entry["by_battles"]["kendall_tau"]),
+                    "rho_battles": fixed(entry["by_battles"]["spearman_rho"]),
+                    "shared": entry["by_score"]["systems"],
+                    "item_accuracy": fixed(items["accuracy"]),
+                    "items": items["items"],
+                    "rows": [
+                        {
+                            "system": row["system"],
+                            "human_rating": Cell(fixed(row["human_rating"], 0), sort=row["human_rating"]),
+                            "human_rank": _rank_cell(row["human_rank"]),
+                            "mean_score": Cell(hundred(row["mean_score"]), sort=row["mean_score"]),
+                            "score_rank": Cell(str(row["score_rank"] or NOT_APPLICABLE), sort=row["score_rank"]),
+                            "metric_rating": Cell(fixed(row["metric_rating"], 0), sort=row["metric_rating"]),
+                            "metric_rank": _rank_cell(row["metric_rank"]),
+                        }
+                        for row in entry["rows"]
+                    ],
+                }
+            )
+    return tables

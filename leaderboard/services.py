@@ -1,0 +1,233 @@
+"""Everything a dataset leaderboard shows, as one JSON-ready dict built from cached parts.
+
+Parts and what rebuilds them (``leaderboard.cache`` keys them by data version):
+
+* human side (``leaderboard.human``): new or edited judgements;
+* GENRES scores of one scoring setting (``leaderboard.metrics``): new results;
+* metric-battle ratings: new results, or another margin;
+* the assembled page (comparison, figures, verdict): any of the above.
+
+A warm request reads two version aggregates and one cache entry.
+"""
+
+import math
+
+from scipy.stats import rankdata
+
+from annotation.agreement import A, B
+from annotation.models import ASPECTS, Aspect
+from annotation.ratings import BOOTSTRAP_ROUNDS
+from leaderboard import cache, human, metrics, plots
+from leaderboard.battles import DEFAULT_MARGIN, metric_battles, metric_labels
+from leaderboard.correlation import item_agreement, rank_correlation
+from scoring.runs import ScoringRun
+
+ASPECT_NAMES = [(aspect, Aspect(aspect).label) for aspect in ASPECTS]
+METHODS = {"elo": "Elo", "bt": "Bradley–Terry"}
+DEFAULT_METHOD = "elo"
+# Metric battles number every text × system pair (84,000 per aspect for 15 systems on 800 texts):
+# their intervals are narrow, and 200 rounds pin them while keeping a rebuild to seconds.
+METRIC_BOOTSTRAP_ROUNDS = 200
+MARGIN_STEP = 0.05
+# Kendall τ (mean over aspects) from which the index calls the rankings in agreement, or partly.
+AGREE_TAU, PARTLY_AGREE_TAU = 0.5, 0.0
+
+
+class LeaderboardError(ValueError):
+    """A request for a leaderboard that cannot be answered; the message says why."""
+
+
+def parse_margin(value):
+    """The margin asked for, on the page's 0.05 grid in [0, 1]; the default when not given."""
+    if value in (None, ""):
+        return DEFAULT_MARGIN
+    try:
+        margin = float(value)
+    except ValueError:
+        raise LeaderboardError(f"The margin must be a number between 0 and 1, not {str(value)[:20]!r}.") from None
+    if not (math.isfinite(margin) and 0 <= margin <= 1):
+        raise LeaderboardError(f"The margin must be between 0 and 1, not {str(value)[:20]}.")
+    return round(round(margin / MARGIN_STEP) * MARGIN_STEP, 2)
+
+
+def pick_setting(settings, key):
+    """The scoring setting named by ``key`` (its fingerprint), or the newest one; None when unscored."""
+    if not settings:
+        if key:
+            raise LeaderboardError("This dataset has no scoring results yet.")
+        return None
+    if not key:
+        return settings[0]
+    for setting in settings:
+        if setting["key"] == key:
+            return setting
+    raise LeaderboardError(f"No scoring results with the setting {key[:70]!r} on this dataset.")
+
+
+def leaderboard(dataset, setting_key=None, margin=DEFAULT_MARGIN):
+    """The whole leaderboard of ``dataset`` for one scoring setting and margin (see the README)."""
+    settings = metrics.scoring_settings(dataset)
+    setting = pick_setting(settings, setting_key)
+    judgement_version = cache.judgement_version(dataset)
+    scores_version = metrics.scores_version(dataset)
+    setting_key = setting["key"] if setting else None
+
+    def build():
+        human_side = cache.get_or_build("human", (dataset.pk, judgement_version), lambda: human.human_side(dataset))
+        scores = None
+        metric_ratings = None
+        if setting:
+            scores = cache.get_or_build(
+                "scores", (dataset.pk, scores_version, setting_key), lambda: metrics.metric_scores(dataset, setting_key)
+            )
+            metric_ratings = cache.get_or_build(
+                "metric-ratings",
+                (dataset.pk, scores_version, setting_key, margin),
+                lambda: rate_metric_battles(scores, margin),
+            )
+        return assemble(dataset, settings, setting, margin, human_side, scores, metric_ratings)
+
+    return cache.get_or_build("page", (dataset.pk, judgement_version, scores_version, setting_key, margin), build)
+
+
+def rate_metric_battles(scores, margin):
+    """Per aspect, both methods' ratings of the metric battles between the scored systems."""
+    systems = [row["system"] for row in scores["rows"]]
+    rated = {method: {} for method in METHODS}
+    for aspect in ASPECTS:
+        battles = metric_battles(scores["per_text"][aspect], systems, margin)
+        for method, board in human.rate(battles, METRIC_BOOTSTRAP_ROUNDS).items():
+            rated[method][aspect] = board
+    return rated
+
+
+def score_ranks(mean_scores):
+    """Ranks by mean score, 1 for the highest; equal scores share the better rank."""
+    systems = [system for system, score in mean_scores.items() if score is not None]
+    ranks = rankdata([-mean_scores[system] for system in systems], method="min")
+    return {system: int(rank) for system, rank in zip(systems, ranks)}
+
+
+def compare(human_side, scores, metric_ratings, margin):
+    """Per method and aspect: the rankings side by side, their correlations, item-level agreement."""
+    comparison = {method: {} for method in METHODS}
+    for aspect in ASPECTS:
+        human_labels = human_side["labels"][aspect]
+        mean_scores = {row["system"]: row["values"][aspect] for row in scores["rows"]} if scores else {}
+        if scores:
+            judged_texts = {text for text, _, _ in human_labels}
+            per_text = {text: by_system for text, by_system in scores["per_text"][aspect].items() if text in judged_texts}
+            labels = metric_labels(per_text, [row["system"] for row in scores["rows"]], margin)
+            items = item_agreement(human_labels, labels)
+            items.update(_label_shares(labels.values()))
+        else:
+            items = {"accuracy": None, "items": 0}
+        by_score = score_ranks(mean_scores)
+        for method in METHODS:
+            human_board = human_side["ratings"][method][aspect] if human_side["judgements"] else {}
+            metric_board = metric_ratings[method][aspect] if metric_ratings else {}
+            human_rating = {system: entry["rating"] for system, entry in human_board.items()}
+            metric_rating = {system: entry["rating"] for system, entry in metric_board.items()}
+            systems = sorted(
+                human_board.keys() | mean_scores.keys(),
+                key=lambda system: (-human_rating.get(system, -math.inf), -(mean_scores.get(system) or -1), system),
+            )
+            comparison[method][aspect] = {
+                "rows": [
+                    {
+                        "system": system,
+                        "human_rating": human_rating.get(system),
+                        "human_rank": human_board[system]["rank"] if system in human_board else None,
+                        "mean_score": mean_scores.get(system),
+                        "score_rank": by_score.get(system),
+                        "metric_rating": metric_rating.get(system),
+                        "metric_rank": metric_board[system]["rank"] if system in metric_board else None,
+                    }
+                    for system in systems
+                ],
+                "by_score": rank_correlation(human_rating, mean_scores),
+                "by_battles": rank_correlation(human_rating, metric_rating),
+                "items": items,
+            }
+    return comparison
+
+
+def _label_shares(labels):
+    labels = list(labels)
+    decided = sum(1 for label in labels if label in (A, B))
+    return {"metric_labels": len(labels), "metric_ties": len(labels) - decided}
+
+
+def verdict(human_side, scores, comparison):
+    """One line on how the human and GENRES rankings compare (Elo against mean scores)."""
+    if not human_side["judgements"]:
+        return {"tau": None, "text": "No human judgements yet." if scores else "No GENRES scores or human judgements yet."}
+    if not scores:
+        return {"tau": None, "text": f"{human_side['judgements']} human judgements; no GENRES scores yet."}
+    taus = [entry["by_score"]["kendall_tau"] for entry in comparison[DEFAULT_METHOD].values()]
+    taus = [tau for tau in taus if tau is not None]
+    if not taus:
+        return {"tau": None, "text": "Too few systems rated by both humans and GENRES to compare rankings."}
+    tau = sum(taus) / len(taus)
+    if tau >= AGREE_TAU:
+        wording = "Human and GENRES rankings agree"
+    elif tau >= PARTLY_AGREE_TAU:
+        wording = "Human and GENRES rankings partly agree"
+    else:
+        wording = "Human and GENRES rankings disagree"
+    over = f" (mean over {len(taus)} aspects)" if len(taus) > 1 else ""
+    return {"tau": tau, "text": f"{wording}: Kendall τ {tau:.2f}{over}."}
+
+
+def assemble(dataset, settings, setting, margin, human_side, scores, metric_ratings):
+    comparison = compare(human_side, scores, metric_ratings, margin)
+    rows = scores["rows"] if scores else []
+    mean_scores = {aspect: {row["system"]: row["values"][aspect] for row in rows} for aspect in ASPECTS}
+    human_ratings = human_side["ratings"] if human_side["judgements"] else {method: {} for method in METHODS}
+    figures = {
+        "ratings": {
+            method: plots.rating_bars(
+                human_ratings[method], metric_ratings[method] if metric_ratings else {}, ASPECT_NAMES, name
+            )
+            for method, name in METHODS.items()
+        },
+        "scatter": {
+            method: plots.rating_vs_score(human_ratings[method], mean_scores, ASPECT_NAMES, name)
+            for method, name in METHODS.items()
+        },
+        "win_rates": plots.win_rate_heatmaps(human_side["win_rates"] if human_side["judgements"] else {}, ASPECT_NAMES),
+        "profile": plots.score_profile(rows, ASPECT_NAMES),
+    }
+    return {
+        "dataset": {
+            "name": dataset.name,
+            "level": dataset.level,
+            "domain": dataset.domain,
+            "description": dataset.description,
+            "texts": dataset.texts.count(),
+        },
+        "aspects": [{"code": code, "name": name} for code, name in ASPECT_NAMES],
+        "margin": margin,
+        "bootstrap_rounds": {"human": BOOTSTRAP_ROUNDS, "metric": METRIC_BOOTSTRAP_ROUNDS},
+        "settings": settings,
+        "setting": setting,
+        "scores": rows,
+        "human": {key: value for key, value in human_side.items() if key != "labels"},
+        "metric_ratings": metric_ratings,
+        "comparison": comparison,
+        "verdict": verdict(human_side, scores, comparison),
+        "plots": figures,
+    }
+
+
+def index_summary(dataset):
+    """What the leaderboards index shows of a dataset: finished runs, campaigns, judgements, verdict."""
+    data = leaderboard(dataset)
+    return {
+        "runs": ScoringRun.objects.filter(dataset=dataset, status=ScoringRun.Status.DONE).count(),
+        "settings": len(data["settings"]),
+        "scored_systems": len(data["scores"]),
+        "campaigns": data["human"]["campaigns"],
+        "judgements": data["human"]["judgements"],
+        "verdict": data["verdict"],
+    }

@@ -1,0 +1,161 @@
+/* Leaderboard page: sortable tables, the Elo / Bradley–Terry toggle, plotly figures, and live
+   refresh over a websocket. Also runs inside the static export, where there is no server. */
+(function () {
+  "use strict";
+
+  var root = document.getElementById("leaderboard");
+  if (!root) return;
+  var plots = JSON.parse(document.getElementById("leaderboard-plots").textContent);
+  var REFRESH_DELAY_MS = 800;
+
+  function currentMethod() {
+    var checked = root.querySelector('input[name="method"]:checked');
+    return checked ? checked.value : "elo";
+  }
+
+  /* Sorting: every table.sortable, by the data-sort value of the clicked column. */
+  function sortValue(row, column, numeric) {
+    var cell = row.children[column];
+    var raw = cell ? cell.getAttribute("data-sort") : null;
+    if (raw === null || raw === "") return null;
+    return numeric ? parseFloat(raw) : raw.toLowerCase();
+  }
+
+  function sortTable(table, header, direction) {
+    var column = Array.prototype.indexOf.call(header.parentNode.children, header);
+    var numeric = header.querySelector("button").getAttribute("data-type") === "number";
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (first, second) {
+      var a = sortValue(first, column, numeric);
+      var b = sortValue(second, column, numeric);
+      if (a === null && b === null) return 0;
+      if (a === null) return 1; // missing values stay last either way
+      if (b === null) return -1;
+      var order = a < b ? -1 : a > b ? 1 : 0;
+      return direction === "ascending" ? order : -order;
+    });
+    rows.forEach(function (row) { body.appendChild(row); });
+    table.querySelectorAll("th[aria-sort]").forEach(function (other) { other.setAttribute("aria-sort", "none"); });
+    header.setAttribute("aria-sort", direction);
+  }
+
+  function enableSorting(container) {
+    container.querySelectorAll("table.sortable th[aria-sort] button.sort").forEach(function (button) {
+      button.addEventListener("click", function () {
+        var header = button.closest("th");
+        var numeric = button.getAttribute("data-type") === "number";
+        var current = header.getAttribute("aria-sort");
+        // Numbers start high-to-low (best scores first), text A to Z.
+        var direction = current === "none" ? (numeric ? "descending" : "ascending")
+          : current === "ascending" ? "descending" : "ascending";
+        sortTable(header.closest("table"), header, direction);
+      });
+    });
+  }
+
+  /* Elo / Bradley–Terry: tables of both are on the page; figures come in both versions. */
+  function showMethod(method) {
+    root.querySelectorAll("[data-method]").forEach(function (element) {
+      element.hidden = element.getAttribute("data-method") !== method;
+    });
+    drawPlots(true);
+  }
+
+  function drawPlots(onlyByMethod) {
+    if (!window.Plotly) return;
+    var method = currentMethod();
+    root.querySelectorAll(".plot[data-plot]").forEach(function (element) {
+      var byMethod = element.hasAttribute("data-by-method");
+      if (onlyByMethod && !byMethod) return;
+      var name = element.getAttribute("data-plot");
+      var figure = byMethod ? plots[name][method] : plots[name];
+      var config = {
+        responsive: true,
+        displaylogo: false,
+        modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"],
+        toImageButtonOptions: { format: "png", filename: "leaderboard-" + name + "-" + (byMethod ? method : "all"), scale: 2 }
+      };
+      window.Plotly.react(element, figure.data, figure.layout, config);
+    });
+  }
+
+  root.querySelectorAll('input[name="method"]').forEach(function (input) {
+    input.addEventListener("change", function () { showMethod(currentMethod()); });
+  });
+  var asked = new URLSearchParams(window.location.search).get("method");
+  var askedInput = asked && root.querySelector('input[name="method"][value="' + asked.replace(/[^a-z]/g, "") + '"]');
+  if (askedInput) askedInput.checked = true;
+
+  enableSorting(root);
+  showMethod(currentMethod());
+  drawPlots(false);
+
+  /* Live refresh: the server says what changed; after a quiet moment, fetch the affected sections. */
+  var wsPath = root.getAttribute("data-websocket-path");
+  var sectionsUrl = root.getAttribute("data-sections-url");
+  var status = document.getElementById("live-status");
+  if (!wsPath || !sectionsUrl || !window.WebSocket) return;
+
+  var pending = {};
+  var timer = null;
+  var retryDelay = 1000;
+
+  function setStatus(text, state) {
+    if (!status) return;
+    status.textContent = text;
+    status.setAttribute("data-state", state);
+  }
+
+  function refresh() {
+    timer = null;
+    var changes = Object.keys(pending);
+    pending = {};
+    var query = new URLSearchParams(window.location.search);
+    query.delete("method");
+    changes.forEach(function (change) { query.append("change", change); });
+    setStatus("updating…", "busy");
+    fetch(sectionsUrl + "?" + query.toString(), { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (response) {
+        if (!response.ok) throw new Error("HTTP " + response.status);
+        return response.json();
+      })
+      .then(function (payload) {
+        Object.keys(payload.sections).forEach(function (name) {
+          var target = root.querySelector('[data-section="' + name + '"]');
+          if (!target) return;
+          target.innerHTML = payload.sections[name]; // rendered and escaped by the server's templates
+          enableSorting(target);
+        });
+        plots = payload.plots;
+        showMethod(currentMethod());
+        drawPlots(false);
+        root.setAttribute("data-refreshed", String(Date.now()));
+        setStatus("live · updated " + new Date().toLocaleTimeString(), "live");
+      })
+      .catch(function () { setStatus("update failed; reload the page", "error"); });
+  }
+
+  function connect() {
+    var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
+    var socket = new WebSocket(scheme + window.location.host + wsPath);
+    socket.addEventListener("open", function () {
+      retryDelay = 1000;
+      setStatus("live", "live");
+      root.setAttribute("data-live", "true");
+    });
+    socket.addEventListener("message", function (event) {
+      var message = JSON.parse(event.data);
+      pending[message.change] = true;
+      if (timer) window.clearTimeout(timer);
+      timer = window.setTimeout(refresh, REFRESH_DELAY_MS);
+    });
+    socket.addEventListener("close", function () {
+      root.removeAttribute("data-live");
+      setStatus("offline · reconnecting", "offline");
+      window.setTimeout(connect, retryDelay);
+      retryDelay = Math.min(retryDelay * 2, 30000);
+    });
+  }
+  connect();
+})();
