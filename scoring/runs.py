@@ -24,6 +24,7 @@ from django.conf import settings
 from django.db import models, transaction
 from django.db.models import Count, F, Max, Q, Sum
 from django.db.models.functions import Coalesce
+from django.dispatch import Signal
 from django.urls import reverse
 from django.utils import timezone
 
@@ -34,6 +35,10 @@ from scoring.models import Dataset, Output, System
 
 DEFAULT_CHUNK_TEXTS = 50
 METRIC_CHOICES = [(metric, metric) for metric in METRICS]
+
+
+# Sent once a finished run's aggregates are committed, for pages that show scores (the leaderboard).
+run_finished = Signal()
 
 
 class RunRefused(ValueError):
@@ -186,6 +191,7 @@ class ScoringRun(models.Model):
         )
         if finished:
             self.store_aggregates()
+            transaction.on_commit(lambda: run_finished.send(sender=ScoringRun, run=self), robust=True)
         self.refresh_from_db()
         return bool(finished)
 
@@ -346,7 +352,9 @@ class TextScore(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["output", "fingerprint", "metric"], name="one_score_per_output_settings_metric")
+            models.UniqueConstraint(
+                fields=["output", "fingerprint", "metric"], name="one_score_per_output_settings_metric"
+            )
         ]
 
     def __str__(self):
@@ -400,8 +408,9 @@ def latest_system_scores(dataset, fingerprint):
     Aggregates stop being current once any of the system's outputs on the dataset is uploaded again.
     """
     latest = {}
+    finished = {"run__dataset": dataset, "run__fingerprint": fingerprint, "run__status": ScoringRun.Status.DONE}
     rows = (
-        SystemScore.objects.filter(run__dataset=dataset, run__fingerprint=fingerprint, run__status=ScoringRun.Status.DONE)
+        SystemScore.objects.filter(**finished)
         .select_related("system", "run")
         .order_by("-run__finished_at", "-run__pk")
     )
@@ -421,6 +430,7 @@ def latest_system_scores(dataset, fingerprint):
 def settings_choices(dataset):
     """The settings fingerprints with a finished run on ``dataset``, newest first, each with that run."""
     latest = {}
-    for run in ScoringRun.objects.filter(dataset=dataset, status=ScoringRun.Status.DONE).order_by("-finished_at", "-pk"):
+    finished = ScoringRun.objects.filter(dataset=dataset, status=ScoringRun.Status.DONE)
+    for run in finished.order_by("-finished_at", "-pk"):
         latest.setdefault(run.fingerprint, run)
     return list(latest.values())

@@ -1,0 +1,114 @@
+"""The leaderboard websocket: told when a judgement is saved or a scoring run finishes; closed to
+those who may not read the leaderboard."""
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.auth import AuthMiddlewareStack
+from channels.db import database_sync_to_async
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import AnonymousUser
+
+from annotation.models import Assignment
+from annotation.services import create_campaign, save_judgements
+from genres_site.routing import websocket_urlpatterns
+from scoring.runs import RunChunk, ScoringRun
+from tests.annotation.campaign_factories import make_annotators, make_campaign, make_dataset
+from tests.leaderboard.leaderboard_fixtures import FINGERPRINT, PROVENANCE
+
+# The consumer reads the database from another thread: the data must be committed.
+pytestmark = pytest.mark.django_db(transaction=True)
+application = AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+
+
+@pytest.fixture
+def campaign():
+    campaign, annotators = make_campaign(texts=2, annotators=1, overlap_share=0.0)
+    return campaign
+
+
+def communicator(dataset, user):
+    connection = WebsocketCommunicator(application, f"/ws/leaderboard/{dataset.name}/")
+    connection.scope["user"] = user
+    return connection
+
+
+def save_one(campaign):
+    assignment = Assignment.objects.filter(item__campaign=campaign).first()
+    save_judgements(assignment, {"ts": "left", "us": "tie"}, expected_version=assignment.version, seconds=3)
+
+
+def finish_run(dataset):
+    run = ScoringRun.objects.create(
+        dataset=dataset, metrics=["us"], score_settings={}, status=ScoringRun.Status.RUNNING,
+        provenance=PROVENANCE, fingerprint=FINGERPRINT,
+    )  # fmt: skip
+    RunChunk.objects.create(run=run, index=0, text_ids=[], status=RunChunk.Status.DONE)
+    assert run.finish_if_complete()
+
+
+def test_a_saved_judgement_reaches_the_page(campaign, admin_user):
+    async def scenario():
+        connection = communicator(campaign.dataset, admin_user)
+        assert (await connection.connect())[0]
+        await database_sync_to_async(save_one)(campaign)
+        # Two judgements saved: one message each, which the page folds into one refresh.
+        assert await connection.receive_json_from(timeout=5) == {"change": "judgements"}
+        assert await connection.receive_json_from(timeout=5) == {"change": "judgements"}
+        assert await connection.receive_nothing(timeout=0.3)
+        await connection.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_a_finished_run_reaches_the_page(campaign, admin_user):
+    async def scenario():
+        connection = communicator(campaign.dataset, admin_user)
+        assert (await connection.connect())[0]
+        await database_sync_to_async(finish_run)(campaign.dataset)
+        assert await connection.receive_json_from(timeout=5) == {"change": "scores"}
+        await connection.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_other_datasets_stay_quiet(campaign, admin_user):
+    dataset, systems = make_dataset(name="other", texts=2, systems=("delta", "epsilon"))
+    other_campaign = create_campaign(
+        name="other study", dataset=dataset, systems=systems, annotators=make_annotators(1, "other"), seed=1,
+        overlap_share=0.0, sample_size=2,
+    ).campaign  # fmt: skip
+
+    async def scenario():
+        connection = communicator(campaign.dataset, admin_user)
+        assert (await connection.connect())[0]
+        await database_sync_to_async(save_one)(other_campaign)
+        assert await connection.receive_nothing(timeout=0.5)
+        await connection.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_an_annotator_of_the_open_campaign_is_refused(campaign):
+    annotator = campaign.annotators.first()
+
+    async def scenario():
+        connected, code = await communicator(campaign.dataset, annotator).connect()
+        assert not connected
+        assert code == 4403
+
+    async_to_sync(scenario)()
+
+
+@pytest.mark.parametrize("public", [False, True])
+def test_anonymous_visitors_only_when_public(campaign, settings, public):
+    settings.GENRES_PUBLIC_LEADERBOARD = public
+
+    async def scenario():
+        connection = communicator(campaign.dataset, AnonymousUser())
+        connected, _ = await connection.connect()
+        assert connected is public
+        if connected:
+            await connection.disconnect()
+
+    async_to_sync(scenario)()
