@@ -46,13 +46,14 @@ def test_the_first_answer_stored_is_kept_and_a_second_write_does_not_fail():
 
 
 def test_bulk_reads_and_writes_take_a_query_per_batch():
-    vectors = {cache_key("hashing", f"text {number}"): np.full(4, number, np.float32) for number in range(BATCH_SIZE + 1)}
+    count = BATCH_SIZE + 1
+    vectors = {cache_key("hashing", f"text {number}"): np.full(4, number, np.float32) for number in range(count)}
     cache = DatabaseRequestCache()
     with CaptureQueriesContext(connection) as writes:
         cache.set_many(vectors)
     with CaptureQueriesContext(connection) as reads:
         found = cache.get_many(list(vectors))
-    assert len(found) == BATCH_SIZE + 1 and cache.hits == BATCH_SIZE + 1
+    assert len(found) == count and cache.hits == count
     assert len(writes) <= 4 and len(reads) == 2  # two batches (SQLite may add savepoints to writes)
 
 

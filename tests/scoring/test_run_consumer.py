@@ -54,7 +54,8 @@ def test_the_page_gets_the_state_then_each_update(run, researcher):
         await database_sync_to_async(finish_a_chunk)(run)
         await database_sync_to_async(publish_progress)(run)
         update = await connection.receive_json_from(timeout=5)
-        assert (update["status"], update["chunks_done"], update["requests"], update["cache_hits"]) == ("running", 1, 7, 1)
+        progress = (update["status"], update["chunks_done"], update["requests"], update["cache_hits"])
+        assert progress == ("running", 1, 7, 1)
         assert update["percent"] == 50
         await connection.disconnect()
 

@@ -51,10 +51,12 @@ def test_the_openai_estimate_counts_requests_and_those_already_cached(admin_clie
     with FakeOpenAIServer() as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-        form = {"systems": [echo().pk], "metrics": ["fs"], "embedder": "hashing", "judge": "openai", "action": "estimate"}
+        form = {"systems": [echo().pk], "metrics": ["fs"], "embedder": "hashing", "judge": "openai"}
+        form["action"] = "estimate"
         url = reverse("run-new", args=[dataset.name])
         # Echo has 3 triples, two of them the same question: 2 distinct requests.
-        assert "About <strong>2 judge requests</strong>, 0 of them cached" in admin_client.post(url, form).content.decode()
+        content = admin_client.post(url, form).content.decode()
+        assert "About <strong>2 judge requests</strong>, 0 of them cached" in content
         judge = get_judge("openai", cache=DatabaseRequestCache())
         judge.check_support([("Marie Curie was born in Warsaw.", ["Marie Curie", "born in", "Warsaw"])])
         content = admin_client.post(url, form).content.decode()
@@ -75,11 +77,13 @@ def test_a_judge_that_cannot_be_set_up_is_a_form_error(admin_client, dataset, mo
 
 
 def test_starting_a_run_queues_it_and_opens_its_page(admin_client, admin_user, dataset):
-    form = {"systems": [echo().pk], "metrics": ["us", "prf"], "embedder": "hashing", "judge": "heuristic", "action": "start"}
+    form = {"systems": [echo().pk], "metrics": ["us", "prf"], "embedder": "hashing", "judge": "heuristic"}
+    form["action"] = "start"
     response = admin_client.post(reverse("run-new", args=[dataset.name]), form)
     run = ScoringRun.objects.get()
     assert response.status_code == 302 and response.url == run.get_absolute_url()
-    assert (run.status, run.metrics, run.created_by, list(run.systems.all())) == ("queued", ["us", "prf"], admin_user, [echo()])
+    assert (run.status, run.metrics, run.created_by) == ("queued", ["us", "prf"], admin_user)
+    assert list(run.systems.all()) == [echo()]
     assert run.chunks.count() == 1  # three texts, 50 a chunk
 
 

@@ -31,11 +31,16 @@ class Command(BaseCommand):
         parser.add_argument("--systems", type=comma_list, help="Comma-separated system names (default: all).")
         parser.add_argument("--no-ground-truth", action="store_true", help="Leave the Ground truth system out.")
         parser.add_argument(
-            "--metrics", type=comma_list, default=list(METRICS), help=f"Comma-separated, of {','.join(METRICS)} (default: all)."
+            "--metrics",
+            type=comma_list,
+            default=list(METRICS),
+            help=f"Comma-separated, of {','.join(METRICS)} (default: all).",
         )
         parser.add_argument("--embedder", choices=list(EMBEDDERS), default="hashing")
         parser.add_argument("--judge", choices=list(JUDGES), default="heuristic")
-        parser.add_argument("--chunk-texts", type=int, default=DEFAULT_CHUNK_TEXTS, help="Texts per chunk (one job each).")
+        parser.add_argument(
+            "--chunk-texts", type=int, default=DEFAULT_CHUNK_TEXTS, help="Texts per chunk (one job each)."
+        )
         parser.add_argument("--sync", action="store_true", help="Score here, with a progress bar on stderr.")
         parser.add_argument("--json", action="store_true", help="Print the result as JSON.")
 

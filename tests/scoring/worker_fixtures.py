@@ -1,0 +1,103 @@
+"""Real RQ workers in subprocesses, for the tests that kill one or send it to an HTTP server.
+
+A worker is another process, so it cannot see pytest-django's in-memory test database. The
+``file_database`` fixture gives the test a SQLite file instead, migrated, as its default
+database for the length of the test (the in-memory test database stays open, untouched, for
+the other tests); workers started with ``worker_environment`` use the same file and the
+test session's Redis. Tests using it must not ask for the ``django_db`` mark.
+"""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.db import connections
+from django.db.utils import load_backend
+
+from scoring.jobs import QUEUE, queue
+
+BASE_DIR = Path(settings.BASE_DIR)
+SQLITE = "django.db.backends.sqlite3"
+
+
+@pytest.fixture
+def file_database(tmp_path, django_db_blocker, settings):
+    path = tmp_path / "genres.sqlite3"
+    in_memory = connections["default"]
+    settings_dict = {
+        **in_memory.settings_dict,
+        "ENGINE": SQLITE,
+        "NAME": str(path),
+        "USER": "",
+        "PASSWORD": "",
+        "HOST": "",
+        "PORT": "",
+        # As in settings.py: workers and the test write to the same file, so wait for locks.
+        "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+    }
+    settings.VAR_DIR = tmp_path / "var"
+    with django_db_blocker.unblock():
+        connections["default"] = load_backend(SQLITE).DatabaseWrapper(settings_dict, "default")
+        try:
+            call_command("migrate", verbosity=0)
+            queue().empty()
+            yield path
+        finally:
+            connections["default"].close()
+            connections["default"] = in_memory
+            queue().empty()
+
+
+def worker_environment(database, **variables):
+    """The environment of a worker (or web server) process sharing the test's database and Redis."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("OPENAI_", "GENRES_")) and key != "DJANGO_ALLOW_ASYNC_UNSAFE"
+    }
+    env.update(
+        DJANGO_SETTINGS_MODULE="genres_site.settings",
+        DATABASE_URL=f"sqlite:///{database}",
+        REDIS_URL=settings.REDIS_URL,
+        GENRES_VAR_DIR=str(settings.VAR_DIR),
+        **variables,
+    )
+    return env
+
+
+def worker_command(burst=True):
+    return [sys.executable, "manage.py", "rqworker", QUEUE, *(["--burst"] if burst else [])]
+
+
+def run_burst_worker(env, timeout=120):
+    """Work through the queue in a worker subprocess; its output, for failure messages."""
+    finished = subprocess.run(
+        worker_command(), cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    return finished.stdout + finished.stderr
+
+
+def start_worker(env, burst=True):
+    """A worker in a process group of its own, so that killing the group takes its work horse too."""
+    return subprocess.Popen(
+        worker_command(burst),
+        cwd=BASE_DIR,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        process_group=0,
+    )
+
+
+def wait_until(condition, timeout=60, interval=0.1, what="the condition"):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(interval)
