@@ -1,6 +1,7 @@
 """Leaderboard pages, their JSON and CSV downloads. The data comes from ``leaderboard.services``."""
 
 from functools import wraps
+from urllib.parse import urlencode
 
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpResponse, JsonResponse
@@ -71,7 +72,8 @@ def index(request):
 
 def csv_links(dataset, request):
     """CSV download URLs of the tables, for the same setting and margin as the page."""
-    query = request.GET.urlencode()
+    # Only what selects the data; "change" and "method" belong to the page, not to the tables.
+    query = urlencode({key: request.GET[key] for key in ("setting", "margin") if request.GET.get(key)})
     return {
         table: reverse("leaderboard_csv", args=[dataset.name, table]) + (f"?{query}" if query else "")
         for table in exports.CSV_TABLES

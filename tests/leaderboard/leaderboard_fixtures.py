@@ -49,7 +49,7 @@ def store_run(dataset, systems, score_of, provenance=PROVENANCE, fingerprint=FIN
                 rows.append(TextScore(metric=aspect, values={aspect: score_of(system.name, position, aspect)}, **common))
             prf = dict.fromkeys(PRF, score_of(system.name, position, "prf"))
             rows.append(TextScore(metric="prf", values=prf, **common))
-    TextScore.objects.bulk_create(rows)
+    TextScore.store(rows)
     run.store_aggregates()
     return run
 

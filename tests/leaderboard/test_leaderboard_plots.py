@@ -1,0 +1,63 @@
+"""The figures: win rates worked out by hand, one view per aspect, and JSON that plotly.js reads."""
+
+import json
+
+import pytest
+
+from annotation.ratings import Battles
+from leaderboard import plots
+
+ASPECTS = [("ts", "Topical similarity"), ("us", "Uniqueness")]
+
+
+def test_win_rates_count_a_tie_as_half():
+    battles = Battles.from_labels([("x", "y", "a"), ("x", "y", "tie"), ("y", "x", "a"), ("x", "z", "b")], systems=["x", "y", "z"])
+    matrix = plots.win_rate_matrix(battles)
+    assert matrix["systems"] == ["x", "y", "z"]
+    # x against y: a win, a tie, a loss → 1.5 of 3 points.
+    assert matrix["rates"][0] == [None, 0.5, 0.0]
+    assert matrix["rates"][1] == [0.5, None, None]
+    assert matrix["battles"] == [[0, 3, 1], [3, 0, 0], [1, 0, 0]]
+
+
+def board(**ratings):
+    return {system: {"rating": rating, "ci_low": rating - 20, "ci_high": rating + 30} for system, rating in ratings.items()}
+
+
+def test_rating_bars_show_one_aspect_at_a_time():
+    human = {"ts": board(x=1040, y=960), "us": board(x=990, y=1010)}
+    metric = {"ts": board(x=1100, y=900), "us": board(x=1000, y=1000)}
+    figure = plots.rating_bars(human, metric, ASPECTS, "Elo")
+    traces = figure["data"]
+    assert [trace["visible"] for trace in traces] == [True, True, False, False]
+    # Bars rise from the initial rating: their length is the rating minus 1000.
+    assert traces[0]["y"] == [40, -40] and traces[0]["base"] == 1000
+    assert traces[0]["error_y"]["array"] == [30, 30] and traces[0]["error_y"]["arrayminus"] == [20, 20]
+    buttons = figure["layout"]["updatemenus"][0]["buttons"]
+    assert [button["label"] for button in buttons] == ["Topical similarity", "Uniqueness"]
+    assert buttons[1]["args"][0]["visible"] == [False, False, True, True]
+    json.dumps(figure)
+
+
+def test_scatter_leaves_out_systems_without_a_score():
+    human = {"ts": board(x=1040, y=960), "us": board(x=990)}
+    figure = plots.rating_vs_score(human, {"ts": {"x": 0.8, "y": None}, "us": {"x": 0.5}}, ASPECTS, "Elo")
+    assert [trace["text"] for trace in figure["data"]] == [["x"], ["x"]]
+    assert figure["data"][0]["x"] == [pytest.approx(80.0)]
+
+
+def test_profile_closes_each_system_polygon_and_marks_ground_truth():
+    rows = [
+        {"system": "Ground truth", "ground_truth": True, "values": {"ts": 1.0, "us": 1.0}},
+        {"system": "x", "ground_truth": False, "values": {"ts": 0.5, "us": None}},
+    ]
+    traces = plots.score_profile(rows, ASPECTS)["data"]
+    assert traces[0]["r"] == [100.0, 100.0, 100.0] and traces[0]["line"]["dash"] == "dot"
+    assert traces[1]["r"] == [50.0, None, 50.0]
+    assert traces[1]["theta"] == ["Topical similarity", "Uniqueness", "Topical similarity"]
+
+
+def test_heatmaps_without_judgements_are_empty_but_valid():
+    figure = plots.win_rate_heatmaps({}, ASPECTS)
+    assert [trace["type"] for trace in figure["data"]] == ["heatmap", "heatmap"]
+    json.dumps(figure)
