@@ -6,6 +6,9 @@ from scoring.genres.embedders import EMBEDDERS
 from scoring.genres.judges import JUDGES
 from scoring.genres.scorer import METRICS, ScoreSettings
 from scoring.models import System
+from scoring.runs import DEFAULT_CHUNK_TEXTS
+
+MAX_CHUNK_TEXTS = 1000
 
 METRIC_LABELS = {
     "ts": "Topical similarity (ts)",
@@ -30,6 +33,13 @@ class RunForm(forms.Form):
     )
     embedder = forms.ChoiceField(choices=[(name, EMBEDDER_LABELS.get(name, name)) for name in EMBEDDERS])
     judge = forms.ChoiceField(choices=[(name, JUDGE_LABELS.get(name, name)) for name in JUDGES])
+    chunk_texts = forms.IntegerField(
+        label="Texts per chunk",
+        min_value=1,
+        max_value=MAX_CHUNK_TEXTS,
+        initial=DEFAULT_CHUNK_TEXTS,
+        help_text="Each chunk (these texts, every system) is one job; workers share the chunks.",
+    )
 
     def __init__(self, dataset, *args, **kwargs):
         super().__init__(*args, **kwargs)

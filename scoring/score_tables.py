@@ -12,8 +12,8 @@ RECENT_RUNS = 10
 
 # (key in the stored values, heading, what it is)
 SCORE_COLUMNS = (
-    ("triples_per_text", "Triples / text", "mean number of triples per text"),
-    ("tokens_per_triple", "Tokens / triple", "mean whitespace tokens of subject, relation and object"),
+    ("triples_per_text", "Triples/text", "mean number of triples per text"),
+    ("tokens_per_triple", "Tokens/triple", "mean whitespace tokens of subject, relation and object"),
     ("ts", "TS", "topical similarity"),
     ("us", "US", "uniqueness"),
     ("fs", "FS", "factualness"),
@@ -22,7 +22,7 @@ SCORE_COLUMNS = (
     ("precision", "P", "exact-match precision"),
     ("recall", "R", "exact-match recall"),
     ("f1", "F1", "exact-match F1"),
-    ("relaxed_f1", "Relaxed F1", "F1 with token-Jaccard matching of each element"),
+    ("relaxed_f1", "rF1", "F1 with token-Jaccard matching of each element"),
     ("empty_share", "Empty", "share of texts without any triple"),
 )
 TEXT_SCORE_KEYS = ("ts", "us", "fs", "gs", "cs", "precision", "recall", "f1", "relaxed_f1")

@@ -35,7 +35,14 @@ def run_new(request, name):
             form.add_error("judge", str(error))
     if request.method == "POST" and request.POST.get("action") == "start" and estimate is not None:
         try:
-            run = ScoringRun.create(dataset, systems, metrics, form.score_settings(), user=request.user)
+            run = ScoringRun.create(
+                dataset,
+                systems,
+                metrics,
+                form.score_settings(),
+                user=request.user,
+                chunk_texts=form.cleaned_data["chunk_texts"],
+            )
         except RunRefused as error:
             form.add_error(None, str(error))
         else:

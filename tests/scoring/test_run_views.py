@@ -34,6 +34,19 @@ def researcher(client, django_user_model):
     return client
 
 
+def form_data(**choices):
+    """What the run form posts: Echo, us and fs, offline embedder and judge, unless told otherwise."""
+    return {
+        "systems": [echo().pk],
+        "metrics": ["us", "fs"],
+        "embedder": "hashing",
+        "judge": "heuristic",
+        "chunk_texts": 50,
+        "action": "start",
+        **choices,
+    }
+
+
 def new_run(dataset, metrics=("us", "fs")):
     return ScoringRun.create(dataset, [echo()], metrics, ScoreSettings(), chunk_texts=2)
 
@@ -51,8 +64,7 @@ def test_the_openai_estimate_counts_requests_and_those_already_cached(admin_clie
     with FakeOpenAIServer() as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-        form = {"systems": [echo().pk], "metrics": ["fs"], "embedder": "hashing", "judge": "openai"}
-        form["action"] = "estimate"
+        form = form_data(metrics=["fs"], judge="openai", action="estimate")
         url = reverse("run-new", args=[dataset.name])
         # Echo has 3 triples, two of them the same question: 2 distinct requests.
         content = admin_client.post(url, form).content.decode()
@@ -69,7 +81,7 @@ def test_the_openai_estimate_counts_requests_and_those_already_cached(admin_clie
 def test_a_judge_that_cannot_be_set_up_is_a_form_error(admin_client, dataset, monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    form = {"systems": [echo().pk], "metrics": ["fs"], "embedder": "hashing", "judge": "openai", "action": "start"}
+    form = form_data(metrics=["fs"], judge="openai")
     response = admin_client.post(reverse("run-new", args=[dataset.name]), form)
     assert response.status_code == 400
     assert "OPENAI_API_KEY is not set" in response.content.decode()
@@ -77,20 +89,21 @@ def test_a_judge_that_cannot_be_set_up_is_a_form_error(admin_client, dataset, mo
 
 
 def test_starting_a_run_queues_it_and_opens_its_page(admin_client, admin_user, dataset):
-    form = {"systems": [echo().pk], "metrics": ["us", "prf"], "embedder": "hashing", "judge": "heuristic"}
-    form["action"] = "start"
+    form = form_data(metrics=["us", "prf"], chunk_texts=2)
     response = admin_client.post(reverse("run-new", args=[dataset.name]), form)
     run = ScoringRun.objects.get()
     assert response.status_code == 302 and response.url == run.get_absolute_url()
     assert (run.status, run.metrics, run.created_by) == ("queued", ["us", "prf"], admin_user)
     assert list(run.systems.all()) == [echo()]
-    assert run.chunks.count() == 1  # three texts, 50 a chunk
+    assert run.chunks.count() == 2  # three texts, two a chunk
 
 
 def test_a_bad_choice_starts_nothing(admin_client, dataset):
-    form = {"systems": [echo().pk], "metrics": ["xx"], "embedder": "hashing", "judge": "heuristic", "action": "start"}
-    response = admin_client.post(reverse("run-new", args=[dataset.name]), form)
-    assert response.status_code == 400 and not ScoringRun.objects.exists()
+    url = reverse("run-new", args=[dataset.name])
+    for bad in (form_data(metrics=["xx"]), form_data(chunk_texts=0), form_data(systems=[])):
+        response = admin_client.post(url, bad)
+        assert response.status_code == 400
+    assert not ScoringRun.objects.exists()
 
 
 def test_only_staff_start_cancel_or_resume(researcher, dataset):

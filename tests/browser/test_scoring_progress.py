@@ -1,0 +1,120 @@
+"""As the admin, start a scoring run on the demo data from the dataset page and watch it finish.
+
+The page needs websockets, so the web server is daphne in a subprocess, with an RQ worker
+beside it; both share a SQLite file with the test (``file_database``) and the test's Redis.
+Screenshots of the run page and of the dataset page with its scores go to
+GENRES_SCREENSHOT_DIR when set (to look at them), else to a temporary directory.
+"""
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from urllib.request import urlopen
+
+import pytest
+from django.contrib.auth import get_user_model
+from playwright.sync_api import expect
+
+from tests.scoring.worker_fixtures import BASE_DIR, file_database, start_worker, wait_until, worker_environment
+
+__all__ = ["file_database"]  # a fixture, used by name
+pytestmark = pytest.mark.browser
+ADMIN, PASSWORD = "run-admin", "run-admin-pass-123"
+
+
+@pytest.fixture
+def screenshot_dir(tmp_path):
+    directory = Path(os.environ.get("GENRES_SCREENSHOT_DIR") or tmp_path)
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def answers(url):
+    try:
+        with urlopen(url, timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def site(file_database):
+    """Demo data, an admin, daphne and one RQ worker; the site's base URL."""
+    env = worker_environment(file_database)
+    # In a process of its own, as `make demo` runs it (and away from Playwright's event loop).
+    subprocess.run([sys.executable, "manage.py", "load_demo"], cwd=BASE_DIR, env=env, check=True, capture_output=True)
+    get_user_model().objects.create_superuser(ADMIN, "run-admin@example.org", PASSWORD)
+    port = free_port()
+    web = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "genres_site.asgi:application"],
+        cwd=BASE_DIR,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        process_group=0,
+    )
+    worker = start_worker(env, burst=False)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: answers(f"{base}/accounts/login/"), what="daphne to answer")
+        yield base
+    finally:
+        for process in (web, worker):
+            os.killpg(process.pid, signal.SIGTERM)
+        for process in (web, worker):
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+
+def test_admin_starts_a_run_and_watches_it_reach_100_percent(site, page, screenshot_dir):
+    frames = []
+
+    def record_frames(socket):
+        socket.on("framereceived", lambda payload: frames.append(payload))
+
+    page.on("websocket", record_frames)
+    page.goto(f"{site}/accounts/login/")
+    page.fill("#id_username", ADMIN)
+    page.fill("#id_password", PASSWORD)
+    page.click("main button[type=submit]")
+    page.wait_for_url(f"{site}/")
+    page.goto(f"{site}/datasets/demo-sentences/")
+    page.click("text=New scoring run")
+    expect(page.locator("#estimate")).to_contain_text("No judge requests")
+    page.fill("#id_chunk_texts", "10")  # 40 texts: four chunks, the bar moves in quarters
+    page.click("button[value=start]")
+
+    expect(page).to_have_url(re.compile(r"/runs/\d+/$"))
+    expect(page.locator("[data-field=chunks_total]")).to_have_text("4")
+    bar = page.locator("#run-progress .progress")
+    # The page reloads itself when the run finishes, and then renders the scores.
+    expect(page.locator(".run-status").first).to_have_text("Done", timeout=120_000)
+    expect(bar).to_have_attribute("aria-valuenow", "100")
+    expect(page.locator("[data-field=chunks_done]")).to_have_text("4")
+    expect(page.locator("table.scores")).to_contain_text("ClosedIE-T5")
+    assert frames, "no progress arrived over the websocket"
+    page.screenshot(path=str(screenshot_dir / "scoring-run.png"), full_page=True)
+
+    page.click("nav.breadcrumbs >> text=demo-sentences")
+    scores = page.locator("table.scores")
+    expect(scores).to_contain_text("Ground truth")
+    expect(page.locator("text=FS and GS come from the heuristic judge")).to_be_visible()
+    page.screenshot(path=str(screenshot_dir / "dataset-scores.png"), full_page=True)
+
+    page.locator("a[href*='/texts/']").first.click()  # each output's scores and the judge's verdicts
+    page.locator("details.verdicts summary").first.click()
+    expect(page.locator("ol.verdicts").first).to_contain_text("supported")
+    page.screenshot(path=str(screenshot_dir / "text-verdicts.png"), full_page=True)
