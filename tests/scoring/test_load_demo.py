@@ -6,8 +6,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
+from annotation.models import Assignment, Campaign, Judgement
 from scoring.management.commands.load_demo import DEFAULT_MANIFEST
 from scoring.models import Dataset, Output, System, Text
+from scoring.runs import ScoringRun, SystemScore, TextScore
 
 pytestmark = pytest.mark.django_db
 
@@ -23,6 +25,11 @@ def load_demo(*args):
 
 def load_demo_json(*args):
     return json.loads(load_demo("--json", *args))
+
+
+def load_demo_unscored(*args):
+    """The data and accounts only: scoring is the business of tests/test_demo_study.py."""
+    return load_demo_json("--no-scores", *args)
 
 
 def dataset_records(entry):
@@ -44,11 +51,17 @@ def database_state():
         ),
         "systems": sorted(System.objects.values_list("name", "family")),
         "users": sorted(get_user_model().objects.values_list("username", "password")),
+        "campaigns": sorted(Campaign.objects.values_list("pk", "name", "is_imported", "is_open")),
+        "assignments": sorted(Assignment.objects.values_list("pk", "item_id", "annotator_id", "queue_position")),
+        "judgements": sorted(Judgement.objects.values_list("pk", "assignment_id", "aspect", "label")),
+        "runs": sorted(ScoringRun.objects.values_list("pk", "status", "fingerprint", "finished_at")),
+        "scores": sorted(TextScore.objects.values_list("pk", "run_id", "output_id", "metric")),
+        "system_scores": sorted(SystemScore.objects.values_list("pk", "run_id", "system_id")),
     }
 
 
 def test_every_dataset_of_the_manifest_is_imported_with_its_texts_and_gold():
-    load_demo_json()
+    load_demo_unscored()
     for entry in MANIFEST["datasets"]:
         records = dataset_records(entry)
         dataset = Dataset.objects.get(name=entry["name"])
@@ -64,7 +77,7 @@ def test_every_dataset_of_the_manifest_is_imported_with_its_texts_and_gold():
 
 
 def test_every_output_file_gives_its_system_one_output_per_text():
-    summary = load_demo_json()
+    summary = load_demo_unscored()
     reported = {(item["dataset"], item["system"]): item for item in summary["outputs"]}
     for entry in MANIFEST["outputs"]:
         system = System.objects.get(name=entry["system"])
@@ -79,7 +92,7 @@ def test_every_output_file_gives_its_system_one_output_per_text():
 
 
 def test_raw_generation_files_give_triples_and_parse_warnings():
-    load_demo_json()
+    load_demo_unscored()
     raw_entries = [entry for entry in MANIFEST["outputs"] if entry["format"] == "raw"]
     assert len({entry["system"] for entry in raw_entries}) >= 2
     for entry in raw_entries:
@@ -97,7 +110,7 @@ def test_raw_generation_files_give_triples_and_parse_warnings():
 
 
 def test_systems_behave_differently():
-    load_demo_json()
+    load_demo_unscored()
 
     def triples_per_output(name):
         outputs = Output.objects.filter(system__name=name)
@@ -122,7 +135,7 @@ def test_systems_behave_differently():
 
 
 def test_model_markup_is_stored_verbatim():
-    load_demo_json()
+    load_demo_unscored()
     markup = ["the World Wide Web", "publishes pages marked up with tags such as", "<b>bold</b> & <script>"]
     outputs = Output.objects.filter(system__name="OpenIE-Verbose-7B", text__external_id="s10")
     assert markup in outputs.get().triples
@@ -134,14 +147,16 @@ def test_a_second_run_changes_nothing_and_says_so():
     second = load_demo_json()
     assert not first["unchanged"]
     assert second["unchanged"]
-    assert all(item["unchanged"] for item in second["datasets"] + second["outputs"])
+    sections = ("datasets", "outputs", "judgements", "campaigns", "scoring")
+    assert all(item["unchanged"] for section in sections for item in second[section])
+    assert all(second[section] for section in sections)
     assert database_state() == before
     assert "Demo data already loaded: nothing changed." in load_demo()
     assert database_state() == before
 
 
 def test_demo_accounts_have_the_right_permissions_and_printed_passwords():
-    output = load_demo()
+    output = load_demo("--no-scores")
     passwords = dict(re.findall(r"^\s+(\S+)\s+password (\S+)", output, flags=re.MULTILINE))
     assert sorted(passwords) == ["admin", "annotator1", "annotator2"]
     users = {user.username: user for user in get_user_model().objects.all()}
@@ -154,13 +169,13 @@ def test_demo_accounts_have_the_right_permissions_and_printed_passwords():
 
 
 def test_later_runs_keep_passwords_unless_asked_to_reset_them():
-    first = {account["username"]: account for account in load_demo_json()["accounts"]}
-    again = load_demo_json()["accounts"]
+    first = {account["username"]: account for account in load_demo_unscored()["accounts"]}
+    again = load_demo_unscored()["accounts"]
     assert all(account["password"] is None and not account["created"] for account in again)
     admin = get_user_model().objects.get(username="admin")
     assert admin.check_password(first["admin"]["password"])
 
-    reset = {account["username"]: account for account in load_demo_json("--reset-passwords")["accounts"]}
+    reset = {account["username"]: account for account in load_demo_unscored("--reset-passwords")["accounts"]}
     admin.refresh_from_db()
     assert reset["admin"]["password"] != first["admin"]["password"]
     assert admin.check_password(reset["admin"]["password"])
@@ -169,18 +184,19 @@ def test_later_runs_keep_passwords_unless_asked_to_reset_them():
 
 def test_an_existing_account_is_not_given_new_rights():
     get_user_model().objects.create_user("annotator1", password="chosen-by-someone-else-42")
-    accounts = {account["username"]: account for account in load_demo_json()["accounts"]}
+    accounts = {account["username"]: account for account in load_demo_unscored()["accounts"]}
     assert accounts["annotator1"] == {"username": "annotator1", "role": "annotator", "created": False, "password": None}
     assert get_user_model().objects.get(username="annotator1").check_password("chosen-by-someone-else-42")
 
 
-def write_manifest(tmp_path, outputs_file_content):
+def write_manifest(tmp_path, outputs_file_content, **sections):
     record = {"id": "t1", "text": "Oslo is the capital of Norway.", "triples": [["Oslo", "capital of", "Norway"]]}
     (tmp_path / "data.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
     (tmp_path / "outputs.json").write_text(json.dumps(outputs_file_content), encoding="utf-8")
     manifest = {
         "datasets": [{"file": "data.jsonl", "name": "tiny", "level": "sentence", "domain": "general"}],
         "outputs": [{"file": "outputs.json", "dataset": "tiny", "system": "Tiny-System", "format": "triples"}],
+        **sections,
     }
     (tmp_path / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     return str(tmp_path / "manifest.json")
@@ -206,10 +222,113 @@ def test_a_valid_custom_manifest_loads(tmp_path):
     assert Output.objects.get(system__name="Tiny-System").triples == [["Oslo", "capital of", "Norway"]]
 
 
+TINY_OUTPUT = {"Oslo is the capital of Norway.": [["Oslo", "is capital of", "Norway"]]}
+JUDGEMENTS_HEADER = "text,system_a,system_b,aspect,annotator,winner\n"
+
+
+def write_judgements(tmp_path, rows):
+    (tmp_path / "judgements.csv").write_text(JUDGEMENTS_HEADER + "".join(rows), encoding="utf-8")
+    return [{"file": "judgements.csv", "dataset": "tiny", "campaign": "tiny study"}]
+
+
+def test_a_custom_manifest_with_a_study_a_campaign_and_scoring_loads(tmp_path):
+    judgements = write_judgements(
+        tmp_path, [f"t1,Tiny-System,Ground truth,{aspect},rater-one,b\n" for aspect in ("ts", "us", "fs", "gs", "cs")]
+    )
+    campaign = {
+        "name": "tiny trial",
+        "dataset": "tiny",
+        "systems": ["Tiny-System", "Ground truth"],
+        "annotators": ["annotator1"],
+        "texts": 1,
+        "overlap": 0,
+    }
+    scoring = [{"dataset": "tiny", "settings": {"embedder": "hashing", "judge": "heuristic"}}]
+    manifest = write_manifest(tmp_path, TINY_OUTPUT, judgements=judgements, campaigns=[campaign], scoring=scoring)
+    summary = load_demo_json("--manifest", manifest)
+    assert [(item["campaign"], item["judgements"], item["items"]) for item in summary["judgements"]] == [
+        ("tiny study", 5, 1)
+    ]
+    assert [(item["name"], item["items"], item["annotators"]) for item in summary["campaigns"]] == [
+        ("tiny trial", 1, ["annotator1"])
+    ]
+    assert [(item["dataset"], item["systems"], item["status"]) for item in summary["scoring"]] == [("tiny", 2, "done")]
+    assert load_demo_json("--manifest", manifest)["unchanged"]
+
+
+def test_a_bad_judgement_row_names_the_line_and_rolls_everything_back(tmp_path):
+    judgements = write_judgements(tmp_path, ["t1,Tiny-System,Ground truth,fs,rater-one,b\n", "t1,Nobody,Tiny-System,fs,rater-one,a\n"])
+    manifest = write_manifest(tmp_path, TINY_OUTPUT, judgements=judgements)
+    with pytest.raises(CommandError) as refusal:
+        load_demo("--manifest", manifest)
+    assert "judgements.csv" in str(refusal.value)
+    assert "line 3: unknown system 'Nobody' in system_a" in str(refusal.value)
+    assert not Dataset.objects.exists()
+    assert not Campaign.objects.exists()
+    assert not get_user_model().objects.exists()
+
+
+def test_a_campaign_name_taken_by_another_dataset_is_refused(tmp_path):
+    judgements = write_judgements(tmp_path, ["t1,Tiny-System,Ground truth,fs,rater-one,b\n"])
+    campaign = {"name": "tiny study", "dataset": "tiny", "systems": ["Tiny-System", "Ground truth"],
+                "annotators": ["annotator1"], "texts": 1, "overlap": 0}
+    manifest = write_manifest(tmp_path, TINY_OUTPUT, judgements=judgements, campaigns=[campaign])
+    with pytest.raises(CommandError, match="campaign tiny study: a campaign of that name exists already, imported"):
+        load_demo("--manifest", manifest)
+    assert not Campaign.objects.exists()
+
+
 @pytest.mark.parametrize(
     ("manifest", "message"),
     [
         ({"datasets": []}, 'expected an object with the lists "datasets" and "outputs"'),
+        ({"datasets": [], "outputs": [], "campaigns": {}}, '"campaigns" must be a list'),
+        (
+            {"datasets": [], "outputs": [], "judgements": [{"file": "manifest.json", "dataset": "x", "campaign": "c"}]},
+            'judgements entry 1: dataset "x" is not among the manifest\'s datasets',
+        ),
+        (
+            {
+                "datasets": [{"file": "manifest.json", "name": "x"}],
+                "outputs": [{"file": "manifest.json", "dataset": "x", "system": "S"}],
+                "campaigns": [{"name": "c", "dataset": "x", "systems": ["S", "T"], "annotators": ["annotator1"]}],
+            },
+            "campaigns entry 1: no outputs on x for system(s) T",
+        ),
+        (
+            {
+                "datasets": [{"file": "manifest.json", "name": "x"}],
+                "outputs": [{"file": "manifest.json", "dataset": "x", "system": "S"}],
+                "campaigns": [{"name": "c", "dataset": "x", "systems": ["S", "Ground truth"], "annotators": ["ana"]}],
+            },
+            "campaigns entry 1: ana is not a demo account",
+        ),
+        (
+            {
+                "datasets": [{"file": "manifest.json", "name": "x"}],
+                "outputs": [{"file": "manifest.json", "dataset": "x", "system": "S"}],
+                "campaigns": [
+                    {"name": "c", "dataset": "x", "systems": ["S", "Ground truth"], "annotators": ["annotator1"]}
+                ],
+            },
+            'campaigns entry 1: "texts" must be a number of texts to sample',
+        ),
+        (
+            {
+                "datasets": [{"file": "manifest.json", "name": "x"}],
+                "outputs": [],
+                "scoring": [{"dataset": "x", "settings": {"embedder": "word2vec"}}],
+            },
+            'scoring entry 1: unknown embedder "word2vec"',
+        ),
+        (
+            {
+                "datasets": [{"file": "manifest.json", "name": "x"}],
+                "outputs": [],
+                "scoring": [{"dataset": "x", "settings": {"threshold": 2}}],
+            },
+            "scoring entry 1: threshold is a cosine, between -1 and 1, not 2",
+        ),
         ({"datasets": [{"file": "missing.jsonl", "name": "x"}], "outputs": []}, "datasets entry 1: there is no file"),
         ({"datasets": [{"name": "x"}], "outputs": []}, "datasets entry 1: missing file"),
         (
