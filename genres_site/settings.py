@@ -178,6 +178,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    # The HTTP clients log every request at INFO: thousands per judge run.
-    "loggers": {name: {"level": "WARNING"} for name in ("httpx", "httpx2", "openai")},
+    # The HTTP clients log every request at INFO: thousands per judge run; gensim logs every LDA
+    # pass and every model load (once per scoring chunk).
+    "loggers": {name: {"level": "WARNING"} for name in ("httpx", "httpx2", "openai", "gensim")},
 }
