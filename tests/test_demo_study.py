@@ -12,7 +12,7 @@ from annotation.models import ASPECTS, Assignment, Campaign, Judgement
 from annotation.services import next_assignment
 from fixtures import simulate_judgements
 from scoring.management.commands.load_demo import DEFAULT_MANIFEST
-from scoring.models import System
+from scoring.models import Output, System
 from scoring.runs import ScoringRun, latest_system_scores
 
 pytestmark = pytest.mark.django_db
@@ -177,3 +177,14 @@ def test_committed_study_files_are_what_the_script_writes(tmp_path):
     )
     for path in written:
         assert path.read_bytes() == (FIXTURES / "judgements" / path.name).read_bytes(), path.name
+
+
+def test_scores_made_stale_by_a_new_upload_are_computed_again(demo):
+    stale, kept = (entry["dataset"] for entry in MANIFEST["scoring"])
+    output = Output.objects.filter(text__dataset__name=stale).first()
+    output.save()  # a new upload of an output moves its updated_at: its stored scores are no longer current
+    before = {item["dataset"]: item["run"] for item in demo["scoring"]}
+    again = {item["dataset"]: item for item in json.loads(call("load_demo", "--json"))["scoring"]}
+    assert not again[stale]["unchanged"]
+    assert again[stale]["run"] != before[stale]
+    assert again[kept]["unchanged"] and again[kept]["run"] == before[kept]

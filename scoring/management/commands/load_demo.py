@@ -240,7 +240,7 @@ def campaign_entry(entry, dataset_names, outputs, where):
     if unknown:
         raise CommandError(f"{where}: no outputs on {dataset} for system(s) {', '.join(unknown)}")
     annotators = string_list(entry, "annotators", where)
-    demo_usernames = {username for username, _role in DEMO_ACCOUNTS}
+    demo_usernames = [username for username, _role in DEMO_ACCOUNTS]
     strangers = [name for name in annotators if name not in demo_usernames]
     if strangers:
         raise CommandError(f"{where}: {', '.join(strangers)} is not a demo account ({', '.join(demo_usernames)})")
