@@ -64,6 +64,17 @@ def pick_setting(settings, key):
     raise LeaderboardError(f"No scoring results with the setting {key[:70]!r} on this dataset.")
 
 
+def _human_part(dataset, judgement_version):
+    return cache.get_or_build("human", (dataset.pk, judgement_version), lambda: human.human_side(dataset))
+
+
+def _scores_part(dataset, scores_version, setting):
+    if setting is None:
+        return None
+    key = setting["key"]
+    return cache.get_or_build("scores", (dataset.pk, scores_version, key), lambda: metrics.metric_scores(dataset, key))
+
+
 def leaderboard(dataset, setting_key=None, margin=DEFAULT_MARGIN):
     """The whole leaderboard of ``dataset`` for one scoring setting and margin (see the README)."""
     settings = metrics.scoring_settings(dataset)
@@ -73,13 +84,10 @@ def leaderboard(dataset, setting_key=None, margin=DEFAULT_MARGIN):
     setting_key = setting["key"] if setting else None
 
     def build():
-        human_side = cache.get_or_build("human", (dataset.pk, judgement_version), lambda: human.human_side(dataset))
-        scores = None
+        human_side = _human_part(dataset, judgement_version)
+        scores = _scores_part(dataset, scores_version, setting)
         metric_ratings = None
-        if setting:
-            scores = cache.get_or_build(
-                "scores", (dataset.pk, scores_version, setting_key), lambda: metrics.metric_scores(dataset, setting_key)
-            )
+        if scores:
             metric_ratings = cache.get_or_build(
                 "metric-ratings",
                 (dataset.pk, scores_version, setting_key, margin),
@@ -221,13 +229,25 @@ def assemble(dataset, settings, setting, margin, human_side, scores, metric_rati
 
 
 def index_summary(dataset):
-    """What the leaderboards index shows of a dataset: finished runs, campaigns, judgements, verdict."""
-    data = leaderboard(dataset)
-    return {
-        "runs": ScoringRun.objects.filter(dataset=dataset, status=ScoringRun.Status.DONE).count(),
-        "settings": len(data["settings"]),
-        "scored_systems": len(data["scores"]),
-        "campaigns": data["human"]["campaigns"],
-        "judgements": data["human"]["judgements"],
-        "verdict": data["verdict"],
-    }
+    """What the leaderboards index shows of a dataset: finished runs, campaigns, judgements, verdict.
+
+    The verdict needs the human ratings and the mean scores of the newest setting only, not the
+    metric battles or the figures: a cold index stays quick however many datasets it lists.
+    """
+    settings = metrics.scoring_settings(dataset)
+    setting = settings[0] if settings else None
+    judgement_version = cache.judgement_version(dataset)
+    scores_version = metrics.scores_version(dataset)
+
+    def build():
+        human_side = _human_part(dataset, judgement_version)
+        scores = _scores_part(dataset, scores_version, setting)
+        comparison = compare(human_side, scores, None, DEFAULT_MARGIN)
+        return {
+            "runs": ScoringRun.objects.filter(dataset=dataset, status=ScoringRun.Status.DONE).count(),
+            "campaigns": len(human_side["campaigns"]),
+            "judgements": human_side["judgements"],
+            "verdict": verdict(human_side, scores, comparison),
+        }
+
+    return cache.get_or_build("summary", (dataset.pk, judgement_version, scores_version), build)

@@ -136,6 +136,13 @@
       .catch(function () { setStatus("update failed; reload the page", "error"); });
   }
 
+  function schedule(changes) {
+    changes.forEach(function (change) { pending[change] = true; });
+    if (timer) window.clearTimeout(timer);
+    timer = window.setTimeout(refresh, REFRESH_DELAY_MS);
+  }
+
+  var connectedBefore = false;
   function connect() {
     var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
     var socket = new WebSocket(scheme + window.location.host + wsPath);
@@ -143,12 +150,12 @@
       retryDelay = 1000;
       setStatus("live", "live");
       root.setAttribute("data-live", "true");
+      // Whatever changed while the connection was down was not announced: refresh it all.
+      if (connectedBefore) schedule(["judgements", "scores"]);
+      connectedBefore = true;
     });
     socket.addEventListener("message", function (event) {
-      var message = JSON.parse(event.data);
-      pending[message.change] = true;
-      if (timer) window.clearTimeout(timer);
-      timer = window.setTimeout(refresh, REFRESH_DELAY_MS);
+      schedule([JSON.parse(event.data).change]);
     });
     socket.addEventListener("close", function () {
       root.removeAttribute("data-live");
