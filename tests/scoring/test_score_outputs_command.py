@@ -62,7 +62,7 @@ def test_ground_truth_can_be_left_out(capsys):
 def test_sync_prints_a_table_with_the_provenance(capsys):
     tiny_dataset()
     out = score(capsys, "--sync", "--metrics", "fs,gs").out
-    assert "judge heuristic (heuristic: offline rules, no LLM)" in out
+    assert "heuristic judge (offline rules, no LLM)" in out
     echo_line = next(line for line in out.splitlines() if line.startswith("Echo"))
     assert "0.667" in echo_line
 

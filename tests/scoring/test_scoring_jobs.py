@@ -8,8 +8,8 @@ from scoring.cache_store import CachedResponse
 from scoring.genres.judges import HeuristicJudge
 from scoring.genres.scorer import ScoreSettings
 from scoring.jobs import QUEUE, enqueue_run, queue
-from scoring.runs import RunChunk, ScoringRun, SystemScore, TextScore
 from scoring.models import System
+from scoring.runs import RunChunk, ScoringRun, SystemScore, TextScore
 from tests.scoring.run_fixtures import ECHO_EXPECTED, GROUND_TRUTH_EXPECTED, echo, tiny_dataset
 
 # transaction=True: jobs are enqueued when the transaction that asks for them commits.

@@ -110,15 +110,16 @@ class Command(BaseCommand):
 
     def print_table(self, run):
         provenance = run.provenance
-        judge = provenance["judge"] + (" (heuristic: offline rules, no LLM)" if run.heuristic_judge else "")
+        judge = "heuristic judge (offline rules, no LLM)" if run.heuristic_judge else f"judge {provenance['judge']}"
         self.stdout.write(
             f"Scoring run {run.pk} on {run.dataset.name}: embedder {provenance['embedder']} "
-            f"(φ {provenance['threshold']}), judge {judge}, LDA {provenance['lda_topics']} topics"
+            f"(φ {provenance['threshold']}), {judge}, LDA {provenance['lda_topics']} topics"
         )
-        self.stdout.write("system".ljust(24) + "".join(column.rjust(12) for column in TABLE_COLUMNS))
+        widths = [max(8, len(column) + 2) for column in TABLE_COLUMNS]
+        self.stdout.write("system".ljust(24) + "".join(c.rjust(w) for c, w in zip(TABLE_COLUMNS, widths)))
         for score in run.system_scores.select_related("system"):
-            cells = "".join(self.cell(score.values[column]).rjust(12) for column in TABLE_COLUMNS)
-            self.stdout.write(score.system.name[:23].ljust(24) + cells)
+            cells = [self.cell(score.values[column]) for column in TABLE_COLUMNS]
+            self.stdout.write(score.system.name[:23].ljust(24) + "".join(c.rjust(w) for c, w in zip(cells, widths)))
 
     @staticmethod
     def cell(value):
