@@ -129,7 +129,7 @@ def compare(human_side, scores, metric_ratings, margin):
             items = item_agreement(human_labels, labels)
             items.update(_label_shares(labels.values()))
         else:
-            items = {"accuracy": None, "items": 0}
+            items = {"accuracy": None, "items": 0, "metric_labels": 0, "metric_ties": 0}
         by_score = score_ranks(mean_scores)
         for method in METHODS:
             human_board = human_side["ratings"][method][aspect] if human_side["judgements"] else {}
