@@ -257,7 +257,9 @@ def test_a_custom_manifest_with_a_study_a_campaign_and_scoring_loads(tmp_path):
 
 
 def test_a_bad_judgement_row_names_the_line_and_rolls_everything_back(tmp_path):
-    judgements = write_judgements(tmp_path, ["t1,Tiny-System,Ground truth,fs,rater-one,b\n", "t1,Nobody,Tiny-System,fs,rater-one,a\n"])
+    judgements = write_judgements(
+        tmp_path, ["t1,Tiny-System,Ground truth,fs,rater-one,b\n", "t1,Nobody,Tiny-System,fs,rater-one,a\n"]
+    )
     manifest = write_manifest(tmp_path, TINY_OUTPUT, judgements=judgements)
     with pytest.raises(CommandError) as refusal:
         load_demo("--manifest", manifest)
@@ -268,10 +270,16 @@ def test_a_bad_judgement_row_names_the_line_and_rolls_everything_back(tmp_path):
     assert not get_user_model().objects.exists()
 
 
-def test_a_campaign_name_taken_by_another_dataset_is_refused(tmp_path):
+def test_a_campaign_name_taken_by_an_imported_study_is_refused(tmp_path):
     judgements = write_judgements(tmp_path, ["t1,Tiny-System,Ground truth,fs,rater-one,b\n"])
-    campaign = {"name": "tiny study", "dataset": "tiny", "systems": ["Tiny-System", "Ground truth"],
-                "annotators": ["annotator1"], "texts": 1, "overlap": 0}
+    campaign = {
+        "name": "tiny study",
+        "dataset": "tiny",
+        "systems": ["Tiny-System", "Ground truth"],
+        "annotators": ["annotator1"],
+        "texts": 1,
+        "overlap": 0,
+    }
     manifest = write_manifest(tmp_path, TINY_OUTPUT, judgements=judgements, campaigns=[campaign])
     with pytest.raises(CommandError, match="campaign tiny study: a campaign of that name exists already, imported"):
         load_demo("--manifest", manifest)

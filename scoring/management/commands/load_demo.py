@@ -377,7 +377,10 @@ class ScoringResult:
         provenance = self.run.provenance
         settings_used = f"embedder {provenance['embedder']}, judge {provenance['judge']}"
         if self.unchanged:
-            return f"Scores of {self.run.dataset.name} ({settings_used}) are current: run {self.run.pk}; not scored again."
+            return (
+                f"Scores of {self.run.dataset.name} ({settings_used}) are current: run {self.run.pk}; "
+                "not scored again."
+            )
         return (
             f"Scored {self.run.dataset.name} ({settings_used}): run {self.run.pk}, "
             f"{self.run.systems.count()} systems, {self.seconds:.1f} s."
