@@ -59,7 +59,6 @@
     root.querySelectorAll("[data-method]").forEach(function (element) {
       element.hidden = element.getAttribute("data-method") !== method;
     });
-    drawPlots(true);
   }
 
   function drawPlots(onlyByMethod) {
@@ -81,7 +80,10 @@
   }
 
   root.querySelectorAll('input[name="method"]').forEach(function (input) {
-    input.addEventListener("change", function () { showMethod(currentMethod()); });
+    input.addEventListener("change", function () {
+      showMethod(currentMethod());
+      drawPlots(true);
+    });
   });
   var asked = new URLSearchParams(window.location.search).get("method");
   var askedInput = asked && root.querySelector('input[name="method"][value="' + asked.replace(/[^a-z]/g, "") + '"]');
