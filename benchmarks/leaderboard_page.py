@@ -43,19 +43,27 @@ def build(rng):
     contents = [f"Text {number}: the river runs past the mill." for number in range(TEXTS)]
     # bulk_create skips Text.save(), which fills in the content hash.
     texts = Text.objects.bulk_create(
-        Text(dataset=dataset, position=number, content=content, content_sha256=text_hash(content), gold=[["river", "runs past", "mill"]])
+        Text(
+            dataset=dataset,
+            position=number,
+            content=content,
+            content_sha256=text_hash(content),
+            gold=[["river", "runs past", "mill"]],
+        )
         for number, content in enumerate(contents)
     )
     systems = System.objects.bulk_create(System(name=f"System-{number:02d}") for number in range(SYSTEMS))
     outputs = Output.objects.bulk_create(
-        Output(system=system, text=text, triples=[["river", "runs past", "mill"]]) for system in systems for text in texts
+        Output(system=system, text=text, triples=[["river", "runs past", "mill"]])
+        for system in systems
+        for text in texts
     )
     # Each system has a strength; a text's score scatters around it, so rankings are not trivial.
     strength = {system.pk: rng.uniform(0.3, 0.8) for system in systems}
     run = ScoringRun.objects.create(
         dataset=dataset, metrics=[*METRICS, "prf"], score_settings={}, status=ScoringRun.Status.DONE,
         provenance={"embedder": "hashing", "embedder_model": "hashing-512", "threshold": 0.6, "embedding_mode": "sum",
-                    "judge": "heuristic", "judge_model": None, "prompt_version": "rules-1", "heuristic_judge": True,
+                    "judge": "heuristic", "judge_model": None, "prompt_version": "rules-2", "heuristic_judge": True,
                     "lda_topics": 20, "lda_seed": 13, "relaxed_threshold": 0.5},
         fingerprint="b" * 64, finished_at=timezone.now(),
     )  # fmt: skip
@@ -84,7 +92,11 @@ def build(rng):
         gap = strength[assignment.item.system_a_id] - strength[assignment.item.system_b_id]
         for aspect in ASPECTS:
             noisy = gap + rng.gauss(0, 0.2)
-            labels.append(Judgement(assignment=assignment, aspect=aspect, label="a" if noisy > 0.05 else "b" if noisy < -0.05 else "tie"))
+            labels.append(
+                Judgement(
+                    assignment=assignment, aspect=aspect, label="a" if noisy > 0.05 else "b" if noisy < -0.05 else "tie"
+                )
+            )
     Judgement.objects.bulk_create(labels, batch_size=5000)
     return dataset, assignments[len(judged) :]
 

@@ -126,10 +126,11 @@ STOPWORDS = frozenset(
 # "founder" and "located" meet "location" without a lemmatiser.
 STEM_LENGTH = 6
 # Subject and object: at least half their content words must occur in the text ("Barack
-# Obama" is found in a text that only says "Obama"). Relations are often paraphrased ("born
-# in" for "place of birth"), so a third of theirs is enough.
+# Obama" is found in a text that only says "Obama"). The relation is not required: extractors
+# name relations in their own vocabulary ("located in" for "hangs in", "spouse" for "was
+# married to"), and requiring its words rejected most gold triples of the demo data. Its
+# coverage is still reported in the verdict.
 ENTITY_MIN_COVERAGE = 0.5
-RELATION_MIN_COVERAGE = 1 / 3
 
 _WORDS = re.compile(r"\w+")
 _SEMICOLON = re.compile(r"\s*;\s*")
@@ -173,15 +174,16 @@ class HeuristicJudge:
     """Offline rules instead of an LLM; every score it gives is marked heuristic.
 
     Support: subject and object must each have at least ``ENTITY_MIN_COVERAGE`` of their
-    content words in the text, the relation ``RELATION_MIN_COVERAGE``; words are case-,
-    accent- and stopword-normalised and compared on ``STEM_LENGTH``-letter prefixes.
+    content words in the text; words are case-, accent- and stopword-normalised and compared
+    on ``STEM_LENGTH``-letter prefixes. It catches invented entities, not a wrong relation
+    between entities the text does mention: an LLM judge is needed for that.
     Split: a coordinated list in the subject or the object ("A, B and C", "A and B",
     "A as well as B", "A; B") splits the triple into one triple per combination of items.
     """
 
     name = "heuristic"
     model = "content-word-overlap"
-    prompt_version = "rules-1"
+    prompt_version = "rules-2"
     heuristic = True
 
     def check_support(self, pairs):
@@ -191,9 +193,7 @@ class HeuristicJudge:
         folded = fold(text)
         stems = _stems(_WORDS.findall(folded))
         subject, relation, object_ = (coverage(element, folded, stems) for element in triple)
-        supported = (
-            subject >= ENTITY_MIN_COVERAGE and object_ >= ENTITY_MIN_COVERAGE and relation >= RELATION_MIN_COVERAGE
-        )
+        supported = subject >= ENTITY_MIN_COVERAGE and object_ >= ENTITY_MIN_COVERAGE
         reply = f"content words found: subject {subject:.0%}, relation {relation:.0%}, object {object_:.0%}"
         return SupportVerdict(supported=supported, parsed=True, reply=reply)
 

@@ -20,7 +20,7 @@ def judge():
 def test_it_is_labelled_heuristic():
     judge = get_judge("heuristic")
     assert judge.heuristic is True
-    assert (judge.name, judge.model, judge.prompt_version) == ("heuristic", "content-word-overlap", "rules-1")
+    assert (judge.name, judge.model, judge.prompt_version) == ("heuristic", "content-word-overlap", "rules-2")
 
 
 @pytest.mark.parametrize(
@@ -29,7 +29,8 @@ def test_it_is_labelled_heuristic():
         ["Marie Curie", "born in", "Warsaw"],
         ["marie sklodowska-curie", "founder of", "Radium Institute"],  # case, accents, founded/founder
         ["Curie", "shared prize with", "Henri Becquerel"],
-        ["Curie", "shared Nobel award with", "Pierre Curie"],  # a third of the relation's words suffice
+        ["Curie", "shared Nobel award with", "Pierre Curie"],
+        ["Radium Institute", "located in", "Paris"],  # relations are named in the extractor's own words
     ],
 )
 def test_supported_triples(judge, triple):
@@ -42,12 +43,18 @@ def test_supported_triples(judge, triple):
     [
         ["Marie Curie", "born in", "Lyon"],  # object absent
         ["Albert Einstein", "founded", "Radium Institute"],  # subject absent
-        ["Marie Curie", "married", "Henri Becquerel"],  # no relation word in the text
     ],
 )
 def test_unsupported_triples(judge, triple):
     [verdict] = judge.check_support([(TEXT, triple)])
     assert not verdict.supported and verdict.parsed
+
+
+def test_a_wrong_relation_between_mentioned_entities_passes(judge):
+    # The documented limit of the heuristic: only an LLM judge can check the relation itself.
+    [verdict] = judge.check_support([(TEXT, ["Marie Curie", "married", "Henri Becquerel"])])
+    assert verdict.supported
+    assert verdict.reply == "content words found: subject 100%, relation 0%, object 100%"
 
 
 def test_the_reply_explains_the_verdict(judge):
