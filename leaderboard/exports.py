@@ -48,7 +48,12 @@ def human_rows(data):
 def agreement_rows(data):
     yield ["aspect", "accuracy", "kappa", "alpha", "items", "pairs"]
     for aspect, figures in data["human"]["agreement"].items():
-        yield [aspect, *(_number(figures[key]) for key in ("accuracy", "kappa", "alpha")), figures["items"], figures["pairs"]]
+        yield [
+            aspect,
+            *(_number(figures[key]) for key in ("accuracy", "kappa", "alpha")),
+            figures["items"],
+            figures["pairs"],
+        ]
 
 
 def comparison_rows(data):
@@ -137,6 +142,7 @@ def _static_text(path):
 
 def static_html(data, links):
     """One HTML file with the tables, the figures, plotly.js, the styles and the sorting script inlined."""
+
     # Inlined scripts must not close their own <script> element early.
     def script(path):
         return _static_text(path).replace("</script", "<\\/script")

@@ -32,7 +32,12 @@ def rate(battles_of_aspect, rounds):
 
 def campaign_summaries(dataset):
     return [
-        {"name": campaign.name, "open": campaign.is_open, "imported": campaign.is_imported, "judgements": campaign.count}
+        {
+            "name": campaign.name,
+            "open": campaign.is_open,
+            "imported": campaign.is_imported,
+            "judgements": campaign.count,
+        }
         for campaign in Campaign.objects.filter(dataset=dataset)
         .annotate(count=Count("items__assignments__judgements"))
         .order_by("created_at", "pk")
@@ -76,4 +81,3 @@ def human_side(dataset, rounds=ratings.BOOTSTRAP_ROUNDS):
         "win_rates": {aspect: win_rate_matrix(by_aspect[aspect]) for aspect in ASPECTS},
         "labels": merged_item_labels(campaigns, judgements),
     }
-

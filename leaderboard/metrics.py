@@ -62,7 +62,9 @@ def column_provenance(provenance):
 def describe(run):
     """A setting as the page's selector and the JSON show it."""
     provenance = run.provenance or {}
-    label = f"{provenance.get('embedder', '?')} φ {provenance.get('threshold', 0):g} · judge {provenance.get('judge', '?')}"
+    label = (
+        f"{provenance.get('embedder', '?')} φ {provenance.get('threshold', 0):g} · judge {provenance.get('judge', '?')}"
+    )
     label += f" · LDA {provenance.get('lda_topics', '?')} topics"
     return {
         "key": run.fingerprint,

@@ -41,7 +41,10 @@ def win_rate_matrix(battles):
         rates = points / counts
     return {
         "systems": list(battles.systems),
-        "rates": [[None if count == 0 else float(rate) for rate, count in zip(row, row_counts)] for row, row_counts in zip(rates, counts)],
+        "rates": [
+            [None if count == 0 else float(rate) for rate, count in zip(row, row_counts)]
+            for row, row_counts in zip(rates, counts)
+        ],
         "battles": counts.tolist(),
     }
 
@@ -110,7 +113,10 @@ def rating_bars(human, metric, aspects, method_name):
     """
     figure = go.Figure()
     for index, (code, name) in enumerate(aspects):
-        for label, colour, board in (("Human", HUMAN_COLOUR, human.get(code, {})), ("GENRES metric battles", METRIC_COLOUR, metric.get(code, {}))):
+        for label, colour, board in (
+            ("Human", HUMAN_COLOUR, human.get(code, {})),
+            ("GENRES metric battles", METRIC_COLOUR, metric.get(code, {})),
+        ):
             systems = list(board)
             entries = [board[system] for system in systems]
             # Bars start at the initial rating, 1000: above it a system won more than it lost.
@@ -143,7 +149,9 @@ def rating_bars(human, metric, aspects, method_name):
 
 def rating_vs_score(human, mean_scores, aspects, method_name):
     """Small multiples, one per aspect: human rating (y) against the mean metric score ×100 (x)."""
-    figure = make_subplots(rows=1, cols=len(aspects), subplot_titles=[name for _, name in aspects], horizontal_spacing=0.045)
+    figure = make_subplots(
+        rows=1, cols=len(aspects), subplot_titles=[name for _, name in aspects], horizontal_spacing=0.045
+    )
     for column, (code, name) in enumerate(aspects, start=1):
         board = human.get(code, {})
         scores = mean_scores.get(code, {})
@@ -221,7 +229,10 @@ def score_profile(rows, aspects):
     _layout(
         figure,
         440,
-        polar=dict(radialaxis=dict(range=[0, 100], gridcolor="#e3e7ee", tickfont=dict(size=10)), angularaxis=dict(gridcolor="#e3e7ee")),
+        polar=dict(
+            radialaxis=dict(range=[0, 100], gridcolor="#e3e7ee", tickfont=dict(size=10)),
+            angularaxis=dict(gridcolor="#e3e7ee"),
+        ),
         legend=dict(font=dict(size=11)),
         margin=dict(l=90, r=16, t=40, b=40),
     )

@@ -71,7 +71,9 @@ def score_table(data):
             text = fixed(value, 1) if key in PLAIN_COLUMNS else hundred(value)
             is_best = not row["ground_truth"] and value is not None and round(value, 3) == best.get(key)
             cells.append(Cell(text, sort=value, best=is_best))
-        table_rows.append({"system": row["system"], "ground_truth": row["ground_truth"], "current": row["current"], "cells": cells})
+        table_rows.append(
+            {"system": row["system"], "ground_truth": row["ground_truth"], "current": row["current"], "cells": cells}
+        )
     return {"groups": groups, "headers": headers, "rows": table_rows}
 
 

@@ -125,7 +125,9 @@ def compare(human_side, scores, metric_ratings, margin):
         mean_scores = {row["system"]: row["values"][aspect] for row in scores["rows"]} if scores else {}
         if scores:
             judged_texts = {text for text, _, _ in human_labels}
-            per_text = {text: by_system for text, by_system in scores["per_text"][aspect].items() if text in judged_texts}
+            per_text = {
+                text: by_system for text, by_system in scores["per_text"][aspect].items() if text in judged_texts
+            }
             labels = metric_labels(per_text, [row["system"] for row in scores["rows"]], margin)
             items = item_agreement(human_labels, labels)
             items.update(_label_shares(labels.values()))
@@ -170,7 +172,10 @@ def _label_shares(labels):
 def verdict(human_side, scores, comparison):
     """One line on how the human and GENRES rankings compare (Elo against mean scores)."""
     if not human_side["judgements"]:
-        return {"tau": None, "text": "No human judgements yet." if scores else "No GENRES scores or human judgements yet."}
+        return {
+            "tau": None,
+            "text": "No human judgements yet." if scores else "No GENRES scores or human judgements yet.",
+        }
     if not scores:
         return {"tau": None, "text": f"{human_side['judgements']} human judgements; no GENRES scores yet."}
     taus = [entry["by_score"]["kendall_tau"] for entry in comparison[DEFAULT_METHOD].values()]

@@ -41,13 +41,17 @@ def leaderboard_view(json=False):
             except access.LeaderboardHidden as hidden:
                 if json:
                     return JsonResponse({"error": str(hidden)}, status=403)
-                return render(request, "leaderboard/refused.html", {"dataset": dataset, "reason": str(hidden)}, status=403)
+                return render(
+                    request, "leaderboard/refused.html", {"dataset": dataset, "reason": str(hidden)}, status=403
+                )
             try:
                 return view(request, dataset, **kwargs)
             except services.LeaderboardError as error:
                 if json:
                     return JsonResponse({"error": str(error)}, status=400)
-                return render(request, "leaderboard/refused.html", {"dataset": dataset, "reason": str(error)}, status=400)
+                return render(
+                    request, "leaderboard/refused.html", {"dataset": dataset, "reason": str(error)}, status=400
+                )
 
         return require_GET(wrapped)
 

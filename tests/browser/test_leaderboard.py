@@ -57,7 +57,9 @@ def judge_like_the_scores(campaign, leave_pending):
     for assignment in assignments.select_related("item__system_a", "item__system_b"):
         item = assignment.item
         for aspect in ASPECTS:
-            difference = scores[aspect, item.text_id, item.system_a.name] - scores[aspect, item.text_id, item.system_b.name]
+            difference = (
+                scores[aspect, item.text_id, item.system_a.name] - scores[aspect, item.text_id, item.system_b.name]
+            )
             difference += rng.gauss(0, 0.25)
             label = "a" if difference > 0.1 else "b" if difference < -0.1 else "tie"
             judgements.append(Judgement(assignment=assignment, aspect=aspect, label=label))
@@ -73,7 +75,9 @@ def site(file_database):
     manage(env, "score_outputs", "--dataset", DATASET, "--sync")
     get_user_model().objects.create_superuser(RESEARCHER, "researcher@example.org", PASSWORD)
     dataset = Dataset.objects.get(name=DATASET)
-    systems = System.objects.filter(name__in=["ClosedIE-T5", "OpenIE-Verbose-7B", "GPT-Fabulist-3.5", "Vicuna-Relex-7B"])
+    systems = System.objects.filter(
+        name__in=["ClosedIE-T5", "OpenIE-Verbose-7B", "GPT-Fabulist-3.5", "Vicuna-Relex-7B"]
+    )
     annotators = get_user_model().objects.filter(username__in=["annotator1", "annotator2"])
     campaign = create_campaign(
         name="Demo study", dataset=dataset, systems=[*systems, System.ground_truth()], annotators=annotators,

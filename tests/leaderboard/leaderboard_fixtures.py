@@ -46,7 +46,9 @@ def store_run(dataset, systems, score_of, provenance=PROVENANCE, fingerprint=FIN
             position = output.text.position
             common = dict(output=output, run=run, fingerprint=fingerprint, output_updated_at=output.updated_at)
             for aspect in ASPECTS:
-                rows.append(TextScore(metric=aspect, values={aspect: score_of(system.name, position, aspect)}, **common))
+                rows.append(
+                    TextScore(metric=aspect, values={aspect: score_of(system.name, position, aspect)}, **common)
+                )
             prf = dict.fromkeys(PRF, score_of(system.name, position, "prf"))
             rows.append(TextScore(metric="prf", values=prf, **common))
     TextScore.store(rows)
@@ -78,7 +80,11 @@ def judged_campaign(dataset, systems, label_of, annotators=1, name="study", is_o
     ).campaign
     assignments = Assignment.objects.filter(item__campaign=campaign).select_related("item__system_a", "item__system_b")
     Judgement.objects.bulk_create(
-        Judgement(assignment=assignment, aspect=aspect, label=label_of(aspect, assignment.item.system_a.name, assignment.item.system_b.name))
+        Judgement(
+            assignment=assignment,
+            aspect=aspect,
+            label=label_of(aspect, assignment.item.system_a.name, assignment.item.system_b.name),
+        )
         for assignment in assignments
         for aspect in ASPECTS
     )

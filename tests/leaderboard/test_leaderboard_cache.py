@@ -9,7 +9,13 @@ from django.urls import reverse
 from annotation.models import Assignment, Judgement
 from leaderboard import human, metrics, services
 from scoring.models import System
-from tests.leaderboard.leaderboard_fixtures import HUMAN_ORDER, judged_campaign, ranking_labels, scored_dataset, store_run
+from tests.leaderboard.leaderboard_fixtures import (
+    HUMAN_ORDER,
+    judged_campaign,
+    ranking_labels,
+    scored_dataset,
+    store_run,
+)
 
 pytestmark = pytest.mark.django_db
 

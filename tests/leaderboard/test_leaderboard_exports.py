@@ -69,7 +69,9 @@ def test_human_ratings_csv(admin_client, dataset):
 
 
 def test_correlations_csv_follows_the_margin(admin_client, dataset):
-    rows = {(row["method"], row["aspect"]): row for row in download(admin_client, dataset, "correlations", margin="0.5")}
+    rows = {
+        (row["method"], row["aspect"]): row for row in download(admin_client, dataset, "correlations", margin="0.5")
+    }
     assert float(rows["elo", "us"]["by_score_kendall_tau"]) == pytest.approx(-1.0)
     assert rows["elo", "ts"]["margin"] == "0.5"
     assert float(rows["elo", "ts"]["item_agreement"]) == pytest.approx(2 / 3, abs=1e-4)

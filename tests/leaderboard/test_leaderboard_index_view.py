@@ -33,7 +33,10 @@ def test_each_dataset_with_counts_and_verdict(admin_client):
     assert "<strong>0</strong> campaigns" in card(html, "scored")
 
     judged_card = card(html, "judged")
-    assert '<p class="verdict disagree">Human and GENRES rankings disagree: Kendall τ -1.00 (mean over 5 aspects).</p>' in judged_card
+    assert (
+        '<p class="verdict disagree">Human and GENRES rankings disagree: Kendall τ -1.00 (mean over 5 aspects).</p>'
+        in judged_card
+    )
     assert "<strong>1</strong> campaign" in judged_card and "<strong>60</strong> judgements" in judged_card
     assert "10 human judgements; no GENRES scores yet." in card(html, "unscored")
     assert "No GENRES scores or human judgements yet." in card(html, "empty")

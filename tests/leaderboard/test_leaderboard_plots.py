@@ -11,7 +11,9 @@ ASPECTS = [("ts", "Topical similarity"), ("us", "Uniqueness")]
 
 
 def test_win_rates_count_a_tie_as_half():
-    battles = Battles.from_labels([("x", "y", "a"), ("x", "y", "tie"), ("y", "x", "a"), ("x", "z", "b")], systems=["x", "y", "z"])
+    battles = Battles.from_labels(
+        [("x", "y", "a"), ("x", "y", "tie"), ("y", "x", "a"), ("x", "z", "b")], systems=["x", "y", "z"]
+    )
     matrix = plots.win_rate_matrix(battles)
     assert matrix["systems"] == ["x", "y", "z"]
     # x against y: a win, a tie, a loss → 1.5 of 3 points.
@@ -21,7 +23,9 @@ def test_win_rates_count_a_tie_as_half():
 
 
 def board(**ratings):
-    return {system: {"rating": rating, "ci_low": rating - 20, "ci_high": rating + 30} for system, rating in ratings.items()}
+    return {
+        system: {"rating": rating, "ci_low": rating - 20, "ci_high": rating + 30} for system, rating in ratings.items()
+    }
 
 
 def test_rating_bars_show_one_aspect_at_a_time():

@@ -75,7 +75,8 @@ def test_provenance_is_one_hover_away(admin_client, dataset):
 
 def test_the_heuristic_judge_is_flagged(admin_client, dataset):
     html = page(admin_client, dataset)
-    assert '<span class="badge warn" title="Factualness and granularity come from the offline heuristic judge, not an LLM">offline heuristic judge</span>' in html
+    badge = 'title="Factualness and granularity come from the offline heuristic judge, not an LLM"'
+    assert f'<span class="badge warn" {badge}>offline heuristic judge</span>' in html
     assert html.count('<span class="judge-mark" aria-label="offline heuristic judge">*</span>') == 2
 
 
