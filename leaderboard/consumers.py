@@ -4,11 +4,10 @@ The message only names what changed (``"judgements"`` or ``"scores"``); the page
 moment for more (a burst of saves makes one refresh) and fetches the affected sections.
 """
 
-from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from channels.layers import get_channel_layer
 
+from genres_site.broadcast import broadcast
 from leaderboard import access
 from scoring.models import Dataset
 
@@ -23,9 +22,7 @@ def announce(dataset_id, change):
     """Tell every open page of the dataset's leaderboard that ``change`` happened."""
     if change not in CHANGES:
         raise ValueError(f"unknown change {change!r}, expected one of {CHANGES}")
-    async_to_sync(get_channel_layer().group_send)(
-        group_name(dataset_id), {"type": "leaderboard.changed", "change": change}
-    )
+    broadcast(group_name(dataset_id), {"type": "leaderboard.changed", "change": change})
 
 
 @database_sync_to_async

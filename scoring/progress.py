@@ -5,8 +5,7 @@ cancellation); the message carries the run's whole progress state, so a page tha
 one update is right again with the next.
 """
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from genres_site.broadcast import broadcast
 
 MESSAGE_TYPE = "run.progress"  # handled by RunProgressConsumer.run_progress
 
@@ -16,6 +15,4 @@ def group_name(run_id):
 
 
 def publish_progress(run):
-    async_to_sync(get_channel_layer().group_send)(
-        group_name(run.pk), {"type": MESSAGE_TYPE, "state": run.progress_state()}
-    )
+    broadcast(group_name(run.pk), {"type": MESSAGE_TYPE, "state": run.progress_state()})
