@@ -39,6 +39,9 @@ def start(socket_path):
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        # A group of its own, like serve's other children: the terminal's Ctrl-C must not stop
+        # Redis before the workers that still need it.
+        process_group=0,
     )
     deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
     while not answers(socket_url(socket_path)):
