@@ -90,7 +90,7 @@ def staff_required(view):
     @wraps(view)
     def check_staff(request, *args, **kwargs):
         if not request.user.is_staff:
-            raise PermissionDenied("Only staff can upload.")
+            raise PermissionDenied("Only staff can upload and run scoring.")
         return view(request, *args, **kwargs)
 
     return login_required(check_staff)
