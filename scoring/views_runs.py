@@ -47,7 +47,8 @@ def run_new(request, name):
             form.add_error(None, str(error))
         else:
             enqueue_run(run)
-            messages.success(request, f"Scoring run {run.pk} queued: {run.chunks.count()} chunk(s).")
+            chunks = run.chunks.count()
+            messages.success(request, f"Scoring run {run.pk} queued: {chunks} chunk{pluralize(chunks)}.")
             return redirect(run)
     status = 400 if form.errors else 200
     context = {"dataset": dataset, "form": form, "estimate": estimate, "judge": choices[3] if choices else None}

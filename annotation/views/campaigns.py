@@ -12,6 +12,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation import agreement, battles, exports, services
@@ -58,8 +59,9 @@ def campaign_create(request):
             form.add_error(None, str(error))
         else:
             campaign = created.campaign
+            items, texts = campaign.items.count(), campaign.texts.count()
             messages.success(
-                request, f"Campaign {campaign.name} created: {campaign.items.count()} items on {campaign.texts.count()} texts."
+                request, f"Campaign {campaign.name} created: {items} item{pluralize(items)} on {texts} text{pluralize(texts)}."
             )
             if created.texts_left_out:
                 messages.warning(
