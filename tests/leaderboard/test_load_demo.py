@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from annotation.models import Assignment, Campaign, Judgement
-from scoring.management.commands.load_demo import DEFAULT_MANIFEST
+from leaderboard.management.commands.load_demo import DEFAULT_MANIFEST
 from scoring.models import Dataset, Output, System, Text
 from scoring.runs import ScoringRun, SystemScore, TextScore
 

@@ -12,8 +12,8 @@ In order, as the manifest says:
 5. a scoring run per ``scoring`` entry, here and now (``scoring.jobs.run_in_process``, as
    ``score_outputs --sync``), unless ``--no-scores``.
 
-This command sets up the whole demo, so it is the one module of ``scoring`` that calls into
-``annotation`` (whose models depend on scoring's, never the reverse).
+It lives in ``leaderboard``, the one app that may import both ``scoring`` and ``annotation``:
+the demo sets up all of them.
 
 Steps 1–4 are one transaction: a bad file or entry leaves the database as it was and the error
 names it. Scoring follows once they are committed; a failed run is kept, marked failed, and
