@@ -67,6 +67,13 @@ def test_users_who_may_not_see_outputs_get_no_links_to_them(client, annotator_us
 
     assert "<strong>CDR</strong>" in page
     assert 'href="/datasets/CDR/"' not in page
+    assert 'Your pairs to judge are under <a href="/annotate/">Annotate</a>' in page
+
+
+def test_users_who_may_see_outputs_get_no_pointer_to_annotate(admin_client):
+    make_dataset("CDR", gold_per_text=[1])
+
+    assert "Your pairs to judge" not in admin_client.get(reverse("home")).content.decode()
 
 
 def test_description_is_escaped(admin_client):
