@@ -1,7 +1,8 @@
 """Refusals and missing pages are shown in the site's own layout, saying why."""
 
 import pytest
-from django.test import override_settings
+from django.test import RequestFactory, override_settings
+from django.views.defaults import server_error
 
 from scoring.models import Dataset
 
@@ -38,3 +39,10 @@ def test_the_favicon_is_served_from_the_static_files(client):
     response = client.get("/favicon.ico")
     assert response.status_code == 301
     assert response["Location"] == "/static/favicon.svg"
+
+
+def test_the_server_error_page_renders_without_a_request():
+    # Django renders 500.html with an empty context: no user, no request.
+    response = server_error(RequestFactory().get("/"))
+    assert response.status_code == 500
+    assert "Something went wrong" in response.content.decode()
