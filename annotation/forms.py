@@ -19,7 +19,9 @@ def active_users():
 
 class UserChoiceField(forms.ModelMultipleChoiceField):
     def label_from_instance(self, user):
-        return user.get_username()
+        # Raters that import_judgments creates have no password: work given to them is never done.
+        name = user.get_username()
+        return name if user.has_usable_password() else f"{name} (cannot sign in)"
 
 
 class CampaignCreateForm(forms.Form):
