@@ -211,13 +211,10 @@ def manage(*args):
 def login_lines(accounts):
     lines = []
     for account in accounts:
-        if account["password"]:
-            lines.append(f"  {account['username']:<11} password {account['password']}   ({account['role']})")
-        else:
-            lines.append(
-                f"  {account['username']:<11} (exists: password as printed when it was created; "
-                f"--reset-passwords sets a new one)   ({account['role']})"
-            )
+        password = f"password {account['password']}" if account["password"] else "exists, password as first printed"
+        lines.append(f"  {account['username']:<11} {password}   ({account['role']})")
+    if not all(account["password"] for account in accounts):
+        lines.append("  (--reset-passwords sets new passwords)")
     return lines
 
 
