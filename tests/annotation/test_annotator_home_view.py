@@ -10,22 +10,6 @@ from tests.annotation.annotator_fixtures import FIRST_FOUR_LEFT, make_annotation
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def annotator():
-    return make_user("homer")
-
-
-@pytest.fixture
-def setup(annotator):
-    return make_annotation_setup([annotator])
-
-
-@pytest.fixture
-def signed_in(client, annotator):
-    client.force_login(annotator)
-    return client
-
-
 def finish(assignment):
     save_judgements(assignment, FIRST_FOUR_LEFT, expected_version=0, seconds=5)
     save_judgements(assignment, {"cs": "tie"}, expected_version=1, seconds=5)

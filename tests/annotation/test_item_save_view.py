@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Assignment, Judgement, Label
-from tests.annotation.annotator_fixtures import FIRST_FOUR_LEFT, make_annotation_setup, make_user
+from tests.annotation.annotator_fixtures import FIRST_FOUR_LEFT, make_annotation_setup
 
 pytestmark = pytest.mark.django_db
 
@@ -14,19 +14,8 @@ JSON = {"HTTP_ACCEPT": "application/json"}
 
 
 @pytest.fixture
-def annotator():
-    return make_user("saver")
-
-
-@pytest.fixture
 def assignment(annotator):
     return make_annotation_setup([annotator]).assignments(annotator)[0]
-
-
-@pytest.fixture
-def signed_in(client, annotator):
-    client.force_login(annotator)
-    return client
 
 
 def item_url(assignment):

@@ -8,31 +8,9 @@ from django.urls import reverse
 from annotation.models import Assignment
 from annotation.services import create_campaign, save_judgements
 from scoring.models import Output, System
-from tests.annotation.annotator_fixtures import (
-    FIRST_FOUR_LEFT,
-    SYSTEM_NAMES,
-    UNSAFE_SUBJECT,
-    make_annotation_setup,
-    make_user,
-)
+from tests.annotation.annotator_fixtures import FIRST_FOUR_LEFT, SYSTEM_NAMES, UNSAFE_SUBJECT
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def annotator():
-    return make_user("reader")
-
-
-@pytest.fixture
-def setup(annotator):
-    return make_annotation_setup([annotator])
-
-
-@pytest.fixture
-def signed_in(client, annotator):
-    client.force_login(annotator)
-    return client
 
 
 def assignment_for_text(setup, annotator, position):
