@@ -8,10 +8,8 @@ also carries the notification from the judgement saved here. Screenshots go to
 GENRES_SCREENSHOT_DIR when set, else to a temporary directory.
 """
 
-import os
 import random
 import re
-import signal
 import subprocess
 import sys
 
@@ -23,8 +21,8 @@ from annotation.models import ASPECTS, FIRST_ASPECTS, Assignment, Judgement
 from annotation.services import create_campaign
 from scoring.models import Dataset, System
 from scoring.runs import TextScore
-from tests.browser.test_scoring_progress import answers, free_port, screenshot_dir
-from tests.scoring.worker_fixtures import BASE_DIR, file_database, wait_until, worker_environment
+from tests.browser.test_scoring_progress import screenshot_dir
+from tests.scoring.worker_fixtures import BASE_DIR, file_database, start_web, stop, worker_environment
 
 __all__ = ["file_database", "screenshot_dir"]  # fixtures, used by name
 pytestmark = pytest.mark.browser
@@ -87,26 +85,11 @@ def site(file_database):
     judge_like_the_scores(campaign, pending)
     judged = Judgement.objects.filter(assignment__item__campaign__dataset=dataset).count()  # the demo's own too
 
-    port = free_port()
-    web = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "genres_site.asgi:application"],
-        cwd=BASE_DIR,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        process_group=0,
-    )
-    base = f"http://127.0.0.1:{port}"
+    web, base = start_web(env)
     try:
-        wait_until(lambda: answers(f"{base}/accounts/login/"), what="daphne to answer")
         yield {"base": base, "env": env, "pending": pending, "judged": judged}
     finally:
-        os.killpg(web.pid, signal.SIGTERM)
-        try:
-            web.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(web.pid, signal.SIGKILL)
-            web.wait()
+        stop(web)
 
 
 def console_errors(page):

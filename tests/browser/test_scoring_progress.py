@@ -8,18 +8,15 @@ GENRES_SCREENSHOT_DIR when set (to look at them), else to a temporary directory.
 
 import os
 import re
-import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
-from urllib.request import urlopen
 
 import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
-from tests.scoring.worker_fixtures import BASE_DIR, file_database, start_worker, wait_until, worker_environment
+from tests.scoring.worker_fixtures import BASE_DIR, file_database, start_web, start_worker, stop, worker_environment
 
 __all__ = ["file_database"]  # a fixture, used by name
 pytestmark = pytest.mark.browser
@@ -33,20 +30,6 @@ def screenshot_dir(tmp_path):
     return directory
 
 
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def answers(url):
-    try:
-        with urlopen(url, timeout=1):
-            return True
-    except OSError:
-        return False
-
-
 @pytest.fixture
 def site(file_database):
     """Demo data, an admin, daphne and one RQ worker; the site's base URL."""
@@ -54,29 +37,16 @@ def site(file_database):
     # In a process of its own, as `make demo` runs it (and away from Playwright's event loop).
     subprocess.run([sys.executable, "manage.py", "load_demo"], cwd=BASE_DIR, env=env, check=True, capture_output=True)
     get_user_model().objects.create_superuser(ADMIN, "run-admin@example.org", PASSWORD)
-    port = free_port()
-    web = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "genres_site.asgi:application"],
-        cwd=BASE_DIR,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        process_group=0,
-    )
     worker = start_worker(env, burst=False)
-    base = f"http://127.0.0.1:{port}"
     try:
-        wait_until(lambda: answers(f"{base}/accounts/login/"), what="daphne to answer")
+        web, base = start_web(env)
+    except BaseException:
+        stop(worker)
+        raise
+    try:
         yield base
     finally:
-        for process in (web, worker):
-            os.killpg(process.pid, signal.SIGTERM)
-        for process in (web, worker):
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+        stop(web, worker)
 
 
 def test_admin_starts_a_run_and_watches_it_reach_100_percent(site, page, screenshot_dir):

@@ -8,10 +8,13 @@ test session's Redis. Tests using it must not ask for the ``django_db`` mark.
 """
 
 import os
+import signal
+import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.request import urlopen
 
 import pytest
 from django.conf import settings
@@ -101,3 +104,45 @@ def wait_until(condition, timeout=60, interval=0.1, what="the condition"):
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
         time.sleep(interval)
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def answers(url):
+    try:
+        with urlopen(url, timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def start_web(env):
+    """daphne on a free port, in a process group of its own; returns the process and its base URL."""
+    port = free_port()
+    web = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "genres_site.asgi:application"],
+        cwd=BASE_DIR,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        process_group=0,
+    )
+    base = f"http://127.0.0.1:{port}"
+    wait_until(lambda: answers(f"{base}/accounts/login/"), what="daphne to answer")
+    return web, base
+
+
+def stop(*processes, timeout=15):
+    """Ask each process group to stop, then kill what is still there after ``timeout`` seconds."""
+    for process in processes:
+        os.killpg(process.pid, signal.SIGTERM)
+    for process in processes:
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
