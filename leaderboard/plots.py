@@ -228,12 +228,14 @@ def score_profile(rows, aspects):
         )
     _layout(
         figure,
-        440,
+        520,
         polar=dict(
             radialaxis=dict(range=[0, 100], gridcolor="#e3e7ee", tickfont=dict(size=10)),
-            angularaxis=dict(gridcolor="#e3e7ee"),
+            # First aspect at the top: the radial ticks (drawn at 0°) then fall between two aspect
+            # names instead of on the first; the legend goes below, clear of the names.
+            angularaxis=dict(gridcolor="#e3e7ee", rotation=90, direction="clockwise"),
         ),
-        legend=dict(font=dict(size=11)),
-        margin=dict(l=90, r=16, t=40, b=40),
+        legend=dict(font=dict(size=11), orientation="h", x=0.5, xanchor="center", y=-0.08, yanchor="top"),
+        margin=dict(l=70, r=70, t=40, b=40),
     )
     return _as_json(figure)
