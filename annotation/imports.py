@@ -47,9 +47,14 @@ class ImportedJudgements:
         if self.unchanged:
             return f"Campaign {self.campaign.name} already holds exactly these judgements: nothing changed."
         return (
-            f"Imported {self.judgements} judgements of {self.items} items by {self.annotators} annotators "
-            f"into campaign {self.campaign.name} ({self.new_accounts} new accounts, which cannot sign in)."
+            f"Imported {counted(self.judgements, 'judgement')} of {counted(self.items, 'item')} "
+            f"by {counted(self.annotators, 'annotator')} into campaign {self.campaign.name} "
+            f"({counted(self.new_accounts, 'new account')}, which cannot sign in)."
         )
+
+
+def counted(number, noun):
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 @dataclass(frozen=True)

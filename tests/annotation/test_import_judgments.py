@@ -171,3 +171,10 @@ def test_unknown_dataset_and_invalid_campaign_name(tmp_path, dataset):
         run(path)
     with pytest.raises(CommandError, match="No dataset named 'nope'"):
         call_command("import_judgments", str(path), "--dataset", "nope", "--campaign", "ok")
+
+
+
+def test_the_summary_counts_in_the_singular_too(tmp_path, dataset):
+    message = run(write(tmp_path, "toy-1,alpha,beta,ts,solo,a\n", name="one.csv"))
+
+    assert "Imported 1 judgement of 1 item by 1 annotator into campaign one (1 new account," in message
