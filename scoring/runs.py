@@ -313,7 +313,7 @@ class RunChunk(models.Model):
         return cls.objects.select_related("run__dataset").get(pk=pk) if claimed else None
 
     def beat(self):
-        """Show the chunk is alive: a resume re-queues running chunks without a recent heartbeat."""
+        """Show the chunk is alive: the heal pass re-queues running chunks without a recent heartbeat."""
         self._held().update(heartbeat_at=timezone.now())
 
     @transaction.atomic
