@@ -34,7 +34,7 @@ ASGI_APPLICATION = "genres_site.asgi:application"
 GUNICORN_CONFIG = Path(__file__).with_name("gunicorn_conf.py")
 # rq's forking worker: each job runs in a work horse, so a job that crashes or is killed
 # cannot take the worker with it (SpawnWorker is only needed where fork is unsafe, as on macOS).
-WORKER_CLASS = "rq.worker.Worker"
+WORKER_CLASS = "scoring.workers.HealingWorker"
 STOP_TIMEOUT_SECONDS = 10
 READY_TIMEOUT_SECONDS = 120
 POLL_SECONDS = 0.2
