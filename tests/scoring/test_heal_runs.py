@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from scoring.genres.scorer import ScoreSettings
-from scoring.jobs import enqueue_run, prepare_run, queue
+from scoring.jobs import MAX_CHUNK_ATTEMPTS, enqueue_run, heal_runs, prepare_run, queue
 from scoring.models import System
 from scoring.runs import RunChunk, ScoringRun, SystemScore, TextScore
 from scoring.workers import HEAL_LOCK, HealingWorker
@@ -93,3 +93,17 @@ def test_one_worker_heals_at_a_time(file_database):
     worker.heal()
     orphaned.refresh_from_db()
     assert orphaned.status == "queued" and orphaned.job_id in queue().job_ids
+
+
+def test_an_orphan_on_its_last_attempt_fails_its_run(file_database):
+    run = started_run(tiny_dataset())
+    orphaned = run.chunks.first()
+    orphan(orphaned)
+    RunChunk.objects.filter(pk=orphaned.pk).update(attempts=MAX_CHUNK_ATTEMPTS)
+
+    assert heal_runs() == 0
+
+    run.refresh_from_db()
+    assert run.status == "failed"
+    assert "chunk 1 of run" in run.error and "its job was lost" in run.error
+    assert f"attempt {MAX_CHUNK_ATTEMPTS} of {MAX_CHUNK_ATTEMPTS}" in run.error
