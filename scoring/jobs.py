@@ -132,11 +132,15 @@ def prepare_run(run_id):
 
 
 def enqueue_chunks(chunks):
+    """Hand each chunk not yet done to a new job; the number queued."""
+    queued = 0
     for chunk in chunks:
         job_id = f"genres-run-{chunk.run_id}-chunk-{chunk.index}-{uuid.uuid4().hex[:8]}"
         # The chunk names its job before the job exists, so the job always finds itself named.
-        chunk.hand_to(job_id)
-        queue().enqueue(score_chunk, chunk.pk, job_id=job_id, on_failure=Callback(chunk_job_failed))
+        if chunk.hand_to(job_id):
+            queue().enqueue(score_chunk, chunk.pk, job_id=job_id, on_failure=Callback(chunk_job_failed))
+            queued += 1
+    return queued
 
 
 def score_chunk(chunk_id):
@@ -319,11 +323,11 @@ def retry_is_due(chunk, backoff, now):
 
 def requeue(run, chunks):
     """Hand ``chunks`` to new jobs, or finish the run when none is left; the number queued."""
-    enqueue_chunks(chunks)
-    if not chunks:
+    queued = enqueue_chunks(chunks)
+    if not queued:
         run.finish_if_complete()  # the last chunk may have committed just before its worker died
     publish_progress(run)
-    return len(chunks)
+    return queued
 
 
 def heal_run(run, stale_after=STALE_AFTER, backoff=RETRY_BACKOFF):
