@@ -106,7 +106,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 EMBEDDED_REDIS_SOCKET = VAR_DIR / "redis.sock"
 REDIS_URL = os.environ.get("REDIS_URL") or f"unix://{EMBEDDED_REDIS_SOCKET}"
 
-RQ_QUEUES = {"default": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 3600}}
+RQ_QUEUES = {
+    "default": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 3600},
+    "leaderboard": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 900},
+}
 
 CHANNEL_LAYERS = {
     "default": {
