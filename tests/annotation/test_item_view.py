@@ -113,9 +113,9 @@ def test_guidelines_page_explains_every_aspect_with_an_example(signed_in, setup)
 def test_skipping_sends_the_item_to_the_end_of_the_queue(signed_in, setup, annotator):
     first, second, third = setup.assignments(annotator)
     response = signed_in.post(reverse("annotate_skip", args=[first.public_id]))
-    continue_url = reverse("annotate_continue", args=[setup.campaign.pk])
-    assert response.status_code == 302 and response.url == continue_url
-    assert signed_in.get(continue_url).url == reverse("annotate_item", args=[second.public_id])
+    second_url = reverse("annotate_item", args=[second.public_id])
+    assert response.status_code == 302 and response.url == second_url
+    assert signed_in.get(reverse("annotate_continue", args=[setup.campaign.pk])).url == second_url
     positions = dict(Assignment.objects.filter(annotator=annotator).values_list("pk", "queue_position"))
     assert positions[first.pk] > max(positions[second.pk], positions[third.pk])
 
