@@ -73,10 +73,10 @@ def annotator_assignments(user):
 
 def _queue_count(**filters):
     """How many assignments of the same annotator and campaign match ``filters``, as a subquery."""
-    queue = Assignment.objects.filter(
-        annotator_id=OuterRef("annotator_id"), item__campaign_id=OuterRef("item__campaign_id"), **filters
-    )
-    return Subquery(queue.order_by().values("annotator_id").annotate(count=Count("pk")).values("count"))
+    queue = Assignment.objects.filter(annotator_id=OuterRef("annotator_id"), item__campaign_id=OuterRef("item__campaign_id"))
+    # The filter sits in the count, not the WHERE: the group always has a row, so no count is NULL.
+    counted = queue.order_by().values("annotator_id").annotate(count=Count("pk", filter=Q(**filters)))
+    return Subquery(counted.values("count"))
 
 
 def get_own_assignment(request, public_id):

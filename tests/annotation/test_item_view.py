@@ -1,6 +1,7 @@
 """The item page: what it shows before and after the gold reveal, guidelines, skipping."""
 
 import html
+import re
 
 import pytest
 from django.urls import reverse
@@ -83,6 +84,19 @@ def test_gold_and_completeness_appear_once_the_four_are_saved(signed_in, setup, 
     assert "Reference triples" in body and "flows into" in body
     assert 'name="ts" value="left" checked' in body and 'name="us" value="tie" checked' in body
     assert 'data-stage="completeness"' in body
+
+
+def test_the_bar_counts_the_items_done_and_the_page_runs_no_inline_script(signed_in, setup, annotator):
+    first, second, _ = setup.assignments(annotator)
+    assert '<span class="count">0 / 3</span>' in page(signed_in, second)
+    save_judgements(first, FIRST_FOUR_LEFT, expected_version=0, seconds=1)
+    save_judgements(first, {"cs": "left"}, expected_version=1, seconds=1)
+    body = page(signed_in, second)
+    assert '<span class="count">1 / 3</span>' in body
+    # A Content-Security-Policy without inline script: every script is a file, no handler an attribute.
+    scripts = re.findall(r"<script\b[^>]*>", body)
+    assert any("annotate.js" in script for script in scripts) and all(" src=" in script for script in scripts)
+    assert not re.search(r"\son[a-z]+=", body)
 
 
 def test_model_output_is_escaped(signed_in, setup, annotator):
