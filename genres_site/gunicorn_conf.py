@@ -10,12 +10,15 @@ websockets through channels, whose Redis layer joins the processes together.
 import os
 
 
+# Views spend most of their time in Python (templates, ORM), which one process runs on one
+# core at a time; a second process per core keeps the cores busy while requests wait on the
+# database. Measured in README, Serving.
+WORKERS_PER_CORE = 2
+
+
 def default_web_workers():
-    """WORKERS_PER_CORE processes per core: see README, Serving, for the measurements."""
     return WORKERS_PER_CORE * (os.cpu_count() or 1)
 
-
-WORKERS_PER_CORE = 1
 
 # The command line's --bind and --workers override these two.
 bind = "127.0.0.1:8000"

@@ -295,7 +295,7 @@ def parse_arguments(argv):
         "--web-workers",
         type=int,
         default=default_web_workers(),
-        help=f"web server processes (default {default_web_workers()}: one per core)",
+        help=f"web server processes (default {default_web_workers()}: two per core)",
     )
     parser.add_argument("--debug", action="store_true", help="run with DEBUG=1 (development only)")
     options = parser.parse_args(argv)
