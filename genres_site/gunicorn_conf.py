@@ -24,6 +24,10 @@ def default_web_workers():
 bind = "127.0.0.1:8000"
 workers = default_web_workers()
 worker_class = "uvicorn_worker.UvicornWorker"
+# Load Django and its libraries once, in the master, then fork: workers start in a moment and
+# share that memory. Safe here: nothing opens a connection at import (Django, the pool and the
+# channel layer all connect on first use, in the worker).
+preload_app = True
 
 # A worker that has not reported for this long is killed and replaced. Its event loop reports
 # between requests, even while the views' threads wait on the database (10 s at most), so
