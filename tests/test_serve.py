@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from contextlib import contextmanager
@@ -167,6 +168,13 @@ def test_demo_serves_the_app_and_stops_cleanly_on_ctrl_c(tmp_path):
         final_url, home = sign_in(url, "admin", password)
         assert final_url == url
         assert "demo-sentences" in home and "demo-documents" in home
+
+        # DEBUG is off: a missing page is the site's own, with the site's security headers.
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(url + "no-such-page/", timeout=30)
+        assert missing.value.code == 404
+        assert "Using the URLconf" not in missing.value.read().decode()
+        assert "script-src 'self'" in missing.value.headers["Content-Security-Policy"]
 
         wait_for(lambda: len(registered_workers(tmp_path / "redis.sock")) == 2, "both workers")
         queues = sorted(worker.queue_names()[0] for worker in registered_workers(tmp_path / "redis.sock"))
