@@ -11,7 +11,8 @@ pytestmark = pytest.mark.django_db
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 # A standalone file for download, never served with the policy; it embeds its scripts on purpose.
 NOT_SERVED = {TEMPLATES / "leaderboard" / "export.html"}
-INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)[^>]*>", re.IGNORECASE)
+# A script element without src, unless it only carries data (json_script's type), which no browser runs.
+INLINE_SCRIPT = re.compile(r"<script(?![^>]*\b(?:src=|type=\"application/json\"))[^>]*>", re.IGNORECASE)
 EVENT_HANDLER = re.compile(r"<[^>]*\son[a-z]+\s*=", re.IGNORECASE)
 
 
