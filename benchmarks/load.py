@@ -120,7 +120,9 @@ def write_dataset(directory, copies):
         return text if number == 0 else f"{text} (Copy {number + 1}.)"
 
     lines = [
-        json.dumps({"id": f"{record.text_id}-{number + 1}", "text": copy_of(record.text, number), "triples": record.triples})
+        json.dumps(
+            {"id": f"{record.text_id}-{number + 1}", "text": copy_of(record.text, number), "triples": record.triples}
+        )
         for number in range(copies)
         for record in records
     ]
@@ -128,7 +130,7 @@ def write_dataset(directory, copies):
     manifest = {
         "datasets": [{**entry, "file": "dataset.jsonl", "name": DATASET, "description": "Load benchmark."}],
         "outputs": [],
-        "scoring": [{**scoring, "dataset": DATASET} for scoring in demo["scoring"] if scoring["dataset"] == SOURCE_DATASET],
+        "scoring": [{**entry, "dataset": DATASET} for entry in demo["scoring"] if entry["dataset"] == SOURCE_DATASET],
     }
     for number, outputs in enumerate(entry for entry in demo["outputs"] if entry["dataset"] == SOURCE_DATASET):
         parsed = read_outputs((fixtures / outputs["file"]).read_bytes(), outputs["format"]).records
@@ -196,7 +198,12 @@ class App:
 
     def start(self):
         self.process = subprocess.Popen(
-            self.command, cwd=REPOSITORY, env=self.env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True
+            self.command,
+            cwd=REPOSITORY,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         deadline = time.monotonic() + SERVER_READY_SECONDS
         while "GENRES Arena is running at" not in (self.var_dir / "serve.log").read_text(errors="replace"):
@@ -244,13 +251,13 @@ class Figures:
 
 
 class Session:
-    """One signed-in browser: its own cookies and one connection."""
+    """One signed-in browser: its own cookies and one connection (a new one per request without keep-alive)."""
 
-    def __init__(self, httpx, base_url, figures):
+    def __init__(self, httpx, base_url, figures, keep_alive=True):
         self.client = httpx.AsyncClient(
             base_url=base_url,
             timeout=REQUEST_TIMEOUT_SECONDS,
-            limits=httpx.Limits(max_connections=1),
+            limits=httpx.Limits(max_connections=1, max_keepalive_connections=1 if keep_alive else 0),
             follow_redirects=False,
         )
         self.figures = figures
@@ -393,17 +400,18 @@ def visibility_delays(acks, polls):
 
 
 def report(figures, elapsed, load_before, load_after, stored, options, app):
+    database = "SQLite" if options.database == "sqlite" else "PostgreSQL"
+    redis = "external" if options.redis_url else "embedded"
     print(f"\n{options.annotators} annotators × {options.duration:.0f} s, think {options.think:g} s; "
-          f"{'PostgreSQL' if options.database != 'sqlite' else 'SQLite'}, "
-          f"Redis {'external' if options.redis_url else 'embedded'}, {app.server_name}; {os.cpu_count()} cores")  # fmt: skip
+          f"{database}, Redis {redis}, {app.server_name}; {os.cpu_count()} cores")  # fmt: skip
     print(f"{'request':<20}{'count':>8}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'max ms':>9}{'errors':>8}")
     errors_by_kind = Counter()
     for (kind, _reason), count in figures.errors.items():
         errors_by_kind[kind] += count
     for kind in sorted(set(figures.latencies) | set(errors_by_kind)):
         values = [1000 * value for value in figures.latencies[kind]] or [float("nan")]
-        print(f"{kind:<20}{len(figures.latencies[kind]):>8}{percentile(values, .5):>9.0f}{percentile(values, .95):>9.0f}"
-              f"{percentile(values, .99):>9.0f}{max(values):>9.0f}{errors_by_kind[kind]:>8}")  # fmt: skip
+        quantiles = "".join(f"{percentile(values, share):>9.0f}" for share in (0.5, 0.95, 0.99))
+        print(f"{kind:<20}{len(figures.latencies[kind]):>8}{quantiles}{max(values):>9.0f}{errors_by_kind[kind]:>8}")
     requests = sum(len(values) for values in figures.latencies.values())
     saves = len(figures.latencies["save"]) + len(figures.latencies["save completeness"])
     print(f"throughput: {requests / elapsed:.1f} requests/s, {saves / elapsed:.1f} saves/s, "
@@ -428,7 +436,8 @@ def report(figures, elapsed, load_before, load_after, stored, options, app):
     if seen:
         print(f"new judgement on leaderboard.json after: p50 {percentile(seen, .5):.1f} s, "
               f"p95 {percentile(seen, .95):.1f} s, max {max(seen):.1f} s; "
-              f"{len(delays) - len(seen)} of {len(delays)} saves never shown within {options.visible_wait:.0f} s after the end")  # fmt: skip
+              f"{len(delays) - len(seen)} of {len(delays)} saves never shown "
+              f"within {options.visible_wait:.0f} s after the end")  # fmt: skip
     else:
         print(f"no acknowledged save was ever counted on leaderboard.json ({len(delays)} saves)")
     return not (lost or duplicated or changed)
@@ -443,7 +452,9 @@ def parse_arguments(argv):
     parser.add_argument("--redis-url", default="", help="a Redis database to use and flush (default: embedded)")
     parser.add_argument("--web-workers", type=int, default=0, help="web worker processes (default: the server's)")
     parser.add_argument("--copies", type=int, default=10, help="copies of the 40 demo sentences (default 10)")
-    parser.add_argument("--visible-wait", type=float, default=30, help="seconds to wait after the end for the leaderboard")
+    parser.add_argument(
+        "--visible-wait", type=float, default=30, help="seconds to wait after the end for the leaderboard (default 30)"
+    )
     return parser.parse_args(argv)
 
 
@@ -460,7 +471,9 @@ def main(argv=None):
         print(f"study ready in {time.monotonic() - setup_started:.0f} s: {study['items']} items "
               f"for {options.annotators} annotators; running for {options.duration:.0f} s", flush=True)  # fmt: skip
         figures, elapsed, load_before, load_after = asyncio.run(run_load(app.url, study, password, options))
-        stored = app.shell(f"from benchmarks.load import print_stored_judgements; print_stored_judgements({study['campaign']})")
+        stored = app.shell(
+            f"from benchmarks.load import print_stored_judgements; print_stored_judgements({study['campaign']})"
+        )
         intact = report(figures, elapsed, load_before, load_after, stored, options, app)
     finally:
         app.stop()
