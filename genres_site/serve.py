@@ -32,9 +32,9 @@ from genres_site.gunicorn_conf import default_web_workers
 SETTINGS_MODULE = "genres_site.settings"
 ASGI_APPLICATION = "genres_site.asgi:application"
 GUNICORN_CONFIG = Path(__file__).with_name("gunicorn_conf.py")
-# rq's forking worker: each job runs in a work horse, so a job that crashes or is killed
-# cannot take the worker with it (SpawnWorker is only needed where fork is unsafe, as on macOS).
-WORKER_CLASS = "rq.worker.Worker"
+# rq's forking worker, healing scoring runs on start and every 15 s (scoring/workers.py): each
+# job runs in a work horse, so a job that crashes or is killed cannot take the worker with it.
+WORKER_CLASS = "scoring.workers.HealingWorker"
 STOP_TIMEOUT_SECONDS = 10
 READY_TIMEOUT_SECONDS = 120
 POLL_SECONDS = 0.2

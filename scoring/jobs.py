@@ -1,28 +1,40 @@
-"""The RQ jobs of a scoring run, and how runs are started, resumed and run in-process.
+"""The RQ jobs of a scoring run, how runs are started, healed and resumed, and run in-process.
 
     enqueue_run(run)  ->  prepare_run: LDA trained once (cached on disk), provenance recorded,
                           one score_chunk job per chunk
                           ->  score_chunk (on any worker): scores committed with the chunk;
                               the last chunk to commit finishes the run
 
-Each job reports progress to the run's websocket group after it changes something. A job
-that fails marks its chunk (and the run) failed with the error; ``resume_run`` then hands
-every unfinished chunk to a new job, including running ones whose worker died: those have an
-RQ job that is gone or ended, or stopped sending heartbeats. Which job may commit a chunk is
-decided by the chunk itself (``RunChunk.claim``/``complete``), so re-queuing a chunk whose old
-job is in fact still alive costs work, never correctness.
+Each job reports progress to the run's websocket group after it changes something.
+
+The database, not Redis, says what a run still needs. ``heal_runs`` (run by every
+``scoring.workers.HealingWorker`` on start and every few seconds) hands each unfinished chunk
+of a queued or running run that no live job holds to a new job: its job was lost with Redis's
+data, failed, was stopped, or started and then stopped sending heartbeats (its work horse or
+worker died). A chunk whose attempt failed waits a backoff first, and after MAX_CHUNK_ATTEMPTS
+failed attempts it fails, and its run with it. ``resume_run`` (the Resume button) queues again
+the same chunks at once, failed ones included. Which job may commit a chunk is decided by the
+chunk itself (``RunChunk.claim``/``complete``), so re-queuing a chunk whose old job is in fact
+still alive costs work, never correctness.
+
+Retries are counted by the chunk (``RunChunk.attempts``) rather than by rq's ``Retry``: the count
+lives where the scores are, survives a Redis that lost its data, needs no rq scheduler process
+for the backoff, and covers the killed work horse, for which rq calls no failure callback; and
+a retried rq job keeps its id, which the chunk would have to let claim it twice.
 """
 
+import threading
 import uuid
 from datetime import timedelta
 
 import django_rq
 import redis
 from django.conf import settings
+from django.db import DatabaseError, connection, connections
 from django.utils import timezone
 from rq import Callback, get_current_job
-from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
+from rq.worker import Worker
 
 from scoring.cache_store import DatabaseRequestCache
 from scoring.genres.embedders import get_embedder
@@ -35,31 +47,36 @@ from scoring.progress import publish_progress
 from scoring.runs import RunChunk, ScoringRun, TextScore
 
 QUEUE = "default"
-# A running chunk that has sent no heartbeat for this long is presumed dead by resume_run.
-# Heartbeats come at least between systems and between batches of judge requests.
-STALE_AFTER = timedelta(minutes=10)
-ALIVE_JOB_STATES = {JobStatus.CREATED, JobStatus.QUEUED, JobStatus.DEFERRED, JobStatus.SCHEDULED}
+# A running chunk's heartbeat thread writes RunChunk.heartbeat_at every HEARTBEAT_SECONDS,
+# whatever the chunk is waiting for; a chunk silent for STALE_AFTER has lost its work horse.
+HEARTBEAT_SECONDS = 10
+STALE_AFTER = timedelta(seconds=45)
+MAX_CHUNK_ATTEMPTS = 3
+# After a failed attempt a chunk waits this long from its last heartbeat, doubled each attempt.
+RETRY_BACKOFF = timedelta(seconds=5)
+WAITING_JOB_STATES = {JobStatus.CREATED, JobStatus.QUEUED, JobStatus.DEFERRED, JobStatus.SCHEDULED}
+ENDED_JOB_STATES = {JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED}
 
 
 def lda_cache_dir():
     return settings.VAR_DIR / "lda"
 
 
-def make_judge(name, cache, heartbeat=None):
+def make_judge(name, cache):
     if name == "heuristic":
         return get_judge(name)
     # The Redis client makes a configured requests-per-minute limit shared by every worker.
-    return get_judge(name, cache=cache, progress=heartbeat, redis_client=redis.Redis.from_url(settings.REDIS_URL))
+    return get_judge(name, cache=cache, redis_client=redis.Redis.from_url(settings.REDIS_URL))
 
 
 class RunScorer:
     """The scorer of one run in one process, and what its embedder and judge have cost so far."""
 
-    def __init__(self, run, heartbeat=None):
+    def __init__(self, run):
         score_settings = run.settings_object()
         self.cache = DatabaseRequestCache()
         self.embedder = get_embedder(score_settings.embedder, cache=self.cache)
-        self.judge = make_judge(score_settings.judge, self.cache, heartbeat)
+        self.judge = make_judge(score_settings.judge, self.cache)
         topic_model = None
         if "ts" in run.metrics:
             texts = run.dataset.texts.order_by("position").values_list("content", flat=True)
@@ -93,8 +110,14 @@ def queue():
     return django_rq.get_queue(QUEUE)
 
 
+def prepare_job_id(run):
+    return f"genres-run-{run.pk}-prepare"
+
+
 def enqueue_run(run):
-    queue().enqueue(prepare_run, run.pk, on_failure=Callback(run_job_failed), job_timeout=-1)
+    queue().enqueue(
+        prepare_run, run.pk, job_id=prepare_job_id(run), on_failure=Callback(run_job_failed), job_timeout=-1
+    )
 
 
 def prepare_run(run_id):
@@ -109,16 +132,53 @@ def prepare_run(run_id):
 
 
 def enqueue_chunks(chunks):
+    """Hand each chunk not yet done to a new job; the number queued."""
+    queued = 0
     for chunk in chunks:
         job_id = f"genres-run-{chunk.run_id}-chunk-{chunk.index}-{uuid.uuid4().hex[:8]}"
         # The chunk names its job before the job exists, so the job always finds itself named.
-        chunk.hand_to(job_id)
-        queue().enqueue(score_chunk, chunk.pk, job_id=job_id, on_failure=Callback(chunk_job_failed))
+        if chunk.hand_to(job_id):
+            queue().enqueue(score_chunk, chunk.pk, job_id=job_id, on_failure=Callback(chunk_job_failed))
+            queued += 1
+    return queued
 
 
 def score_chunk(chunk_id):
     """The RQ job of one chunk."""
     run_chunk(chunk_id, get_current_job().id)
+
+
+class ChunkHeartbeat:
+    """While a chunk runs, a thread of its own writes its heartbeat every ``seconds``.
+
+    Beating from a thread keeps a live chunk from looking dead while it waits on a slow judge
+    or scores a large system, so STALE_AFTER can be short. The thread's database connection
+    is its own: a dropped one is closed and opened again at the next beat, and closed at the end.
+    """
+
+    def __init__(self, chunk, seconds=HEARTBEAT_SECONDS):
+        self.chunk = chunk
+        self.seconds = seconds
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self.beat_until_stopped, name=f"heartbeat of {chunk}", daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self.stopped.set()
+        self.thread.join()
+
+    def beat_until_stopped(self):
+        try:
+            while not self.stopped.wait(self.seconds):
+                try:
+                    self.chunk.beat()
+                except DatabaseError:
+                    connection.close()
+        finally:
+            connections.close_all()
 
 
 def run_chunk(chunk_id, job_id, on_progress=publish_progress):
@@ -127,65 +187,178 @@ def run_chunk(chunk_id, job_id, on_progress=publish_progress):
     if chunk is None:
         return
     run = chunk.run
-    run_scorer = RunScorer(run, heartbeat=lambda _done, _total: chunk.beat())
-    if run_scorer.fingerprint() != run.fingerprint:
-        raise RuntimeError(
-            f"{chunk}: this worker would score with settings {run_scorer.fingerprint()[:12]}, "
-            f"the run uses {run.fingerprint[:12]}; a worker runs other code or models"
-        )
-    rows = []
-    for system in run.systems.order_by("name"):
-        if run.is_cancelled():
-            chunk.stop_for_cancel()
-            run.refresh_from_db()
-            on_progress(run)
-            return
-        outputs = list(Output.objects.filter(system=system, text_id__in=chunk.text_ids).select_related("text"))
-        records = [TextRecord(output.pk, output.text.content, output.triples, output.text.gold) for output in outputs]
-        for output, text_scores in zip(outputs, run_scorer.scorer.score(records, run.metrics)):
-            rows.extend(TextScore.rows_for(run, output, text_scores))
-        chunk.beat()
-    if chunk.complete(rows, run_scorer.usage()):
-        run.finish_if_complete()
+    with ChunkHeartbeat(chunk):
+        run_scorer = RunScorer(run)
+        if run_scorer.fingerprint() != run.fingerprint:
+            raise RuntimeError(
+                f"{chunk}: this worker would score with settings {run_scorer.fingerprint()[:12]}, "
+                f"the run uses {run.fingerprint[:12]}; a worker runs other code or models"
+            )
+        rows = []
+        for system in run.systems.order_by("name"):
+            if run.is_cancelled():
+                chunk.stop_for_cancel()
+                run.refresh_from_db()
+                on_progress(run)
+                return
+            outputs = list(Output.objects.filter(system=system, text_id__in=chunk.text_ids).select_related("text"))
+            records = [
+                TextRecord(output.pk, output.text.content, output.triples, output.text.gold) for output in outputs
+            ]
+            for output, text_scores in zip(outputs, run_scorer.scorer.score(records, run.metrics)):
+                rows.extend(TextScore.rows_for(run, output, text_scores))
+        if chunk.complete(rows, run_scorer.usage()):
+            run.finish_if_complete()
     run.refresh_from_db()
     on_progress(run)
 
 
+def on_fresh_connection(action):
+    """``action()``, once more on a new database connection if the first attempt fails.
+
+    Failure callbacks run just after an error that is often a dropped connection; their actions
+    are conditional updates, safe to repeat.
+    """
+    try:
+        return action()
+    except DatabaseError:
+        connection.close()
+        return action()
+
+
 def run_job_failed(job, connection, exc_type, exc_value, traceback):
-    run = ScoringRun.objects.get(pk=job.args[0])
-    run.fail(f"preparing the run failed: {exc_type.__name__}: {exc_value}")
+    on_fresh_connection(lambda: fail_run(job.args[0], f"preparing the run failed: {exc_type.__name__}: {exc_value}"))
+
+
+def fail_run(run_id, message):
+    run = ScoringRun.objects.get(pk=run_id)
+    run.fail(message)
     publish_progress(run)
 
 
 def chunk_job_failed(job, connection, exc_type, exc_value, traceback):
-    chunk = RunChunk.objects.select_related("run").get(pk=job.args[0])
-    if chunk.job_id != job.id:
-        return  # superseded: the chunk is someone else's now
-    message = f"{chunk}: {exc_type.__name__}: {exc_value}"
+    """rq's failure callback of a chunk job: it raised, or rq found it abandoned by a dead worker."""
+    on_fresh_connection(lambda: attempt_failed(job.args[0], job.id, f"{exc_type.__name__}: {exc_value}"))
+
+
+def attempt_failed(chunk_id, job_id, reason):
+    """Job ``job_id``'s attempt at the chunk ended without committing it.
+
+    The chunk, and its run, fail once it has had MAX_CHUNK_ATTEMPTS; before that, the heal pass
+    queues it again after a backoff.
+    """
+    chunk = RunChunk.objects.select_related("run").get(pk=chunk_id)
+    if chunk.job_id != job_id or chunk.status != RunChunk.Status.RUNNING or chunk.attempts < MAX_CHUNK_ATTEMPTS:
+        return  # superseded, never started, or with attempts left
+    message = f"{chunk}: {reason} (attempt {chunk.attempts} of {MAX_CHUNK_ATTEMPTS})"
     chunk.fail(message)
     chunk.run.fail(message)
     publish_progress(chunk.run)
 
 
-# Resuming and running in-process ------------------------------------------------------------
+# Healing and resuming ----------------------------------------------------------------------
 
 
-def job_is_alive(chunk, stale_after, now):
-    """Whether the chunk's RQ job will still run it: waiting in a queue, or started and beating."""
-    try:
-        job = Job.fetch(chunk.job_id, connection=queue().connection)
-    except NoSuchJobError:
-        return False
-    status = job.get_status(refresh=False)
-    if status in ALIVE_JOB_STATES:
+def chunk_job_is_alive(chunk, job, stale_after, now):
+    """Whether ``job`` (None when Redis does not know it) will still run the chunk.
+
+    It will while it waits in a queue, or while it runs and its chunk beats. A running chunk
+    whose job Redis lost (restarted without its data) counts as alive while it beats: its work
+    horse may well finish it.
+    """
+    status = job.get_status(refresh=False) if job else None
+    if status in WAITING_JOB_STATES:
         return True
-    return status == JobStatus.STARTED and chunk.heartbeat_at is not None and now - chunk.heartbeat_at < stale_after
+    if status == JobStatus.STARTED or (status is None and chunk.status == RunChunk.Status.RUNNING):
+        # Dequeued but not yet claimed, the chunk's heartbeat is still its last attempt's.
+        last_sign = chunk.heartbeat_at if chunk.status == RunChunk.Status.RUNNING else job.started_at
+        return last_sign is not None and now - last_sign < stale_after
+    return False
+
+
+def chunks_without_live_job(run, stale_after, now):
+    """The run's unfinished chunks that no live job holds, each with its job (None when lost)."""
+    chunks = list(run.chunks.exclude(status=RunChunk.Status.DONE))
+    jobs = Job.fetch_many([chunk.job_id for chunk in chunks], connection=queue().connection)
+    return [(chunk, job) for chunk, job in zip(chunks, jobs) if not chunk_job_is_alive(chunk, job, stale_after, now)]
+
+
+def why_job_ended(job):
+    """What became of a chunk's job, for the chunk's error."""
+    if job is None:
+        return "its job was lost (Redis restarted without it)"
+    result = job.latest_result()
+    if result is not None and result.exc_string:
+        return result.exc_string.strip().splitlines()[-1]
+    return f"its worker stopped sending heartbeats (job {job.get_status(refresh=False)})"
+
+
+def heal_preparation(run):
+    """Queue the run's preparation again when Redis lost it or its worker died; 1 if queued.
+
+    A preparation whose job failed fails the run (rq calls no failure callback when the work
+    horse itself dies): preparing again would most likely fail the same way.
+    """
+    redis_connection = queue().connection
+    job = Job.fetch_many([prepare_job_id(run)], connection=redis_connection)[0]
+    status = job.get_status(refresh=False) if job else None
+    if status in WAITING_JOB_STATES:
+        return 0
+    # A live worker refreshes its key while it runs a job; a dead one's expires.
+    if status == JobStatus.STARTED and redis_connection.exists(Worker.redis_worker_namespace_prefix + job.worker_name):
+        return 0
+    if status in ENDED_JOB_STATES:
+        fail_run(run.pk, f"preparing the run failed: {why_job_ended(job)}")
+        return 0
+    enqueue_run(run)
+    return 1
+
+
+def retry_is_due(chunk, backoff, now):
+    """A chunk waits ``backoff`` after its first attempt's last heartbeat, twice that after the second..."""
+    if chunk.heartbeat_at is None:
+        return True
+    return now - chunk.heartbeat_at >= backoff * 2 ** max(chunk.attempts - 1, 0)
+
+
+def requeue(run, chunks):
+    """Hand ``chunks`` to new jobs, or finish the run when none is left; the number queued."""
+    queued = enqueue_chunks(chunks)
+    if not queued:
+        run.finish_if_complete()  # the last chunk may have committed just before its worker died
+    publish_progress(run)
+    return queued
+
+
+def heal_run(run, stale_after=STALE_AFTER, backoff=RETRY_BACKOFF):
+    """Queue again what the run needs and no live job does; the number of jobs queued.
+
+    A chunk whose attempt died fails with its run once it has had MAX_CHUNK_ATTEMPTS, else it
+    is queued again once its backoff has passed.
+    """
+    if not run.fingerprint:
+        return heal_preparation(run)
+    now = timezone.now()
+    due = []
+    for chunk, job in chunks_without_live_job(run, stale_after, now):
+        if chunk.status == RunChunk.Status.RUNNING and chunk.attempts >= MAX_CHUNK_ATTEMPTS:
+            attempt_failed(chunk.pk, chunk.job_id, why_job_ended(job))
+        elif retry_is_due(chunk, backoff, now):
+            due.append(chunk)
+    run.refresh_from_db()
+    return requeue(run, due) if run.is_active else 0
+
+
+def heal_runs(stale_after=STALE_AFTER, backoff=RETRY_BACKOFF):
+    """Heal every queued or running run (``heal_run``); the number of jobs queued again."""
+    return sum(heal_run(run, stale_after, backoff) for run in ScoringRun.objects.filter(status__in=ScoringRun.ACTIVE))
 
 
 def resume_run(run, stale_after=STALE_AFTER):
-    """Queue again what a run still needs: its preparation, or each chunk without a live job.
+    """Queue again, now, what a run still needs: its preparation, or each chunk without a live job.
 
-    Returns the number of chunks queued again. Finished chunks are never redone.
+    Unlike the heal pass, a resume waits no backoff and queues failed chunks too, whatever their
+    attempts. Returns the number of chunks queued again. Finished chunks are never redone.
     """
     if not run.can_resume:
         raise ValueError(f"run {run.pk} is {run.get_status_display().lower()}; only unfinished runs can be resumed")
@@ -193,18 +366,10 @@ def resume_run(run, stale_after=STALE_AFTER):
         enqueue_run(run)
         return 0
     run.start()
-    now = timezone.now()
-    stalled = [
-        chunk
-        for chunk in run.chunks.exclude(status=RunChunk.Status.DONE)
-        if chunk.status not in (RunChunk.Status.QUEUED, RunChunk.Status.RUNNING)
-        or not job_is_alive(chunk, stale_after, now)
-    ]
-    enqueue_chunks(stalled)
-    if not stalled:
-        run.finish_if_complete()  # the last chunk may have committed just before its worker died
-    publish_progress(run)
-    return len(stalled)
+    return requeue(run, [chunk for chunk, _job in chunks_without_live_job(run, stale_after, timezone.now())])
+
+
+# Running in-process --------------------------------------------------------------------------
 
 
 def run_in_process(run, on_chunk=None):

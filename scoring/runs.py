@@ -297,11 +297,12 @@ class RunChunk(models.Model):
         return RunChunk.objects.filter(pk=self.pk, job_id=self.job_id, status=self.Status.RUNNING)
 
     def hand_to(self, job_id):
-        """Give the chunk to a new job; a job that held it before loses it."""
-        RunChunk.objects.filter(pk=self.pk).exclude(status=self.Status.DONE).update(
+        """Give the chunk to a new job, a job that held it before losing it; False once it is done."""
+        handed = RunChunk.objects.filter(pk=self.pk).exclude(status=self.Status.DONE).update(
             status=self.Status.QUEUED, job_id=job_id, error=""
         )
         self.refresh_from_db()
+        return bool(handed)
 
     @classmethod
     def claim(cls, pk, job_id):
@@ -313,7 +314,7 @@ class RunChunk(models.Model):
         return cls.objects.select_related("run__dataset").get(pk=pk) if claimed else None
 
     def beat(self):
-        """Show the chunk is alive: a resume re-queues running chunks without a recent heartbeat."""
+        """Show the chunk is alive: the heal pass re-queues running chunks without a recent heartbeat."""
         self._held().update(heartbeat_at=timezone.now())
 
     @transaction.atomic

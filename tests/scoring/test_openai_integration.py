@@ -6,13 +6,15 @@ in Redis. The fake judge says a triple is supported when its subject occurs in t
 splits the object at " and ".
 """
 
+from datetime import timedelta
+
 import pytest
 import redis
 from django.conf import settings
 
 from scoring.genres.ratelimit import DEFAULT_REDIS_KEY
 from scoring.genres.scorer import ScoreSettings
-from scoring.jobs import enqueue_run
+from scoring.jobs import MAX_CHUNK_ATTEMPTS, enqueue_run, heal_runs
 from scoring.runs import ScoringRun, SystemScore, TextScore
 from tests.fake_openai import CHAT, COMPLETIONS, EMBEDDINGS, Failure, FakeOpenAIServer, Hang
 from tests.scoring.run_fixtures import echo, tiny_dataset
@@ -43,6 +45,11 @@ def score(file_database, dataset, server, metrics, embedder="hashing", **variabl
     """A run of Echo on the tiny dataset, worked by a burst worker; the finished run."""
     run = ScoringRun.create(dataset, [echo()], metrics, ScoreSettings(embedder=embedder, judge="openai"))
     enqueue_run(run)
+    return work(file_database, run, server, **variables)
+
+
+def work(file_database, run, server, **variables):
+    """Work the queue with a burst worker; the run, as it then is."""
     variables = {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test-key", **variables}
     run_burst_worker(worker_environment(file_database, **variables))
     run.refresh_from_db()
@@ -117,9 +124,14 @@ def test_a_judge_request_that_keeps_failing_is_an_unsupported_verdict_with_its_e
 
 
 def test_an_embedding_request_that_keeps_failing_fails_the_run_with_the_reason(file_database, dataset, server):
-    server.script(Failure(500), Failure(500))
+    server.script(*[Failure(500)] * 2 * MAX_CHUNK_ATTEMPTS)  # two requests fail each attempt
     run = score(file_database, dataset, server, ["us"], embedder="openai", GENRES_OPENAI_MAX_ATTEMPTS="2")
+    for _attempt in range(MAX_CHUNK_ATTEMPTS - 1):
+        assert run.status == "running"
+        assert heal_runs(backoff=timedelta(0)) == 1
+        run = work(file_database, run, server, GENRES_OPENAI_MAX_ATTEMPTS="2")
     assert run.status == "failed"
     assert "chunk 1 of run" in run.error and "HTTP 500" in run.error
+    assert f"attempt {MAX_CHUNK_ATTEMPTS} of {MAX_CHUNK_ATTEMPTS}" in run.error
     assert run.chunks.get().status == "failed"
     assert not TextScore.objects.filter(run=run).exists()

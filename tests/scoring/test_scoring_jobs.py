@@ -1,32 +1,19 @@
 """A scoring run through RQ (an in-process worker): chunks, stored scores, aggregates, provenance, cache."""
 
-import django_rq
 import pytest
-from rq import SimpleWorker
 
 from scoring.cache_store import CachedResponse
 from scoring.genres.judges import HeuristicJudge
 from scoring.genres.scorer import ScoreSettings
-from scoring.jobs import QUEUE, enqueue_run, queue
+from scoring.jobs import enqueue_run
 from scoring.models import System
-from scoring.runs import RunChunk, ScoringRun, SystemScore, TextScore
-from tests.scoring.run_fixtures import ECHO_EXPECTED, GROUND_TRUTH_EXPECTED, echo, tiny_dataset
+from scoring.runs import ScoringRun, SystemScore, TextScore
+from tests.scoring.run_fixtures import ECHO_EXPECTED, GROUND_TRUTH_EXPECTED, echo, scratch, tiny_dataset, work
+
+__all__ = ["scratch"]  # an autouse fixture
 
 # transaction=True: jobs are enqueued when the transaction that asks for them commits.
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def scratch(settings, tmp_path):
-    """LDA models in a scratch directory, and a queue holding only this test's jobs."""
-    settings.VAR_DIR = tmp_path
-    queue().empty()
-    yield
-    queue().empty()
-
-
-def work():
-    django_rq.get_worker(QUEUE, worker_class=SimpleWorker).work(burst=True)
 
 
 def start(dataset, systems, metrics=("ts", "us", "fs", "gs", "cs", "prf"), **options):
@@ -115,20 +102,3 @@ def test_a_later_run_with_the_same_settings_replaces_the_stored_scores():
     assert TextScore.objects.filter(metric="fs").count() == 3
     assert set(TextScore.objects.values_list("run", flat=True)) == {second.pk}
     assert first.system_scores.get().values == second.system_scores.get().values
-
-
-def test_a_failing_chunk_fails_the_run_with_the_reason(monkeypatch):
-    dataset = tiny_dataset()
-    run = ScoringRun.create(dataset, [echo()], ["us"], ScoreSettings(embedder="hashing"), chunk_texts=2)
-
-    def broken(self, records, metrics):
-        raise RuntimeError("embedder exploded")
-
-    monkeypatch.setattr("scoring.genres.scorer.Scorer.score", broken)
-    enqueue_run(run)
-    work()
-    run.refresh_from_db()
-    assert run.status == ScoringRun.Status.FAILED
-    assert "RuntimeError: embedder exploded" in run.error and "chunk" in run.error
-    assert set(run.chunks.values_list("status", flat=True)) == {RunChunk.Status.FAILED}
-    assert not TextScore.objects.exists()

@@ -73,14 +73,20 @@ def worker_environment(database, **variables):
     return env
 
 
-def worker_command(burst=True):
-    return [sys.executable, "manage.py", "rqworker", QUEUE, *(["--burst"] if burst else [])]
+def worker_command(burst=True, worker_class="rq.worker.Worker"):
+    return [sys.executable, "manage.py", "rqworker", QUEUE, "--worker-class", worker_class, *(["--burst"] if burst else [])]
 
 
-def run_burst_worker(env, timeout=120):
+def run_burst_worker(env, timeout=120, worker_class="rq.worker.Worker"):
     """Work through the queue in a worker subprocess; its output, for failure messages."""
     finished = subprocess.run(
-        worker_command(), cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=timeout, check=False
+        worker_command(True, worker_class),
+        cwd=BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
     assert finished.returncode == 0, finished.stdout + finished.stderr
     return finished.stdout + finished.stderr

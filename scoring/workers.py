@@ -1,0 +1,64 @@
+"""The RQ worker of every worker process: rq's forking worker that also heals scoring runs.
+
+    python manage.py rqworker default --worker-class scoring.workers.HealingWorker
+
+Each job runs in a forked work horse, so a job that crashes or is killed cannot take the
+worker with it. On start, and every HEAL_INTERVAL while idle or between jobs, the worker runs
+``scoring.jobs.heal_runs``: chunks that no live job holds are queued again, so a run finishes
+after a worker, Redis or a database connection dies, with no extra process to deploy.
+"""
+
+import time
+
+from django.db import connections
+from rq.worker import Worker
+
+from scoring.jobs import heal_runs
+
+HEAL_INTERVAL_SECONDS = 15
+HEAL_LOCK = "genres:heal-runs"
+
+
+class HealingWorker(Worker):
+    """Heals in rq's maintenance step, which the worker takes before each dequeue.
+
+    The dequeue timeout is cut to HEAL_INTERVAL_SECONDS so that an idle worker comes back to
+    it in time. Of several workers, on one machine or many, one heals per interval (a Redis
+    lock taken for the interval); two passes at once would cost work, never correctness.
+    """
+
+    healed_at = None  # time.monotonic() of this worker's last turn
+
+    @property
+    def dequeue_timeout(self):
+        return min(super().dequeue_timeout, HEAL_INTERVAL_SECONDS)
+
+    @property
+    def heal_is_due(self):
+        return self.healed_at is None or time.monotonic() - self.healed_at >= HEAL_INTERVAL_SECONDS
+
+    @property
+    def should_run_maintenance_tasks(self):
+        return super().should_run_maintenance_tasks or self.heal_is_due
+
+    def run_maintenance_tasks(self):
+        if super().should_run_maintenance_tasks:
+            super().run_maintenance_tasks()
+        if self.heal_is_due:
+            self.heal()
+        # Both may use the database (rq's cleanup calls failure callbacks): a work horse forked
+        # later must not share this process's connection.
+        connections.close_all()
+
+    def heal(self):
+        self.healed_at = time.monotonic()
+        if not self.connection.set(HEAL_LOCK, self.name, nx=True, ex=HEAL_INTERVAL_SECONDS):
+            return  # another worker's turn
+        try:
+            requeued = heal_runs()
+        except Exception:
+            # The database or Redis is away: the next turn tries again on fresh connections.
+            self.log.exception("Worker %s: healing scoring runs failed", self.name)
+        else:
+            if requeued:
+                self.log.info("Worker %s: healed scoring runs, %d job(s) queued again", self.name, requeued)
