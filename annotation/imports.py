@@ -18,6 +18,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.dispatch import Signal
 
 from annotation.exports import from_spreadsheet_safe
 from annotation.models import ASPECTS, Assignment, Campaign, CampaignAnnotator, Item, Judgement, Label
@@ -28,6 +29,11 @@ SWAPPED_LABEL = {Label.A: Label.B, Label.B: Label.A, Label.TIE: Label.TIE}
 # A refusal lists this many bad lines, then says how many more there are.
 MAX_REPORTED_ERRORS = 20
 QUOTED_CHARS = 60
+
+
+# Sent inside the import's transaction with ``dataset`` once the judgements are stored: their
+# bulk insert sends no per-row signal, and what reads them (the leaderboards) listens to this.
+judgements_imported = Signal()
 
 
 class ImportRefused(Exception):
@@ -301,4 +307,5 @@ def import_judgements(path, *, dataset_name, campaign_name=None):
         )
         for row in rows
     )
+    judgements_imported.send(sender=Campaign, dataset=dataset)
     return ImportedJudgements(campaign, len(rows), len(items), len(usernames), new_accounts, False)

@@ -3,13 +3,12 @@
 Builds the data from a fixed seed in a throw-away test database: stored per-text scores of a
 finished scoring run (five aspects and P/R/F1 for every output) with their per-system
 aggregates, and a campaign on 20 texts (every pair of the 15 systems: 2,100 items) judged on
-all five aspects 10,000 times. Then times the page through Django's test client, which runs
-the whole request (middleware, view, templates) in this process:
+all five aspects 10,000 times. Then times:
 
-* cold: the cache emptied before each request, so every part is built (bootstrap ratings of
-  humans and of metric battles, correlations, figures);
-* after one new judgement: only the human side and the assembled page are rebuilt;
-* warm: nothing changed since the last request.
+* the build (``leaderboard.jobs.build_snapshots``, what the RQ job runs), after one new
+  judgement each time;
+* the page, leaderboard.json and sections.json through Django's test client (the whole
+  request in this process), first after a build (rendering from the snapshot) and then warm.
 
 The cache is an in-process one of the benchmark's own (the app's default without REDIS_URL).
 
@@ -125,11 +124,11 @@ def report(label, seconds):
 
 def run(cold, warm):
     from django.contrib.auth import get_user_model
-    from django.core.cache import cache
     from django.test import Client
     from django.urls import reverse
 
     from annotation.models import Judgement
+    from leaderboard.jobs import build_snapshots
 
     rng = random.Random(SEED)
     start = time.perf_counter()
@@ -143,21 +142,28 @@ def run(cold, warm):
     client.force_login(get_user_model().objects.create_superuser("researcher", "", "researcher-pass-123"))
     url = reverse("leaderboard", args=[dataset.name])
 
-    report("cold (cache emptied)", timed_requests(client, url, cold, before_each=cache.clear))
     pending = iter(unjudged)
-
-    def new_judgement():
-        # bulk_create: no websocket notification, which needs a Redis this benchmark does not start.
+    builds = []
+    for _ in range(cold):
+        # bulk_create: no rebuild scheduled, which needs a Redis this benchmark does not start.
         Judgement.objects.bulk_create([Judgement(assignment=next(pending), aspect="ts", label="tie")])
-
-    report("after a new judgement", timed_requests(client, url, cold, before_each=new_judgement))
-    client.get(url)
-    report("warm", timed_requests(client, url, warm))
+        start = time.perf_counter()
+        build_snapshots(dataset)
+        builds.append(time.perf_counter() - start)
+    report("build after a new judgement", builds)
+    routes = {
+        "page": url,
+        "leaderboard.json": reverse("api-dataset-leaderboard", args=[dataset.name]),
+        "sections.json": reverse("leaderboard_sections", args=[dataset.name]),
+    }
+    for name, address in routes.items():
+        report(f"{name}, first after the build", timed_requests(client, address, 1))
+        report(f"{name}, warm", timed_requests(client, address, warm))
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cold", type=int, default=3, help="cold requests (each rebuilds everything)")
+    parser.add_argument("--cold", type=int, default=3, help="builds (each after a new judgement)")
     parser.add_argument("--warm", type=int, default=30, help="warm requests")
     arguments = parser.parse_args(argv)
 

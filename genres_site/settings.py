@@ -126,7 +126,7 @@ REDIS_URL = os.environ.get("REDIS_URL") or f"unix://{EMBEDDED_REDIS_SOCKET}"
 
 RQ_QUEUES = {
     "default": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 3600},
-    "leaderboard": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 3600},
+    "leaderboard": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 900},
 }
 
 CHANNEL_LAYERS = {

@@ -1,28 +1,16 @@
-"""Live leaderboards: a websocket per dataset page, told when its judgements or scores change.
+"""Live leaderboards: a websocket per dataset page, told when a new build of it lands.
 
-The message only names what changed (``"judgements"`` or ``"scores"``); the page then waits a
-moment for more (a burst of saves makes one refresh) and fetches the affected sections.
+The message says what the build changed (``"judgements"``, ``"scores"``, both, or nothing when
+it only added a variant) and the time its data is as of; the page then fetches its sections,
+or reloads when it was waiting for its first build (``leaderboard.jobs.announce`` sends it).
 """
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from genres_site.broadcast import broadcast
 from leaderboard import access
+from leaderboard.jobs import group_name
 from scoring.models import Dataset
-
-CHANGES = ("judgements", "scores")
-
-
-def group_name(dataset_id):
-    return f"leaderboard.{dataset_id}"
-
-
-def announce(dataset_id, change):
-    """Tell every open page of the dataset's leaderboard that ``change`` happened."""
-    if change not in CHANGES:
-        raise ValueError(f"unknown change {change!r}, expected one of {CHANGES}")
-    broadcast(group_name(dataset_id), {"type": "leaderboard.changed", "change": change})
 
 
 @database_sync_to_async
@@ -52,5 +40,5 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
-    async def leaderboard_changed(self, event):
-        await self.send_json({"change": event["change"]})
+    async def leaderboard_built(self, event):
+        await self.send_json({"changes": event["changes"], "as_of": event["as_of"]})

@@ -1,13 +1,13 @@
 """The human side of a leaderboard: campaigns, agreement, ratings and merged labels of a dataset.
 
 Everything is read through ``annotation.battles`` (the one query that selects and orders
-judgements) and computed by the pure modules; the result is plain data, ready for the cache.
+judgements) and computed by the pure modules; the result is plain data, ready to store.
 """
 
-from django.db.models import Count
+from django.db.models import Count, Max
 
 from annotation import agreement, battles, ratings
-from annotation.models import ASPECTS, Campaign, Item
+from annotation.models import ASPECTS, Campaign, Item, Judgement
 from leaderboard.correlation import interval_ranks
 from leaderboard.plots import win_rate_matrix
 
@@ -28,6 +28,15 @@ def rate(battles_of_aspect, rounds):
             board[system]["rank"] = [best, worst]
         rated[method] = board
     return rated
+
+
+def judgement_version(dataset):
+    """Changes whenever a campaign of the dataset is made or a judgement saved, edited or deleted."""
+    campaigns = Campaign.objects.filter(dataset=dataset).aggregate(count=Count("pk"), last=Max("pk"))
+    judgements = Judgement.objects.filter(assignment__item__campaign__dataset=dataset).aggregate(
+        count=Count("pk"), last=Max("pk"), edited=Max("updated_at")
+    )
+    return (campaigns["count"], campaigns["last"], judgements["count"], judgements["last"], judgements["edited"])
 
 
 def campaign_summaries(dataset):

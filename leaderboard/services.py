@@ -1,24 +1,19 @@
-"""Everything a dataset leaderboard shows, as one JSON-ready dict built from cached parts.
+"""Everything a dataset leaderboard shows, as one JSON-ready dict.
 
-Parts and what rebuilds them (``leaderboard.cache`` keys them by data version):
-
-* human side (``leaderboard.human``): new or edited judgements;
-* GENRES scores of one scoring setting (``leaderboard.metrics``): new results;
-* metric-battle ratings: new results, or another margin;
-* the assembled page (comparison, figures, verdict): any of the above.
-
-A warm request makes a few small queries (the settings, the two data versions) and reads one
-cache entry.
+Built by ``leaderboard.jobs`` (never in a request) from three parts: the human side
+(``leaderboard.human``), the GENRES scores of one scoring setting (``leaderboard.metrics``) and
+the metric-battle ratings of those scores at one margin; then compared, plotted, worded.
 """
 
 import math
+from functools import cached_property
 
 from scipy.stats import rankdata
 
 from annotation.agreement import A, B
 from annotation.models import ASPECTS, Aspect
 from annotation.ratings import BOOTSTRAP_ROUNDS
-from leaderboard import cache, human, metrics, plots
+from leaderboard import human, metrics, plots
 from leaderboard.battles import DEFAULT_MARGIN, metric_battles, metric_labels
 from leaderboard.correlation import item_agreement, rank_correlation
 from scoring.runs import ScoringRun
@@ -51,6 +46,16 @@ def parse_margin(value):
     return round(round(margin / MARGIN_STEP) * MARGIN_STEP, 2)
 
 
+def check_setting(dataset, key):
+    """Raise :class:`LeaderboardError` unless ``key`` is the setting of a finished run on ``dataset``."""
+    if key and not ScoringRun.objects.filter(dataset=dataset, status=ScoringRun.Status.DONE, fingerprint=key).exists():
+        raise unknown_setting(key)
+
+
+def unknown_setting(key):
+    return LeaderboardError(f"No scoring results with the setting {key[:70]!r} on this dataset.")
+
+
 def pick_setting(settings, key):
     """The scoring setting named by ``key`` (its fingerprint), or the newest one; None when unscored."""
     if not settings:
@@ -62,41 +67,59 @@ def pick_setting(settings, key):
     for setting in settings:
         if setting["key"] == key:
             return setting
-    raise LeaderboardError(f"No scoring results with the setting {key[:70]!r} on this dataset.")
+    raise unknown_setting(key)
 
 
-def _human_part(dataset, judgement_version):
-    return cache.get_or_build("human", (dataset.pk, judgement_version), lambda: human.human_side(dataset))
+class Builder:
+    """Builds leaderboards of one dataset, each part once however many variants are asked for.
 
+    The human side is shared by every variant, the scores by the variants of one setting; only
+    the metric-battle ratings differ by margin.
+    """
 
-def _scores_part(dataset, scores_version, setting):
-    if setting is None:
-        return None
-    key = setting["key"]
-    return cache.get_or_build("scores", (dataset.pk, scores_version, key), lambda: metrics.metric_scores(dataset, key))
+    def __init__(self, dataset):
+        self.dataset = dataset
+        self.settings = metrics.scoring_settings(dataset)
+        self._scores = {}
+        self._metric_ratings = {}
+
+    @cached_property
+    def human_side(self):
+        return human.human_side(self.dataset)
+
+    def scores(self, setting):
+        if setting is None:
+            return None
+        key = setting["key"]
+        if key not in self._scores:
+            self._scores[key] = metrics.metric_scores(self.dataset, key)
+        return self._scores[key]
+
+    def leaderboard(self, setting_key=None, margin=DEFAULT_MARGIN):
+        """The whole leaderboard for one scoring setting (the newest when not given) and margin."""
+        setting = pick_setting(self.settings, setting_key)
+        scores = self.scores(setting)
+        metric_ratings = None
+        if scores:
+            key = (setting["key"], margin)
+            if key not in self._metric_ratings:
+                self._metric_ratings[key] = rate_metric_battles(scores, margin)
+            metric_ratings = self._metric_ratings[key]
+        return assemble(self.dataset, self.settings, setting, margin, self.human_side, scores, metric_ratings)
+
+    def summary(self, data):
+        """What the leaderboards index shows of the dataset, from its newest leaderboard ``data``."""
+        return {
+            "runs": ScoringRun.objects.filter(dataset=self.dataset, status=ScoringRun.Status.DONE).count(),
+            "campaigns": len(data["human"]["campaigns"]),
+            "judgements": data["human"]["judgements"],
+            "verdict": data["verdict"],
+        }
 
 
 def leaderboard(dataset, setting_key=None, margin=DEFAULT_MARGIN):
     """The whole leaderboard of ``dataset`` for one scoring setting and margin (see the README)."""
-    settings = metrics.scoring_settings(dataset)
-    setting = pick_setting(settings, setting_key)
-    judgement_version = cache.judgement_version(dataset)
-    scores_version = metrics.scores_version(dataset)
-    setting_key = setting["key"] if setting else None
-
-    def build():
-        human_side = _human_part(dataset, judgement_version)
-        scores = _scores_part(dataset, scores_version, setting)
-        metric_ratings = None
-        if scores:
-            metric_ratings = cache.get_or_build(
-                "metric-ratings",
-                (dataset.pk, scores_version, setting_key, margin),
-                lambda: rate_metric_battles(scores, margin),
-            )
-        return assemble(dataset, settings, setting, margin, human_side, scores, metric_ratings)
-
-    return cache.get_or_build("page", (dataset.pk, judgement_version, scores_version, setting_key, margin), build)
+    return Builder(dataset).leaderboard(setting_key, margin)
 
 
 def rate_metric_battles(scores, margin):
@@ -232,28 +255,3 @@ def assemble(dataset, settings, setting, margin, human_side, scores, metric_rati
         "verdict": verdict(human_side, scores, comparison),
         "plots": figures,
     }
-
-
-def index_summary(dataset):
-    """What the leaderboards index shows of a dataset: finished runs, campaigns, judgements, verdict.
-
-    The verdict needs the human ratings and the mean scores of the newest setting only, not the
-    metric battles or the figures: a cold index stays quick however many datasets it lists.
-    """
-    settings = metrics.scoring_settings(dataset)
-    setting = settings[0] if settings else None
-    judgement_version = cache.judgement_version(dataset)
-    scores_version = metrics.scores_version(dataset)
-
-    def build():
-        human_side = _human_part(dataset, judgement_version)
-        scores = _scores_part(dataset, scores_version, setting)
-        comparison = compare(human_side, scores, None, DEFAULT_MARGIN)
-        return {
-            "runs": ScoringRun.objects.filter(dataset=dataset, status=ScoringRun.Status.DONE).count(),
-            "campaigns": len(human_side["campaigns"]),
-            "judgements": human_side["judgements"],
-            "verdict": verdict(human_side, scores, comparison),
-        }
-
-    return cache.get_or_build("summary", (dataset.pk, judgement_version, scores_version), build)

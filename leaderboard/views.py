@@ -1,18 +1,31 @@
-"""Leaderboard pages, their JSON and CSV downloads. The data comes from ``leaderboard.services``."""
+"""Leaderboard pages, their JSON and CSV downloads, read from the last built snapshot.
 
+Nothing is built here (``leaderboard.jobs`` builds); a variant never built answers that it is
+being built and queues its build. Rendered HTML is cached per build of a snapshot.
+"""
+
+import hashlib
+import json
 from functools import wraps
 from urllib.parse import urlencode
 
 from django.contrib.auth.views import redirect_to_login
+from django.core.cache import cache
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
-from leaderboard import access, exports, services
+from leaderboard import access, exports, jobs, services
+from leaderboard.battles import DEFAULT_MARGIN
+from leaderboard.models import Snapshot
 from scoring.models import Dataset
 from scoring.views import datasets_with_counts
+
+# Rendered parts of a snapshot live until a build replaces it, or this long without a reader.
+RENDERED_FOR = 3600
 
 # Sections of the dataset page that the live refresh re-renders, and what each depends on.
 SECTIONS = {
@@ -58,20 +71,48 @@ def leaderboard_view(json=False):
     return decorator
 
 
-def _leaderboard(request, dataset):
-    return services.leaderboard(
-        dataset, setting_key=request.GET.get("setting"), margin=services.parse_margin(request.GET.get("margin"))
-    )
+def _snapshot(request, dataset, *deferred):
+    """The last built snapshot of the setting and margin asked for; None (and a build queued) when never built."""
+    setting_key, margin = request.GET.get("setting", ""), services.parse_margin(request.GET.get("margin"))
+    snapshot = Snapshot.objects.variant(dataset, setting_key, margin).defer(*deferred).first()
+    if snapshot is None:
+        services.check_setting(dataset, setting_key)
+    jobs.ask_for_variant(dataset.pk, setting_key, margin)
+    if snapshot is None:
+        jobs.schedule_rebuild(dataset.pk)
+    return snapshot
+
+
+def _being_built(dataset):
+    message = f"The {dataset.name} leaderboard is being built; it will be ready in a moment."
+    return JsonResponse({"building": True, "message": message}, status=202)
+
+
+def _rendered(snapshot, part, links, render):
+    """``render()`` once per build of the snapshot, part and links (SQLite may reuse a deleted row's id)."""
+    key = hashlib.sha256(repr((snapshot.pk, snapshot.built_at, sorted(links.items()))).encode()).hexdigest()[:32]
+    return cache.get_or_set(f"leaderboard:{part}:{key}", render, RENDERED_FOR)
+
+
+def _json_script(text):
+    """Stored JSON made safe inside a <script> element, as Django's json_script filter does."""
+    return mark_safe(text.translate({ord(">"): "\\u003E", ord("<"): "\\u003C", ord("&"): "\\u0026"}))
 
 
 @leaderboard_view()
 def index(request):
     hidden = access.hidden_dataset_ids(request.user)
-    datasets = datasets_with_counts().exclude(pk__in=hidden)
-    summaries = [
-        {"dataset": dataset, "summary": services.index_summary(dataset)} for dataset in datasets.order_by("name")
-    ]
-    return render(request, "leaderboard/index.html", {"summaries": summaries, "hidden": len(hidden)})
+    datasets = list(datasets_with_counts().exclude(pk__in=hidden).order_by("name"))
+    summaries = dict(
+        Snapshot.objects.filter(dataset__in=datasets, newest=True, margin=DEFAULT_MARGIN).values_list(
+            "dataset_id", "summary"
+        )
+    )
+    for dataset in datasets:
+        if dataset.pk not in summaries:
+            jobs.schedule_rebuild(dataset.pk)
+    entries = [{"dataset": dataset, "summary": summaries.get(dataset.pk)} for dataset in datasets]
+    return render(request, "leaderboard/index.html", {"summaries": entries, "hidden": len(hidden)})
 
 
 def csv_links(dataset, request):
@@ -86,35 +127,63 @@ def csv_links(dataset, request):
 
 @leaderboard_view()
 def dataset_page(request, dataset):
-    data = _leaderboard(request, dataset)
-    context = exports.section_context(data, csv_links(dataset, request))
-    return render(request, "leaderboard/dataset.html", {**context, "dataset": dataset})
+    snapshot = _snapshot(request, dataset, "tables")
+    if snapshot is None:
+        return render(request, "leaderboard/building.html", {"dataset": dataset})
+    links = csv_links(dataset, request)
+
+    def render_body():
+        context = {**exports.section_context(snapshot.data, links), "as_of": snapshot.built_at}
+        return render_to_string("leaderboard/page_body.html", context)
+
+    context = {
+        "dataset": dataset,
+        "snapshot": snapshot,
+        "page_body": _rendered(snapshot, "page", links, render_body),
+        "plots": _json_script(snapshot.plots),
+    }
+    return render(request, "leaderboard/dataset.html", context)
 
 
 @leaderboard_view(json=True)
 def dataset_sections(request, dataset):
-    """The page's sections, re-rendered, and its figures: what the live refresh fetches."""
-    data = _leaderboard(request, dataset)
+    """The page's sections, re-rendered, its figures and as-of time: what the live refresh fetches."""
+    snapshot = _snapshot(request, dataset, "tables")
+    if snapshot is None:
+        return _being_built(dataset)
+    links = csv_links(dataset, request)
+
+    def render_sections():
+        context = exports.section_context(snapshot.data, links)
+        return {section: render_to_string(f"leaderboard/section_{section}.html", context) for section in SECTIONS}
+
+    rendered = _rendered(snapshot, "sections", links, render_sections)
     changes = set(request.GET.getlist("change")) or {"judgements", "scores"}
-    context = exports.section_context(data, csv_links(dataset, request))
-    sections = {
-        section: render_to_string(f"leaderboard/section_{section}.html", context, request=request)
-        for section, depends_on in SECTIONS.items()
-        if changes & set(depends_on)
-    }
-    return JsonResponse({"sections": sections, "plots": data["plots"]})
+    sections = {section: rendered[section] for section, depends_on in SECTIONS.items() if changes & set(depends_on)}
+    # The figures go out as stored, without a parse and a dump.
+    body = '{"sections": %s, "as_of": %s, "plots": %s}' % (
+        json.dumps(sections),
+        json.dumps(snapshot.built_at.isoformat()),
+        snapshot.plots,
+    )
+    return HttpResponse(body, content_type="application/json")
 
 
 @leaderboard_view(json=True)
 def dataset_json(request, dataset):
-    return JsonResponse(exports.leaderboard_json(_leaderboard(request, dataset)), json_dumps_params={"indent": 1})
+    snapshot = _snapshot(request, dataset, "plots")
+    if snapshot is None:
+        return _being_built(dataset)
+    return HttpResponse(snapshot.tables, content_type="application/json")
 
 
 @leaderboard_view(json=True)
 def dataset_csv(request, dataset, table):
     if table not in exports.CSV_TABLES:
         raise Http404(f"No table named {table}.")
-    data = _leaderboard(request, dataset)
-    response = HttpResponse(exports.csv_text(table, data), content_type="text/csv; charset=utf-8")
+    snapshot = _snapshot(request, dataset, "plots")
+    if snapshot is None:
+        return _being_built(dataset)
+    response = HttpResponse(exports.csv_text(table, snapshot.data), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{exports.csv_file_name(dataset.name, table)}"'
     return response

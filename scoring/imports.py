@@ -13,11 +13,18 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
 from scoring.genres import formats
 from scoring.models import Dataset, Output, System, Text, Upload, text_hash
 from scoring.upload_handlers import size_limit_message
+
+
+# Sent inside the import's transaction when it stored something, with ``dataset``: what reads
+# the data (the leaderboards) listens, so that this app never imports it.
+dataset_imported = Signal()
+outputs_imported = Signal()
 
 
 class ImportRefused(Exception):
@@ -103,6 +110,7 @@ def import_dataset(
         Output.objects.bulk_create(
             Output(system=ground_truth, text=text, triples=text.gold, upload=upload) for text in with_gold
         )
+        dataset_imported.send(sender=Dataset, dataset=dataset)
         return summary(upload, parsed)
 
     return attempt(upload, run)
@@ -148,6 +156,7 @@ def import_outputs(source, *, file_name, dataset, system_name, format="auto", us
             (replaced if output.pk else created).append(output)
         Output.objects.bulk_create(created)
         update_in_place(replaced, ["triples", "raw", "parse_warnings", "upload", "updated_at"])
+        outputs_imported.send(sender=Output, dataset=target)
         return summary(upload, parsed)
 
     return attempt(upload, run)

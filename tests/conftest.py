@@ -21,7 +21,8 @@ def pytest_configure(config):
     url = embedded_redis.socket_url(socket_path)
     # Mutated in place: django_rq and channels keep references to these dictionaries.
     settings.REDIS_URL = url
-    settings.RQ_QUEUES["default"]["URL"] = url
+    for queue in settings.RQ_QUEUES.values():
+        queue["URL"] = url
     settings.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"] = [url]
 
 

@@ -6,6 +6,7 @@ sign-in page. The work itself happens in ``annotation.services`` and ``annotatio
 
 from functools import wraps
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -70,7 +71,8 @@ def campaign_create(request):
                     "and were left out of the sample.",
                 )
             return redirect(campaign)
-    return render(request, "annotation/campaign_create.html", {"form": form})
+    context = {"form": form, "public_leaderboards": settings.GENRES_PUBLIC_LEADERBOARD}
+    return render(request, "annotation/campaign_create.html", context)
 
 
 def agreement_rows(campaign):

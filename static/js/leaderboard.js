@@ -6,7 +6,8 @@
   var root = document.getElementById("leaderboard");
   if (!root) return;
   var plots = JSON.parse(document.getElementById("leaderboard-plots").textContent);
-  var REFRESH_DELAY_MS = 800;
+  // Builds are debounced on the server: this only folds messages that arrive together.
+  var REFRESH_DELAY_MS = 200;
 
   function currentMethod() {
     var checked = root.querySelector('input[name="method"]:checked');
@@ -93,7 +94,8 @@
   showMethod(currentMethod());
   drawPlots(false);
 
-  /* Live refresh: the server says what changed; after a quiet moment, fetch the affected sections. */
+  /* Live refresh: when a build lands, the server says what it changed and as of when; the page
+     fetches the affected sections of its own setting and margin. */
   var wsPath = root.getAttribute("data-websocket-path");
   var sectionsUrl = root.getAttribute("data-sections-url");
   var status = document.getElementById("live-status");
@@ -123,6 +125,7 @@
         return response.json();
       })
       .then(function (payload) {
+        showAsOf(payload.as_of);
         Object.keys(payload.sections).forEach(function (name) {
           var target = root.querySelector('[data-section="' + name + '"]');
           if (!target) return;
@@ -136,6 +139,14 @@
         setStatus("live · updated " + new Date().toLocaleTimeString(), "live");
       })
       .catch(function () { setStatus("update failed; reload the page", "error"); });
+  }
+
+  function showAsOf(asOf) {
+    root.setAttribute("data-as-of", asOf);
+    var shown = document.getElementById("as-of");
+    if (!shown) return;
+    shown.setAttribute("datetime", asOf);
+    shown.textContent = new Date(asOf).toISOString().replace("T", " ").slice(0, 19) + " UTC";
   }
 
   function schedule(changes) {
@@ -157,7 +168,9 @@
       connectedBefore = true;
     });
     socket.addEventListener("message", function (event) {
-      schedule([JSON.parse(event.data).change]);
+      var built = JSON.parse(event.data);
+      if (new Date(built.as_of) <= new Date(root.getAttribute("data-as-of"))) return; // already shown
+      if (built.changes.length) schedule(built.changes);
     });
     socket.addEventListener("close", function () {
       root.removeAttribute("data-live");

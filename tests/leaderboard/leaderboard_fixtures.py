@@ -5,6 +5,8 @@ from django.utils import timezone
 
 from annotation.models import ASPECTS, Assignment, Judgement
 from annotation.services import create_campaign
+from leaderboard.jobs import build_leaderboards
+from scoring.models import Dataset
 from scoring.runs import ScoringRun, TextScore
 from tests.annotation.campaign_factories import make_annotators, make_dataset
 
@@ -109,3 +111,18 @@ def ranking_labels(order_by_aspect):
 AGREEING = ("alpha", "beta", "gamma")
 REVERSED = ("gamma", "beta", "alpha")
 HUMAN_ORDER = {aspect: REVERSED if aspect == "us" else AGREEING for aspect in ASPECTS}
+
+
+def build_all():
+    """What the leaderboard worker does once the changes are scheduled: build every dataset's leaderboards."""
+    for dataset_id in Dataset.objects.values_list("pk", flat=True):
+        build_leaderboards(dataset_id)
+
+
+def get_built(client, url, query=None):
+    """GET ``url``; when its leaderboard is being built, let the build run (as the worker would) and GET again."""
+    response = client.get(url, query)
+    if response.status_code == 202 or b'id="leaderboard-building"' in response.content:
+        build_all()
+        response = client.get(url, query)
+    return response

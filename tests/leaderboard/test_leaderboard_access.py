@@ -1,10 +1,17 @@
 """Who reads leaderboards: signed-in users, everyone when public, never an annotator of an open
-campaign on that dataset (the page would name the systems they judge blind)."""
+campaign on that dataset (the page would name the systems they judge blind). Systems shared with
+other datasets: test_leaderboard_shared_system_access."""
 
 import pytest
 from django.urls import reverse
 
-from tests.leaderboard.leaderboard_fixtures import HUMAN_ORDER, judged_campaign, ranking_labels, scored_dataset
+from tests.leaderboard.leaderboard_fixtures import (
+    HUMAN_ORDER,
+    build_all,
+    judged_campaign,
+    ranking_labels,
+    scored_dataset,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -16,6 +23,7 @@ def scored():
 
 @pytest.fixture
 def dataset(scored):
+    build_all()
     return scored[0]
 
 
@@ -66,7 +74,7 @@ def test_an_annotator_of_an_open_campaign_is_refused_with_a_reason(client, datas
     addresses = urls(dataset)
     page = client.get(addresses["page"])
     assert page.status_code == 403
-    assert b"You annotate an open campaign on toy" in page.content
+    assert b"You annotate an open campaign whose systems the toy leaderboard names" in page.content
     assert b"alpha" not in page.content
     for name in ("json", "csv", "sections"):
         response = client.get(addresses[name])
@@ -79,7 +87,7 @@ def test_the_index_hides_that_dataset_from_them(client, dataset, annotator_of_op
     client.force_login(annotator)
     html = client.get(urls(dataset)["index"]).content.decode()
     assert reverse("leaderboard", args=[dataset.name]) not in html
-    assert "1 dataset with an open campaign you annotate is not listed" in html
+    assert "1 dataset naming the systems of an open campaign you annotate is not listed" in html
 
 
 def test_public_access_does_not_lift_the_rule(client, dataset, annotator_of_open_campaign, settings):

@@ -10,6 +10,7 @@ from tests.leaderboard.leaderboard_fixtures import (
     FINGERPRINT,
     HUMAN_ORDER,
     PROVENANCE,
+    get_built,
     judged_campaign,
     ranking_labels,
     scored_dataset,
@@ -26,7 +27,7 @@ def dataset():
 
 
 def download(client, dataset, table, **query):
-    response = client.get(reverse("leaderboard_csv", args=[dataset.name, table]), query)
+    response = get_built(client, reverse("leaderboard_csv", args=[dataset.name, table]), query)
     assert response.status_code == 200
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     assert response["Content-Disposition"] == f'attachment; filename="toy-{table}.csv"'
@@ -34,10 +35,10 @@ def download(client, dataset, table, **query):
 
 
 def test_json_holds_scores_with_provenance_ratings_correlations_and_agreement(admin_client, dataset):
-    data = admin_client.get(reverse("api-dataset-leaderboard", args=[dataset.name])).json()
+    data = get_built(admin_client, reverse("api-dataset-leaderboard", args=[dataset.name])).json()
     assert set(data) == {
         "dataset", "aspects", "margin", "bootstrap_rounds", "settings", "setting", "scores", "human",
-        "metric_ratings", "comparison", "verdict",
+        "metric_ratings", "comparison", "verdict", "as_of",
     }  # fmt: skip
     assert data["dataset"] == {"name": "toy", "level": "sentence", "domain": "general", "description": "", "texts": 4}
     assert data["setting"]["key"] == FINGERPRINT
@@ -95,4 +96,4 @@ def test_agreement_csv(admin_client, dataset):
 
 
 def test_an_unknown_table_is_not_found(admin_client, dataset):
-    assert admin_client.get(reverse("leaderboard_csv", args=[dataset.name, "secrets"])).status_code == 404
+    assert get_built(admin_client, reverse("leaderboard_csv", args=[dataset.name, "secrets"])).status_code == 404

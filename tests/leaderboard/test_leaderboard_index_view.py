@@ -7,7 +7,14 @@ from django.urls import reverse
 
 from annotation.models import ASPECTS
 from tests.annotation.campaign_factories import make_dataset
-from tests.leaderboard.leaderboard_fixtures import REVERSED, judged_campaign, ranking_labels, scored_dataset
+from tests.leaderboard.leaderboard_fixtures import (
+    REVERSED,
+    build_all,
+    get_built,
+    judged_campaign,
+    ranking_labels,
+    scored_dataset,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -25,6 +32,7 @@ def test_each_dataset_with_counts_and_verdict(admin_client):
     judged_campaign(unscored, systems, ranking_labels(dict.fromkeys(ASPECTS, ("alpha", "beta"))), name="pilot")
     make_dataset(name="empty", texts=1, systems=("alpha",))
 
+    build_all()
     html = admin_client.get(reverse("leaderboard_index")).content.decode()
     assert "No human judgements yet." in card(html, "scored")
     assert "<strong>4</strong> texts" in card(html, "scored")
@@ -47,6 +55,6 @@ def test_descriptions_are_escaped_on_the_page(admin_client):
     dataset, _ = scored_dataset(name="escaped")
     dataset.description = "<script>alert('x')</script>"
     dataset.save()
-    html = admin_client.get(reverse("leaderboard", args=[dataset.name])).content.decode()
+    html = get_built(admin_client, reverse("leaderboard", args=[dataset.name])).content.decode()
     assert "<script>alert" not in html
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html

@@ -1,6 +1,7 @@
-"""The leaderboard websocket: told when a judgement is saved or a scoring run finishes; closed to
-those who may not read the leaderboard."""
+"""The leaderboard websocket: told when a build lands (what it changed, as of when), not on each
+save; closed to those who may not read the leaderboard."""
 
+import django_rq
 import pytest
 from asgiref.sync import async_to_sync
 from channels.auth import AuthMiddlewareStack
@@ -8,15 +9,18 @@ from channels.db import database_sync_to_async
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
+from rq import SimpleWorker
 
 from annotation.models import Assignment
 from annotation.services import create_campaign, save_judgements
 from genres_site.routing import websocket_urlpatterns
+from leaderboard.jobs import QUEUE, build_snapshots
+from leaderboard.models import Snapshot
 from scoring.runs import RunChunk, ScoringRun
 from tests.annotation.campaign_factories import make_annotators, make_campaign, make_dataset
 from tests.leaderboard.leaderboard_fixtures import FINGERPRINT, PROVENANCE
 
-# The consumer reads the database from another thread: the data must be committed.
+# The consumer reads the database from another thread, and builds are queued on commit.
 pytestmark = pytest.mark.django_db(transaction=True)
 application = AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
 
@@ -24,6 +28,7 @@ application = AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
 @pytest.fixture
 def campaign():
     campaign, annotators = make_campaign(texts=2, annotators=1, overlap_share=0.0)
+    build_snapshots(campaign.dataset)
     return campaign
 
 
@@ -47,26 +52,39 @@ def finish_run(dataset):
     assert run.finish_if_complete()
 
 
-def test_a_saved_judgement_reaches_the_page(campaign, admin_user):
+@database_sync_to_async
+def run_leaderboard_worker():
+    django_rq.get_worker(QUEUE, worker_class=SimpleWorker).work(burst=True)
+
+
+def as_of(dataset):
+    return Snapshot.objects.get(dataset=dataset).built_at.isoformat()
+
+
+def test_saved_judgements_reach_the_page_once_built(campaign, admin_user):
     async def scenario():
         connection = communicator(campaign.dataset, admin_user)
         assert (await connection.connect())[0]
         await database_sync_to_async(save_one)(campaign)
-        # Two judgements saved: one message each, which the page folds into one refresh.
-        assert await connection.receive_json_from(timeout=5) == {"change": "judgements"}
-        assert await connection.receive_json_from(timeout=5) == {"change": "judgements"}
+        # Saving only schedules the build: nothing new to show yet.
+        assert await connection.receive_nothing(timeout=0.3)
+        await run_leaderboard_worker()
+        built = await connection.receive_json_from(timeout=5)
+        assert built == {"changes": ["judgements"], "as_of": await database_sync_to_async(as_of)(campaign.dataset)}
+        # Two judgements saved, one build, one message.
         assert await connection.receive_nothing(timeout=0.3)
         await connection.disconnect()
 
     async_to_sync(scenario)()
 
 
-def test_a_finished_run_reaches_the_page(campaign, admin_user):
+def test_a_finished_run_reaches_the_page_once_built(campaign, admin_user):
     async def scenario():
         connection = communicator(campaign.dataset, admin_user)
         assert (await connection.connect())[0]
         await database_sync_to_async(finish_run)(campaign.dataset)
-        assert await connection.receive_json_from(timeout=5) == {"change": "scores"}
+        await run_leaderboard_worker()
+        assert (await connection.receive_json_from(timeout=5))["changes"] == ["scores"]
         await connection.disconnect()
 
     async_to_sync(scenario)()
@@ -83,6 +101,7 @@ def test_other_datasets_stay_quiet(campaign, admin_user):
         connection = communicator(campaign.dataset, admin_user)
         assert (await connection.connect())[0]
         await database_sync_to_async(save_one)(other_campaign)
+        await run_leaderboard_worker()
         assert await connection.receive_nothing(timeout=0.5)
         await connection.disconnect()
 

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from scoring.models import Output, System
 from scoring.runs import ScoringRun
-from tests.leaderboard.leaderboard_fixtures import PROVENANCE, scored_dataset, store_run
+from tests.leaderboard.leaderboard_fixtures import PROVENANCE, get_built, scored_dataset, store_run
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +37,7 @@ def dataset():
 
 
 def page(client, dataset, **query):
-    response = client.get(reverse("leaderboard", args=[dataset.name]), query)
+    response = get_built(client, reverse("leaderboard", args=[dataset.name]), query)
     assert response.status_code == 200
     return response.content.decode()
 
@@ -102,7 +102,7 @@ def test_settings_are_never_mixed_and_a_selector_chooses(admin_client, dataset):
 
 
 def test_an_unknown_setting_is_refused(admin_client, dataset):
-    response = admin_client.get(reverse("api-dataset-leaderboard", args=[dataset.name]), {"setting": "abc"})
+    response = get_built(admin_client, reverse("api-dataset-leaderboard", args=[dataset.name]), {"setting": "abc"})
     assert response.status_code == 400
     assert response.json() == {"error": "No scoring results with the setting 'abc' on this dataset."}
 

@@ -3,7 +3,13 @@
 import pytest
 from django.urls import reverse
 
-from tests.leaderboard.leaderboard_fixtures import HUMAN_ORDER, judged_campaign, ranking_labels, scored_dataset
+from tests.leaderboard.leaderboard_fixtures import (
+    HUMAN_ORDER,
+    get_built,
+    judged_campaign,
+    ranking_labels,
+    scored_dataset,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -16,7 +22,7 @@ def dataset():
 
 
 def sections(client, dataset, query):
-    response = client.get(reverse("leaderboard_sections", args=[dataset.name]), query)
+    response = get_built(client, reverse("leaderboard_sections", args=[dataset.name]), query)
     assert response.status_code == 200
     return response.json()
 

@@ -1,4 +1,5 @@
-"""Leaderboard pages load scripts and styles from the app's own static files only (no CDN)."""
+"""Leaderboard pages load scripts and styles from the app's own static files only (no CDN), and run
+no inline script (the Content-Security-Policy allows none)."""
 
 from html.parser import HTMLParser
 
@@ -8,7 +9,7 @@ from django.templatetags.static import static
 from django.test import Client
 from django.urls import reverse
 
-from tests.leaderboard.leaderboard_fixtures import HUMAN_ORDER, judged_campaign, ranking_labels, scored_dataset
+from tests.leaderboard.leaderboard_fixtures import HUMAN_ORDER, build_all, judged_campaign, ranking_labels, scored_dataset
 
 pytestmark = pytest.mark.django_db
 
@@ -17,19 +18,26 @@ class Assets(HTMLParser):
     def __init__(self):
         super().__init__()
         self.assets = []
+        self.inline_scripts = 0
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
         if tag == "script" and attributes.get("src"):
             self.assets.append(attributes["src"])
+        elif tag == "script" and attributes.get("type") != "application/json":
+            self.inline_scripts += 1
         if tag == "link" and attributes.get("href"):
             self.assets.append(attributes["href"])
 
 
-def assets_of(html):
+def parsed(html):
     parser = Assets()
     parser.feed(html)
-    return parser.assets
+    return parser
+
+
+def assets_of(html):
+    return parsed(html).assets
 
 
 @pytest.fixture
@@ -40,7 +48,10 @@ def pages(admin_client):
     annotator_client.force_login(annotator)
     hidden = annotator_client.get(reverse("leaderboard", args=[dataset.name]))
     assert hidden.status_code == 403
+    building = admin_client.get(reverse("leaderboard", args=[dataset.name])).content.decode()
+    build_all()
     return {
+        "building": building,
         "index": admin_client.get(reverse("leaderboard_index")).content.decode(),
         "dataset": admin_client.get(reverse("leaderboard", args=[dataset.name])).content.decode(),
         "hidden": hidden.content.decode(),
@@ -60,3 +71,8 @@ def test_the_dataset_page_loads_plotly_from_the_plotly_package(pages):
     assert static("plotly/plotly.min.js") in assets
     assert static("js/leaderboard.js") in assets
     assert static("css/leaderboard.css") in assets
+
+
+def test_no_page_runs_an_inline_script(pages):
+    for name, html in pages.items():
+        assert parsed(html).inline_scripts == 0, name

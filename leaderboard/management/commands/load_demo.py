@@ -10,7 +10,9 @@ In order, as the manifest says:
 4. open annotation campaigns (``campaigns``) for the demo annotators, through
    ``annotation.services.create_campaign``, so an annotator who signs in has work;
 5. a scoring run per ``scoring`` entry, here and now (``scoring.jobs.run_in_process``, as
-   ``score_outputs --sync``), unless ``--no-scores``.
+   ``score_outputs --sync``), unless ``--no-scores``;
+6. the leaderboards of the datasets, here and now (``leaderboard.jobs.build_snapshots``), so
+   the demo's pages are filled from the start.
 
 It lives in ``leaderboard``, the one app that may import both ``scoring`` and ``annotation``:
 the demo sets up all of them.
@@ -39,6 +41,7 @@ from annotation.imports import ImportRefused as JudgementsRefused
 from annotation.imports import import_judgements
 from annotation.models import Campaign
 from annotation.services import CampaignError, create_campaign
+from leaderboard.jobs import build_snapshots
 from scoring.genres.embedders import EMBEDDERS
 from scoring.genres.formats import AUTO, DATASET_FORMATS, OUTPUT_FORMATS
 from scoring.genres.judges import JUDGES
@@ -527,6 +530,9 @@ class Command(BaseCommand):
             campaigns = [ensure_campaign(entry, admin) for entry in manifest.campaigns]
         scores = [] if options["no_scores"] else [score_dataset(entry, admin) for entry in manifest.scoring]
         loaded = Loaded(accounts, imports, studies, campaigns, scores)
+        for dataset in Dataset.objects.filter(name__in=[entry.name for entry in manifest.datasets]):
+            if not (loaded.unchanged and dataset.leaderboard_snapshots.exists()):
+                build_snapshots(dataset)
         if options["json"]:
             self.stdout.write(json.dumps(loaded.as_dict()))
             return
