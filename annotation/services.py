@@ -11,7 +11,8 @@ from itertools import combinations
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, Max
+from django.db.models import Case, Count, Exists, F, Max, Min, OuterRef, Q, Subquery, Value, When
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation import sampling
@@ -55,6 +56,10 @@ class VersionConflict(AnnotationError):
 
 
 class AssignmentClosed(AnnotationError):
+    pass
+
+
+class FirstAspectsLocked(AnnotationError):
     pass
 
 
@@ -302,34 +307,127 @@ def rebalance(campaign):
 
 
 # --- Annotating ----------------------------------------------------------------------------
+#
+# Completeness is judged against the text's gold triples, and in a campaign that includes the
+# Ground-truth system the gold *is* one side's extraction. So the gold of a text is shown to an
+# annotator only once they have judged the four first aspects of every pair of that text in their
+# queue: each text is read twice, first the four aspects pair by pair, then completeness pair by
+# pair, and no pair is judged on the first four knowing which side is the gold.
+
+
+@dataclass(frozen=True)
+class TextProgress:
+    """One annotator's pairs of one text in a campaign, in queue order, and what each holds."""
+
+    judgements: dict  # assignment id -> {aspect: (judgement id, canonical label)}
+    compares_with_ground_truth: bool  # the campaign includes the Ground-truth system
+
+    @property
+    def pairs(self):
+        return len(self.judgements)
+
+    def aspects(self, assignment_id):
+        return set(self.judgements[assignment_id])
+
+    def position(self, assignment_id):
+        """1 for the annotator's first pair of this text, and so on."""
+        return list(self.judgements).index(assignment_id) + 1
+
+    @property
+    def lacking_first_aspects(self):
+        """How many pairs still lack one of the four first aspects."""
+        return sum(not set(FIRST_ASPECTS) <= set(stored) for stored in self.judgements.values())
+
+    @property
+    def gold_revealed(self):
+        """Gold and completeness are shown once every pair has its four first aspects."""
+        return self.lacking_first_aspects == 0
+
+    @property
+    def first_aspects_locked(self):
+        """In a campaign with Ground truth, the first four of a text are final once its gold was shown.
+
+        Shown means revealed now, or revealed earlier: a completeness judgement exists (a pair the
+        rebalancing hands over later must not reopen what was judged before).
+        """
+        completeness_judged = any(Aspect.CS in stored for stored in self.judgements.values())
+        return self.compares_with_ground_truth and (self.gold_revealed or completeness_judged)
+
+
+def text_progress(assignment):
+    """The ``TextProgress`` of the annotator of ``assignment`` on its text: one query."""
+    rows = (
+        Assignment.objects.filter(
+            annotator_id=assignment.annotator_id,
+            item__campaign_id=assignment.item.campaign_id,
+            item__text_id=assignment.item.text_id,
+        )
+        .annotate(
+            ground_truth=Exists(
+                Campaign.systems.through.objects.filter(
+                    campaign_id=OuterRef("item__campaign_id"), system__is_ground_truth=True
+                )
+            )
+        )
+        .order_by("queue_position", "pk")
+        .values_list("pk", "judgements__pk", "judgements__aspect", "judgements__label", "ground_truth")
+    )
+    judgements, ground_truth = {}, False
+    for assignment_id, judgement_id, aspect, label, ground_truth in rows:
+        stored = judgements.setdefault(assignment_id, {})
+        if judgement_id is not None:
+            stored[aspect] = (judgement_id, label)
+    return TextProgress(judgements=judgements, compares_with_ground_truth=ground_truth)
 
 
 def next_assignment(annotator, campaign):
-    """The first pending assignment in the annotator's queue, or None when there is nothing left."""
-    if not campaign.is_open:
-        return None
-    if not CampaignAnnotator.objects.filter(campaign=campaign, annotator=annotator, active=True).exists():
-        return None
+    """What the annotator judges next in ``campaign`` (an instance or an id), or None: one query.
+
+    The current text is the text of the first pending assignment in queue order. Its pairs
+    lacking one of the four first aspects come first, in queue order; then its pairs waiting
+    for completeness. A closed campaign, or one the annotator left, has nothing next.
+    """
+    pending = Assignment.objects.filter(
+        Exists(
+            CampaignAnnotator.objects.filter(
+                campaign_id=OuterRef("item__campaign_id"), annotator_id=OuterRef("annotator_id"), active=True
+            )
+        ),
+        annotator=annotator,
+        item__campaign=campaign,
+        item__campaign__is_open=True,
+        status=Assignment.Status.PENDING,
+    )
+    current_text = pending.order_by("queue_position", "pk").values("item__text_id")[:1]
     return (
-        Assignment.objects.filter(annotator=annotator, item__campaign=campaign, status=Assignment.Status.PENDING)
-        .select_related("item__text")
-        .order_by("queue_position", "pk")
+        pending.filter(item__text_id=Subquery(current_text))
+        .annotate(first_judged=Count("judgements", filter=Q(judgements__aspect__in=FIRST_ASPECTS)))
+        .order_by(
+            Case(When(first_judged__lt=len(FIRST_ASPECTS), then=0), default=1), "queue_position", "pk"
+        )
+        .select_related("item")
         .first()
     )
 
 
 @transaction.atomic
 def skip(assignment):
-    """Send a pending assignment to the end of its annotator's queue."""
-    locked = Assignment.objects.select_for_update().select_related("item").get(pk=assignment.pk)
+    """Send the annotator's pending pairs of this text to the end of their queue, in their order.
+
+    The whole text moves: skipping one pair alone would be undone at once, since the pairs of
+    the current text come before anything else. Returns how many pairs moved.
+    """
+    locked = Assignment.objects.select_for_update(of=("self",)).select_related("item").get(pk=assignment.pk)
     if locked.status == Assignment.Status.DONE:
         raise AssignmentClosed("This item is already finished; there is nothing to skip.")
-    last = Assignment.objects.filter(
-        annotator_id=locked.annotator_id, item__campaign_id=locked.item.campaign_id
-    ).aggregate(last=Max("queue_position"))["last"]
-    locked.queue_position = last + 1
-    locked.save(update_fields=["queue_position"])
-    return locked
+    queue = Assignment.objects.filter(annotator_id=locked.annotator_id, item__campaign_id=locked.item.campaign_id)
+    text_pending = queue.filter(item__text_id=locked.item.text_id, status=Assignment.Status.PENDING)
+    bounds = queue.aggregate(
+        last=Max("queue_position"),
+        first_of_text=Min("queue_position", filter=Q(item__text_id=locked.item.text_id, status=Assignment.Status.PENDING)),
+    )
+    shift = bounds["last"] + 1 - bounds["first_of_text"]
+    return text_pending.update(queue_position=F("queue_position") + shift)
 
 
 def _seconds_spent(seconds):
@@ -354,56 +452,126 @@ def _check_labels(labels):
             )
 
 
+def _pairs(count):
+    return f"{count} pair" if count == 1 else f"{count} pairs"
+
+
+@dataclass(frozen=True)
+class Saved:
+    assignment: Assignment  # as saved: version, time and status updated
+    text: TextProgress  # the annotator's pairs of this text, this save included
+    completed_first_aspects: bool = False  # this save brought the pair's four first aspects to complete
+
+    @property
+    def aspects(self):
+        return self.text.aspects(self.assignment.pk)
+
+    @property
+    def first_aspects_done(self):
+        return set(FIRST_ASPECTS) <= self.aspects
+
+    @property
+    def is_done(self):
+        return self.assignment.status == Assignment.Status.DONE
+
+
+def _refusal_after_race(assignment):
+    """Why the guarded update matched nothing, read again once (a rare path)."""
+    current = Assignment.objects.filter(pk=assignment.pk).select_related("item__campaign").first()
+    if current is None or current.annotator_id != assignment.annotator_id:
+        return VersionConflict("This item has been handed to another annotator; open your queue again.")
+    campaign = current.item.campaign
+    if not campaign.is_open:
+        return AssignmentClosed(f"The campaign {campaign.name} is closed.")
+    if not CampaignAnnotator.objects.filter(campaign=campaign, annotator_id=current.annotator_id, active=True).exists():
+        return AssignmentClosed(f"You no longer annotate {campaign.name}.")
+    return VersionConflict(
+        "These judgements were changed in another window since this page was opened; reload it to see them."
+    )
+
+
 @transaction.atomic
 def save_judgements(assignment, labels, *, expected_version, seconds):
-    """Store an annotator's choices for some aspects of one assignment; return the updated assignment.
+    """Store an annotator's choices for some aspects of one assignment; return what was ``Saved``.
 
-    ``labels`` maps aspect codes to the side the annotator preferred ("left", "right" or
-    "tie"); they are stored in canonical order. ``expected_version`` is the version the page
-    was rendered with: a different one means another tab saved in between, and the save is
-    refused with ``VersionConflict``, unless it repeats exactly what is stored (a resent form),
-    which changes nothing. Completeness is refused until the four other aspects are stored.
-    ``seconds`` (time on the page since the last save) is added to the time spent.
+    ``assignment`` is the assignment as read for this request, with its item (``select_related
+    ("item__campaign")`` spares a query per judgement to whoever listens to their signals); it is
+    not read again: the one write to it is guarded by its version, so a save that raced another
+    matches nothing and is refused. ``labels`` maps aspect codes to the side the annotator
+    preferred ("left", "right" or "tie"); they are stored in canonical order.
+    ``expected_version`` is the version the page was rendered with: a different one means
+    another tab saved in between, and the save is refused with ``VersionConflict``, unless it
+    repeats exactly what is stored (a resent form), which changes nothing. Completeness is
+    refused until the gold of the text is revealed (``TextProgress.gold_revealed``), and a change
+    to a first aspect once the text's first aspects are locked. ``seconds`` (time on the page
+    since the last save) is added to the time spent.
     """
     _check_labels(labels)
     spent = _seconds_spent(seconds)
-    locked = Assignment.objects.select_for_update().select_related("item__campaign").get(pk=assignment.pk)
-    campaign = locked.item.campaign
-    if locked.annotator_id != assignment.annotator_id:
-        raise VersionConflict("This item has been handed to another annotator; open your queue again.")
-    if not campaign.is_open:
-        raise AssignmentClosed(f"The campaign {campaign.name} is closed.")
-    if not CampaignAnnotator.objects.filter(campaign=campaign, annotator_id=locked.annotator_id, active=True).exists():
-        raise AssignmentClosed(f"You no longer annotate {campaign.name}.")
-
-    canonical = {aspect: locked.shown_to_canonical(side) for aspect, side in labels.items()}
-    stored = {judgement.aspect: judgement for judgement in locked.judgements.all()}
-    if all(aspect in stored and stored[aspect].label == label for aspect, label in canonical.items()):
-        return locked  # a resent form: everything is saved already
-    if expected_version != locked.version:
+    progress = text_progress(assignment)
+    stored_before = progress.judgements[assignment.pk]
+    stored = dict(stored_before)
+    canonical = {aspect: assignment.shown_to_canonical(side) for aspect, side in labels.items()}
+    changes = {aspect: label for aspect, label in canonical.items() if stored.get(aspect, (None, None))[1] != label}
+    if not changes:
+        return Saved(assignment=assignment, text=progress)  # a resent form: everything is saved already
+    if expected_version != assignment.version:
         raise VersionConflict(
             "These judgements were changed in another window since this page was opened; reload it to see them."
         )
-    if Aspect.CS in canonical and not set(FIRST_ASPECTS) <= set(stored):
+    if Aspect.CS in changes and not progress.gold_revealed:
         raise CompletenessTooEarly(
-            "Completeness is judged last: save topical similarity, uniqueness, factualness and granularity first."
+            f"Completeness is judged last, once for all the {_pairs(progress.pairs)} of this text: first save "
+            "topical similarity, uniqueness, factualness and granularity of "
+            + ("this pair." if progress.pairs == 1 else f"each ({progress.lacking_first_aspects} still lack them).")
+        )
+    relabelled = [Aspect(aspect).label.lower() for aspect in changes if aspect in FIRST_ASPECTS and aspect in stored]
+    if relabelled and progress.first_aspects_locked:
+        raise FirstAspectsLocked(
+            f"The four first aspects of this text are final since its reference triples were shown: this campaign "
+            f"compares with the reference itself, so {', '.join(relabelled)} can no longer change."
         )
 
-    for aspect, label in canonical.items():
-        if aspect in stored:
-            if stored[aspect].label != label:
-                stored[aspect].label = label
-                stored[aspect].save(update_fields=["label", "updated_at"])
-        else:
-            stored[aspect] = Judgement.objects.create(assignment=locked, aspect=aspect, label=label)
-
     now = timezone.now()
-    locked.seconds_spent += spent
-    if locked.started_at is None:
-        locked.started_at = now - timedelta(seconds=spent)
-    if set(ASPECTS) <= set(stored) and locked.status != Assignment.Status.DONE:
-        locked.status = Assignment.Status.DONE
-        locked.completed_at = now
-    locked.version += 1
-    locked.save(update_fields=["seconds_spent", "started_at", "status", "completed_at", "version"])
-    return locked
+    aspects_after = set(stored) | set(changes)
+    finished = set(ASPECTS) <= aspects_after and assignment.status != Assignment.Status.DONE
+    guarded = Assignment.objects.filter(
+        Exists(
+            CampaignAnnotator.objects.filter(
+                campaign_id=OuterRef("item__campaign_id"), annotator_id=OuterRef("annotator_id"), active=True
+            )
+        ),
+        pk=assignment.pk,
+        annotator_id=assignment.annotator_id,
+        version=expected_version,
+        item__campaign__is_open=True,
+    )
+    fields = {
+        "version": F("version") + 1,
+        "seconds_spent": F("seconds_spent") + spent,
+        "started_at": Coalesce(F("started_at"), Value(now - timedelta(seconds=spent))),
+    }
+    if finished:
+        fields.update(status=Assignment.Status.DONE, completed_at=now)
+    if not guarded.update(**fields):
+        raise _refusal_after_race(assignment)
+
+    for aspect, label in changes.items():
+        if aspect in stored:
+            judgement = Judgement(pk=stored[aspect][0], assignment=assignment, aspect=aspect, label=label)
+            judgement.save(update_fields=["label", "updated_at"])
+        else:
+            judgement = Judgement.objects.create(assignment=assignment, aspect=aspect, label=label)
+        stored[aspect] = (judgement.pk, label)
+
+    assignment.version += 1
+    assignment.seconds_spent += spent
+    assignment.started_at = assignment.started_at or now - timedelta(seconds=spent)
+    if finished:
+        assignment.status, assignment.completed_at = Assignment.Status.DONE, now
+    judgements = {**progress.judgements, assignment.pk: stored}
+    return Saved(
+        assignment=assignment,
+        text=TextProgress(judgements, progress.compares_with_ground_truth),
+        completed_first_aspects=set(FIRST_ASPECTS) <= aspects_after and not set(FIRST_ASPECTS) <= set(stored_before),
+    )

@@ -11,7 +11,7 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max, OuterRef, Q, Subquery
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -71,24 +71,43 @@ def annotator_assignments(user):
     return Assignment.objects.filter(annotator=user, item__campaign__in=annotator_campaigns(user))
 
 
+def _queue_count(**filters):
+    """How many assignments of the same annotator and campaign match ``filters``, as a subquery."""
+    queue = Assignment.objects.filter(annotator_id=OuterRef("annotator_id"), item__campaign_id=OuterRef("item__campaign_id"))
+    # The filter sits in the count, not the WHERE: the group always has a row, so no count is NULL.
+    counted = queue.order_by().values("annotator_id").annotate(count=Count("pk", filter=Q(**filters)))
+    return Subquery(counted.values("count"))
+
+
 def get_own_assignment(request, public_id):
-    """The annotator's assignment; anyone else's, or one of a closed campaign, is a plain 404."""
+    """The annotator's assignment, with all its page shows: one query. Anyone else's, or one of
+    a closed campaign, is a plain 404."""
     return get_object_or_404(
-        annotator_assignments(request.user).select_related(
-            "item__campaign", "item__text", "item__system_a", "item__system_b"
-        ),
+        annotator_assignments(request.user)
+        .select_related("item__campaign", "item__text", "item__system_a", "item__system_b")
+        .annotate(assigned=_queue_count(), done=_queue_count(status=Assignment.Status.DONE)),
         public_id=public_id,
     )
 
 
-def campaign_progress(user, campaign):
-    return Assignment.objects.filter(annotator=user, item__campaign=campaign).aggregate(
-        assigned=Count("pk"), done=Count("pk", filter=Q(status=Assignment.Status.DONE))
+def get_own_assignment_to_save(request, public_id):
+    """The annotator's assignment with what a save reads: no text, no outputs."""
+    return get_object_or_404(
+        annotator_assignments(request.user).select_related("item__campaign"), public_id=public_id
     )
 
 
-def continue_url(campaign):
-    return reverse("annotate_continue", args=[campaign.pk])
+def continue_url(campaign_id):
+    return reverse("annotate_continue", args=[campaign_id])
+
+
+def next_url(user, campaign_id):
+    """The page of what comes next: the next item itself, sparing a redirect; at the end, the
+    queue's own URL, which says that all is done."""
+    following = services.next_assignment(user, campaign_id)
+    if following is None:
+        return continue_url(campaign_id)
+    return reverse("annotate_item", args=[following.public_id])
 
 
 def shown_triples(assignment):
@@ -99,7 +118,9 @@ def shown_triples(assignment):
     item = assignment.item
     triples = {
         output.system_id: output.triples
-        for output in Output.objects.filter(text=item.text, system__in=[item.system_a_id, item.system_b_id])
+        for output in Output.objects.filter(text=item.text, system__in=[item.system_a_id, item.system_b_id]).only(
+            "system_id", "triples"
+        )
     }
     for system in (item.system_a, item.system_b):
         if system.is_ground_truth:
@@ -109,10 +130,22 @@ def shown_triples(assignment):
 
 
 def render_item(request, assignment, *, posted=None, error="", status=200):
-    """The item page. Gold triples and completeness are rendered only once the first four are saved."""
-    saved = {judgement.aspect: judgement.label for judgement in assignment.judgements.all()}
-    revealed = set(FIRST_ASPECTS) <= set(saved)
+    """The item page, in one of three stages of the pair.
+
+    "first": the four first aspects; "waiting": they are saved, but other pairs of the same text
+    still lack theirs; "completeness": every pair of the text has them, so the gold triples and
+    the completeness question are shown (``services.TextProgress``).
+    """
+    progress = services.text_progress(assignment)
     left_triples, right_triples = shown_triples(assignment)
+    saved = {aspect: label for aspect, (_, label) in progress.judgements[assignment.pk].items()}
+    revealed = progress.gold_revealed
+    if revealed:
+        stage = "completeness"
+    elif set(FIRST_ASPECTS) <= set(saved):
+        stage = "waiting"
+    else:
+        stage = "first"
     aspects = [
         {
             "code": code,
@@ -120,6 +153,7 @@ def render_item(request, assignment, *, posted=None, error="", status=200):
             "guideline": GUIDELINES_BY_CODE[code],
             "selected": (posted or {}).get(code)
             or (assignment.canonical_to_shown(saved[code]) if code in saved else ""),
+            "locked": code in FIRST_ASPECTS and code in saved and progress.first_aspects_locked,
         }
         for code in (ASPECTS if revealed else FIRST_ASPECTS)
     ]
@@ -127,9 +161,13 @@ def render_item(request, assignment, *, posted=None, error="", status=200):
     context = {
         "assignment": assignment,
         "campaign": campaign,
-        "stage": "completeness" if revealed else "first",
+        "stage": stage,
         "revealed": revealed,
+        "locked": progress.first_aspects_locked,
         "finished": assignment.status == Assignment.Status.DONE,
+        "pairs": progress.pairs,
+        "pair_number": progress.position(assignment.pk),
+        "pairs_lacking": progress.lacking_first_aspects,
         "text_content": assignment.item.text.content,
         "left_triples": left_triples,
         "right_triples": right_triples,
@@ -137,7 +175,8 @@ def render_item(request, assignment, *, posted=None, error="", status=200):
         "sides": SIDES,
         "version": assignment.version,
         "opened_at": f"{time.time():.3f}",
-        "progress": campaign_progress(request.user, campaign),
+        "progress": {"assigned": assignment.assigned, "done": assignment.done},
+        "continue_url": continue_url(campaign.pk),
         "error": error,
     }
     if revealed:
@@ -162,21 +201,36 @@ def annotator_home(request):
 @login_required
 @require_GET
 def annotate_continue(request, campaign_id):
-    campaign = get_object_or_404(annotator_campaigns(request.user), pk=campaign_id)
-    assignment = services.next_assignment(request.user, campaign)
+    assignment = services.next_assignment(request.user, campaign_id)
     if assignment is None:
+        campaign = get_object_or_404(annotator_campaigns(request.user), pk=campaign_id)
         messages.success(request, f"Every item of {campaign.name} is judged. Thank you!")
         return redirect("annotate_home")
     return redirect("annotate_item", assignment.public_id)
 
 
+def saved_message(saved):
+    if saved.is_done:
+        return "Saved. On to the next item."
+    if saved.completed_first_aspects and saved.text.gold_revealed:
+        if saved.text.pairs == 1:
+            return "Saved. Now judge completeness against the reference triples."
+        return (
+            f"Saved. All {saved.text.pairs} pairs of this text have their four aspects: "
+            "now completeness for each, against the reference triples."
+        )
+    if saved.completed_first_aspects:
+        return "Saved. On to the next pair of this text; completeness comes once every pair has its four aspects."
+    return "Saved."
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def annotate_item(request, public_id):
-    assignment = get_own_assignment(request, public_id)
     if request.method == "GET":
-        return render_item(request, assignment)
+        return render_item(request, get_own_assignment(request, public_id))
 
+    assignment = get_own_assignment_to_save(request, public_id)
     wants_json = request.headers.get("Accept", "").startswith("application/json")
     form = JudgementForm(request.POST)
     if not form.is_valid():
@@ -187,7 +241,7 @@ def annotate_item(request, public_id):
             request, assignment, "Choose A better, tie or B better for an aspect before saving.", 400, wants_json
         )
     try:
-        assignment = services.save_judgements(
+        saved = services.save_judgements(
             assignment, labels, expected_version=form.cleaned_data["version"], seconds=form.seconds_spent()
         )
     except services.VersionConflict as conflict:
@@ -196,51 +250,48 @@ def annotate_item(request, public_id):
     except services.AnnotationError as refusal:
         return refuse(request, assignment, str(refusal), 400, wants_json, posted=labels)
 
-    campaign = assignment.item.campaign
     item_url = reverse("annotate_item", args=[assignment.public_id])
-    if assignment.is_done:
-        message = "Saved. On to the next item."
-    elif assignment.first_aspects_done:
-        message = "Saved. Now judge completeness against the reference triples."
-    else:
-        message = "Saved."
+    # A finished stage of the pair moves on; a change that finishes nothing stays on the page.
+    moves_on = saved.is_done or saved.completed_first_aspects
+    following = next_url(request.user, assignment.item.campaign_id) if moves_on else None
+    message = saved_message(saved)
     if wants_json:
         return JsonResponse(
             {
                 "saved": True,
                 "message": message,
-                "version": assignment.version,
-                "first_aspects_done": assignment.first_aspects_done,
-                "is_done": assignment.is_done,
+                "version": saved.assignment.version,
+                "first_aspects_done": saved.first_aspects_done,
+                "is_done": saved.is_done,
                 "item_url": item_url,
-                "next_url": continue_url(campaign),
+                "next_url": following,
             }
         )
     messages.success(request, message)
-    return redirect(continue_url(campaign) if assignment.is_done else item_url)
+    return redirect(following or item_url)
 
 
 def refuse(request, assignment, message, status, wants_json, posted=None):
     """A save that did not happen: the page or the script gets the reason and keeps the choices."""
-    # The current version lets the annotator overwrite deliberately after a conflict.
-    assignment.refresh_from_db(fields=["version"])
     if wants_json:
+        # The current version lets the annotator overwrite deliberately after a conflict.
+        assignment.refresh_from_db(fields=["version"])
         return JsonResponse({"saved": False, "message": message, "version": assignment.version}, status=status)
-    return render_item(request, assignment, posted=posted, error=message, status=status)
+    page_assignment = get_own_assignment(request, assignment.public_id)
+    return render_item(request, page_assignment, posted=posted, error=message, status=status)
 
 
 @login_required
 @require_POST
 def annotate_skip(request, public_id):
-    assignment = get_own_assignment(request, public_id)
-    campaign = assignment.item.campaign
+    assignment = get_own_assignment_to_save(request, public_id)
     try:
         services.skip(assignment)
     except services.AnnotationError as refusal:
         messages.error(request, str(refusal))
         return redirect("annotate_item", assignment.public_id)
-    messages.info(request, "Skipped: that item waits at the end of your queue.")
-    return redirect(continue_url(campaign))
+    messages.info(request, "Skipped: this text and its pairs wait at the end of your queue.")
+    return redirect(next_url(request.user, assignment.item.campaign_id))
 
 
 @login_required

@@ -11,7 +11,8 @@
   }
 
   const storageKey = "genres-annotate:" + root.dataset.publicId;
-  const fieldsets = Array.from(form.querySelectorAll("fieldset.aspect"));
+  // Locked aspects (final once a text's reference triples are shown) are neither chosen nor sent.
+  const fieldsets = Array.from(form.querySelectorAll("fieldset.aspect:not([disabled])"));
   const saveButton = form.querySelector("button[type=submit]");
   const status = form.querySelector(".save-status");
   const shortcuts = document.getElementById("shortcuts");
@@ -168,11 +169,10 @@
           forget();
           restartClock();
           form.elements.version.value = data.version;
-          if (data.is_done) {
+          if (data.next_url) {
+            // A stage of this pair is finished: straight to what comes next (the next pair, or
+            // completeness once every pair of the text has its four aspects).
             window.location.assign(data.next_url);
-          } else if (data.first_aspects_done && root.dataset.stage === "first") {
-            // The server renders the gold triples and the completeness question only now.
-            window.location.assign(data.item_url);
           } else {
             setStatus(data.message, "good");
           }

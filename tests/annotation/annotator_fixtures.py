@@ -49,10 +49,15 @@ class AnnotationSetup:
         )
 
 
-def make_annotation_setup(annotators, *, name="Pilot study", overlap_share=0.0, seed=11):
-    """Three texts, two systems, one item per text, every item queued for the given annotators."""
+def make_annotation_setup(annotators, *, name="Pilot study", overlap_share=0.0, seed=11, with_ground_truth=False):
+    """Three texts, two systems, one item per text, every item queued for the given annotators.
+
+    ``with_ground_truth`` adds the Ground-truth system: three pairs per text, one of them
+    always the two named systems.
+    """
     dataset = Dataset.objects.create(name="Science snippets")
     systems = [System.objects.create(name=system_name) for system_name in SYSTEM_NAMES]
+    compared = [*systems, System.ground_truth()] if with_ground_truth else systems
     for position, (content, gold, outputs) in enumerate(TEXTS):
         text = Text.objects.create(
             dataset=dataset, position=position, external_id=f"snippet-{position + 1}", content=content, gold=gold
@@ -62,7 +67,7 @@ def make_annotation_setup(annotators, *, name="Pilot study", overlap_share=0.0, 
     created = create_campaign(
         name=name,
         dataset=dataset,
-        systems=systems,
+        systems=compared,
         annotators=annotators,
         seed=seed,
         overlap_share=overlap_share,

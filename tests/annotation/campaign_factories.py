@@ -1,8 +1,9 @@
-"""Small builders for the campaign tests: a dataset with outputs, annotators, a campaign."""
+"""Small builders for the campaign tests: a dataset with outputs, annotators, a campaign, judging in queue order."""
 
 from django.contrib.auth import get_user_model
 
-from annotation.services import create_campaign
+from annotation.models import Assignment
+from annotation.services import create_campaign, next_assignment, save_judgements
 from scoring.models import Dataset, Output, System, Text
 
 
@@ -42,3 +43,26 @@ def make_campaign(name="study", texts=6, annotators=2, overlap_share=0.5, seed=7
         sample_size=texts,
     )
     return created.campaign, people
+
+
+FIRST_FOUR = {"ts": "left", "us": "right", "fs": "tie", "gs": "left"}
+
+
+def judge(assignment, labels, seconds=1.0):
+    """Save as the item page does: on the assignment as it stands, with its current version."""
+    current = Assignment.objects.select_related("item__campaign").get(pk=assignment.pk)
+    return save_judgements(current, labels, expected_version=current.version, seconds=seconds)
+
+
+def finish_next(person, campaign, *, first=FIRST_FOUR, completeness="left", seconds=(1.0, 1.0)):
+    """Judge in queue order until one more assignment is done; return it.
+
+    The queue gives the first four aspects of every pair of a text before any completeness,
+    so finishing the first pair of a text also gives the others their first four.
+    """
+    while (assignment := next_assignment(person, campaign)) is not None:
+        if assignment.judgements.filter(aspect__in=first).count() < len(first):
+            judge(assignment, first, seconds=seconds[0])
+        else:
+            return judge(assignment, {"cs": completeness}, seconds=seconds[1]).assignment
+    raise AssertionError(f"{person} has nothing left to finish in {campaign}.")

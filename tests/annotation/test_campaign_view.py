@@ -4,8 +4,8 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Assignment, Campaign, Judgement
-from annotation.services import next_assignment, save_judgements
-from tests.annotation.campaign_factories import make_annotators, make_campaign
+from annotation.services import next_assignment
+from tests.annotation.campaign_factories import finish_next, make_annotators, make_campaign
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +23,7 @@ def judge(campaign, person, item, aspect, label):
 
 def test_campaign_list_shows_each_campaign_with_progress(admin_client, campaign_and_people):
     campaign, people = campaign_and_people
-    finish_one(campaign, people[0])
+    finish_next(people[0], campaign)
     response = admin_client.get(reverse("campaign_list"))
     assert response.status_code == 200
     listed = response.context["campaigns"].get(pk=campaign.pk)
@@ -31,18 +31,11 @@ def test_campaign_list_shows_each_campaign_with_progress(admin_client, campaign_
     assert campaign.get_absolute_url().encode() in response.content
 
 
-def finish_one(campaign, person, seconds=(30, 10)):
-    assignment = next_assignment(person, campaign)
-    save_judgements(assignment, {"ts": "left", "us": "left", "fs": "tie", "gs": "right"}, expected_version=0, seconds=seconds[0])
-    save_judgements(assignment, {"cs": "left"}, expected_version=1, seconds=seconds[1])
-    return assignment
-
-
 def test_page_counts_and_progress_per_annotator(admin_client, campaign_and_people):
     campaign, people = campaign_and_people
-    finish_one(campaign, people[0], seconds=(30, 10))
-    finish_one(campaign, people[0], seconds=(50, 10))
-    finish_one(campaign, people[0], seconds=(80, 10))
+    # The first text's three pairs get their first four (30 s each), then completeness one by one.
+    for completeness_seconds in (10, 30, 60):
+        finish_next(people[0], campaign, seconds=(30, completeness_seconds))
     response = admin_client.get(campaign.get_absolute_url())
     assert response.status_code == 200
     context = response.context

@@ -10,23 +10,18 @@ from django.urls import reverse
 
 from annotation.exports import COLUMNS
 from annotation.models import Assignment, Campaign, Judgement
-from annotation.services import next_assignment, save_judgements
-from tests.annotation.campaign_factories import make_campaign
+from tests.annotation.campaign_factories import FIRST_FOUR, finish_next, make_campaign
 
 pytestmark = pytest.mark.django_db
-
-FIRST_FOUR = {"ts": "left", "us": "right", "fs": "tie", "gs": "left"}
 
 
 @pytest.fixture
 def judged():
-    campaign, people = make_campaign(texts=2, annotators=2, overlap_share=1.0)
-    judged = []
-    for person in people:
-        assignment = next_assignment(person, campaign)
-        save_judgements(assignment, FIRST_FOUR, expected_version=0, seconds=20)
-        save_judgements(assignment, {"cs": "right"}, expected_version=1, seconds=5)
-        judged.append(assignment)
+    # Two systems: one pair per text, so each annotator's first item is finished on its own.
+    campaign, people = make_campaign(texts=2, annotators=2, overlap_share=1.0, systems=("alpha", "beta"))
+    judged = [
+        finish_next(person, campaign, first=FIRST_FOUR, completeness="right", seconds=(20, 5)) for person in people
+    ]
     return campaign, people, judged
 
 

@@ -116,22 +116,37 @@ def test_without_script_time_is_measured_from_when_the_page_was_rendered(signed_
     assert 29 <= Assignment.objects.get(pk=assignment.pk).seconds_spent <= 60
 
 
-def test_completing_the_item_finishes_it_and_points_to_the_next(signed_in, assignment):
+def next_item_url(annotator):
+    following = Assignment.objects.filter(annotator=annotator, status=Assignment.Status.PENDING).order_by(
+        "queue_position"
+    )[0]
+    return item_url(following)
+
+
+def test_completing_the_item_finishes_it_and_points_straight_to_the_next(signed_in, assignment, annotator):
     post(signed_in, assignment, FIRST_FOUR_LEFT)
     response = post(signed_in, assignment, {"cs": "tie"}, version=1)
     body = response.json()
     assert body["is_done"] is True
-    assert body["next_url"] == reverse("annotate_continue", args=[assignment.item.campaign_id])
     assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.DONE
-    follow = signed_in.get(body["next_url"])
-    assert follow.status_code == 302 and str(assignment.public_id) not in follow.url
+    assert body["next_url"] == next_item_url(annotator) != item_url(assignment)
+    assert signed_in.get(body["next_url"]).status_code == 200
 
 
-def test_plain_form_goes_to_the_next_item_once_done(signed_in, assignment):
+def test_plain_form_goes_to_the_next_item_once_done(signed_in, assignment, annotator):
     post(signed_in, assignment, FIRST_FOUR_LEFT)
     response = post(signed_in, assignment, {"cs": "left"}, version=1, json=False)
     assert response.status_code == 302
-    assert response.url == reverse("annotate_continue", args=[assignment.item.campaign_id])
+    assert response.url == next_item_url(annotator)
+
+
+def test_the_last_item_points_to_the_queue_that_says_all_is_done(signed_in, assignment, annotator):
+    for pending in Assignment.objects.filter(annotator=annotator).order_by("queue_position"):
+        post(signed_in, pending, FIRST_FOUR_LEFT)
+        body = post(signed_in, pending, {"cs": "left"}, version=1).json()
+    assert body["next_url"] == reverse("annotate_continue", args=[pending.item.campaign_id])
+    follow = signed_in.get(body["next_url"], follow=True)
+    assert "Every item of Pilot study is judged" in follow.content.decode()
 
 
 def test_a_finished_item_can_be_changed_later(signed_in, assignment):

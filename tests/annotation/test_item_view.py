@@ -1,6 +1,7 @@
 """The item page: what it shows before and after the gold reveal, guidelines, skipping."""
 
 import html
+import re
 
 import pytest
 from django.urls import reverse
@@ -85,6 +86,19 @@ def test_gold_and_completeness_appear_once_the_four_are_saved(signed_in, setup, 
     assert 'data-stage="completeness"' in body
 
 
+def test_the_bar_counts_the_items_done_and_the_page_runs_no_inline_script(signed_in, setup, annotator):
+    first, second, _ = setup.assignments(annotator)
+    assert '<span class="count">0 / 3</span>' in page(signed_in, second)
+    save_judgements(first, FIRST_FOUR_LEFT, expected_version=0, seconds=1)
+    save_judgements(first, {"cs": "left"}, expected_version=1, seconds=1)
+    body = page(signed_in, second)
+    assert '<span class="count">1 / 3</span>' in body
+    # A Content-Security-Policy without inline script: every script is a file, no handler an attribute.
+    scripts = re.findall(r"<script\b[^>]*>", body)
+    assert any("annotate.js" in script for script in scripts) and all(" src=" in script for script in scripts)
+    assert not re.search(r"\son[a-z]+=", body)
+
+
 def test_model_output_is_escaped(signed_in, setup, annotator):
     body = page(signed_in, assignment_for_text(setup, annotator, 2))
     assert UNSAFE_SUBJECT not in body and "<b>bold</b>" not in body
@@ -113,9 +127,9 @@ def test_guidelines_page_explains_every_aspect_with_an_example(signed_in, setup)
 def test_skipping_sends_the_item_to_the_end_of_the_queue(signed_in, setup, annotator):
     first, second, third = setup.assignments(annotator)
     response = signed_in.post(reverse("annotate_skip", args=[first.public_id]))
-    continue_url = reverse("annotate_continue", args=[setup.campaign.pk])
-    assert response.status_code == 302 and response.url == continue_url
-    assert signed_in.get(continue_url).url == reverse("annotate_item", args=[second.public_id])
+    second_url = reverse("annotate_item", args=[second.public_id])
+    assert response.status_code == 302 and response.url == second_url
+    assert signed_in.get(reverse("annotate_continue", args=[setup.campaign.pk])).url == second_url
     positions = dict(Assignment.objects.filter(annotator=annotator).values_list("pk", "queue_position"))
     assert positions[first.pk] > max(positions[second.pk], positions[third.pk])
 

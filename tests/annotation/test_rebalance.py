@@ -6,17 +6,9 @@ import pytest
 
 from annotation.models import Assignment, Judgement
 from annotation.services import CampaignError, add_annotator, next_assignment, remove_annotator, save_judgements
-from tests.annotation.campaign_factories import make_annotators, make_campaign
+from tests.annotation.campaign_factories import finish_next, make_annotators, make_campaign
 
 pytestmark = pytest.mark.django_db
-
-ALL_FIVE_FIRST = {"ts": "left", "us": "right", "fs": "tie", "gs": "left"}
-
-
-def finish(assignment):
-    save_judgements(assignment, ALL_FIVE_FIRST, expected_version=assignment.version, seconds=4)
-    save_judgements(assignment, {"cs": "left"}, expected_version=assignment.version + 1, seconds=2)
-
 
 def pending_load(campaign):
     return Counter(
@@ -34,8 +26,8 @@ def assert_no_item_twice_per_annotator(campaign):
 def test_removing_an_annotator_keeps_done_judgements_and_moves_pending_work():
     campaign, people = make_campaign(texts=10, annotators=3)
     leaving = people[0]
-    for _ in range(4):
-        finish(next_assignment(leaving, campaign))
+    for _ in range(6):  # two whole texts: nothing of the leaver's is left half judged
+        finish_next(leaving, campaign)
     done_before = set(Assignment.objects.filter(annotator=leaving, status="done").values_list("pk", flat=True))
     judgements_before = set(Judgement.objects.values_list("pk", "assignment_id", "aspect", "label"))
     items_before = Counter(Assignment.objects.filter(item__campaign=campaign).values_list("item_id", flat=True))
@@ -73,7 +65,7 @@ def test_a_new_annotator_takes_work_from_the_most_loaded():
     campaign, people = make_campaign(texts=12, annotators=2, overlap_share=0.0)
     ahead = people[0]
     for _ in range(9):
-        finish(next_assignment(ahead, campaign))
+        finish_next(ahead, campaign)
     newcomer = make_annotators(1, prefix="newcomer")[0]
     behind_before = Assignment.objects.filter(annotator=people[1], status="pending").count()
 

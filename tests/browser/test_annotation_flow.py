@@ -1,5 +1,7 @@
-"""An annotator judges three items with the keyboard only, survives a reload and a network
-failure, edits an earlier item; the campaign page then shows the right counts."""
+"""An annotator judges a campaign with Ground truth by keyboard only: per text, the four first
+aspects of each pair, then completeness of each against the revealed gold; a reload and a
+network failure lose nothing; the first four are locked once the gold is shown; the campaign
+page then shows the right counts."""
 
 import os
 from pathlib import Path
@@ -48,21 +50,38 @@ def wait_for_item(page, base_url, assignment):
     expect(page.locator("#annotate.enhanced")).to_be_visible()
 
 
+def judge_remaining_texts(page, base, pairs):
+    """All ties on the first four of each pair of a text, then tie on completeness of each."""
+    for start in range(0, len(pairs), 3):
+        text_pairs = pairs[start : start + 3]
+        for pair in text_pairs:
+            wait_for_item(page, base, pair)
+            expect(page.locator(".gold-card")).to_have_count(0)
+            press(page, "2", "2", "2", "2", "Enter")
+        for pair in text_pairs:
+            wait_for_item(page, base, pair)
+            expect(page.locator(".gold-card")).to_be_visible()
+            press(page, "2", "Enter")
+
+
 def test_keyboard_annotation_flow(live_server, page, screenshot_dir, admin_user):
     annotator = make_user("kim")
-    setup = make_annotation_setup([annotator])
-    first, second, third = setup.assignments(annotator)
+    setup = make_annotation_setup([annotator], with_ground_truth=True)
+    queue = setup.assignments(annotator)
+    first, second, third = queue[:3]  # the three pairs of the first text
     base = live_server.url
 
     sign_in(page, base, "kim", "kim-pass-123")
     page.click("nav.mainnav >> text=Annotate")
-    expect(page.locator(".campaign-card")).to_contain_text("0 of 3 done")
+    expect(page.locator(".campaign-card")).to_contain_text("0 of 9 done")
     page.screenshot(path=screenshot_dir / "annotate-home.png", full_page=True)
     page.click("text=Start")
 
-    # Item 1: four aspects with 1 / 2 / 3 / ←, Enter; then the gold appears and completeness with →.
+    # Pair 1: four aspects with 1 / 2 / 3 / ←, Enter; no gold yet: pair 2 comes next.
     wait_for_item(page, base, first)
     expect(page.locator(".gold-card")).to_have_count(0)
+    expect(page.locator(".stage-note")).to_contain_text("pair 1 of 3")
+    expect(page.locator(".next-step")).to_contain_text("Completeness comes later, for the 3 pairs of this text")
     expect(current_aspect(page)).to_have_attribute("data-aspect", "ts")
     page.locator("li.triple").first.hover()
     expect(page.locator("#source-text mark.hl-subject").first).to_be_visible()
@@ -77,14 +96,10 @@ def test_keyboard_annotation_flow(live_server, page, screenshot_dir, admin_user)
     expect(current_aspect(page)).to_have_attribute("data-aspect", "gs")
     page.screenshot(path=screenshot_dir / "annotate-item-before-gold.png", full_page=True)
     press(page, "ArrowLeft", "Enter")
-    expect(page.locator(".gold-card")).to_be_visible()
-    expect(current_aspect(page)).to_have_attribute("data-aspect", "cs")
-    expect(checked(page, "us")).to_have_value("tie")
-    page.screenshot(path=screenshot_dir / "annotate-item-after-gold.png", full_page=True)
-    press(page, "ArrowRight", "Enter")
 
-    # Item 2: two choices, reload, the choices come back; Backspace corrects one; a failed request keeps them.
+    # Pair 2: two choices, reload, the choices come back; Backspace corrects one; a failed request keeps them.
     wait_for_item(page, base, second)
+    expect(page.locator(".gold-card")).to_have_count(0)
     press(page, "3", "ArrowDown")
     expect(page.locator(".save-status")).to_have_text("Not saved yet.")
     page.reload()
@@ -102,42 +117,59 @@ def test_keyboard_annotation_flow(live_server, page, screenshot_dir, admin_user)
     expect(checked(page, "gs")).to_have_value("right")
     page.unroute("**/annotate/*/")
     page.click(".save-status .retry")
-    expect(page.locator(".gold-card")).to_be_visible()
-    press(page, "ArrowDown", "Enter")
 
-    # Item 3: all ties, then A better on completeness; the queue is empty afterwards.
+    # Pair 3: all ties. Every pair of the text has its four: the gold appears, back at pair 1.
     wait_for_item(page, base, third)
+    expect(page.locator(".gold-card")).to_have_count(0)
     press(page, "2", "2", "2", "2", "Enter")
+    wait_for_item(page, base, first)
     expect(page.locator(".gold-card")).to_be_visible()
+    expect(page.locator(".stage-note")).to_contain_text("Completeness for the 3 pairs of this text")
+    expect(page.locator(".locked-note")).to_contain_text("final")
+    expect(page.locator("fieldset.aspect.locked")).to_have_count(4)
+    expect(page.locator('fieldset[data-aspect="ts"] input').first).to_be_disabled()
+    expect(current_aspect(page)).to_have_attribute("data-aspect", "cs")
+    expect(checked(page, "us")).to_have_value("tie")
+    page.screenshot(path=screenshot_dir / "annotate-item-completeness.png", full_page=True)
+    press(page, "ArrowRight", "Enter")
+    wait_for_item(page, base, second)
+    press(page, "ArrowDown", "Enter")
+    wait_for_item(page, base, third)
     press(page, "1", "Enter")
+
+    # The two other texts, the same way; then the queue is empty.
+    judge_remaining_texts(page, base, queue[3:])
     page.wait_for_url(f"{base}{reverse('annotate_home')}")
     assert page.evaluate("window.leaked === undefined"), "markup in a text or a triple ran as a script"
     expect(page.locator(".messages")).to_contain_text("Every item of Pilot study is judged")
-    expect(page.locator(".campaign-card")).to_contain_text("3 of 3 done")
+    expect(page.locator(".campaign-card")).to_contain_text("9 of 9 done")
 
-    # Edit item 1 from the review list: back from Save to topical similarity, choose tie.
+    # Edit pair 1 from the review list: its first four are final, completeness can still change.
     page.click("text=Review my judgements")
     page.click(f'a[href="{reverse("annotate_item", args=[first.public_id])}"]')
     wait_for_item(page, base, first)
-    press(page, "Backspace", "Backspace", "Backspace", "Backspace", "Backspace")
-    expect(current_aspect(page)).to_have_attribute("data-aspect", "ts")
+    press(page, "Backspace", "Backspace")
+    expect(current_aspect(page)).to_have_attribute("data-aspect", "cs")
     press(page, "2", "Enter")
     page.wait_for_url(f"{base}{reverse('annotate_home')}")
 
     first_labels = dict(Judgement.objects.filter(assignment=first).values_list("aspect", "label"))
     left, right = (Label.A, Label.B) if first.a_on_left else (Label.B, Label.A)
-    assert first_labels == {"ts": Label.TIE, "us": Label.TIE, "fs": right, "gs": left, "cs": right}
+    assert first_labels == {"ts": left, "us": Label.TIE, "fs": right, "gs": left, "cs": Label.TIE}
     second_labels = dict(Judgement.objects.filter(assignment=second).values_list("aspect", "label"))
     second_left, second_right = (Label.A, Label.B) if second.a_on_left else (Label.B, Label.A)
     assert second_labels == {"ts": second_right, "us": Label.TIE, "fs": Label.TIE, "gs": second_right, "cs": Label.TIE}
-    assert Judgement.objects.filter(assignment=third, label=Label.TIE).count() == 4
+    third_left = Label.A if third.a_on_left else Label.B
+    assert dict(Judgement.objects.filter(assignment=third).values_list("aspect", "label")) == {
+        **dict.fromkeys(("ts", "us", "fs", "gs"), Label.TIE), "cs": third_left
+    }
     done = Assignment.objects.filter(annotator=annotator, status=Assignment.Status.DONE)
-    assert done.count() == 3 and all(assignment.seconds_spent > 0 for assignment in done)
+    assert done.count() == 9 and all(assignment.seconds_spent > 0 for assignment in done)
 
-    # The admin sees the three finished assignments on the campaign page.
+    # The admin sees the nine finished assignments on the campaign page.
     page.context.clear_cookies()
     sign_in(page, base, "admin", "admin-pass-123")
     page.goto(f"{base}{reverse('campaign_detail', args=[setup.campaign.pk])}")
-    expect(page.locator(".stats")).to_contain_text("3 / 3 assignments done")
+    expect(page.locator(".stats")).to_contain_text("9 / 9 assignments done")
     expect(page.locator("#progress")).to_contain_text("kim")
-    expect(page.locator("#progress td.num").first).to_have_text("3 / 3")
+    expect(page.locator("#progress td.num").first).to_have_text("9 / 9")
