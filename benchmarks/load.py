@@ -11,12 +11,14 @@ through the app's own services: the dataset "load-benchmark" (the demo's sentenc
 included, for ``--annotators`` accounts and one staff researcher.
 
 Then, for ``--duration`` seconds, every annotator loops as a browser does (a bounded asyncio
-client: one connection and one request in flight per annotator): next item (the redirect),
-item page, save of the first four aspects (POSTed form, ``Accept: application/json``, as
-static/js/annotate.js sends it), the item page again, completeness in a second POST; the
-labels are random, the think time before each save is ``--think`` (0: a closed loop). The
-researcher polls leaderboard.json and the leaderboard page of that dataset all along, and on
-after the end until every acknowledged judgement is counted there (at most ``--visible-wait``).
+client: one connection and one request in flight per annotator): the queue's next item (a
+redirect), the item page, a save of the aspects it asks for (the form POSTed with ``Accept:
+application/json``, as static/js/annotate.js sends it; the first four aspects, and
+completeness in a second POST once the text's reference triples are shown), then on to the
+page the answer names. The labels are random; the think time before each save is ``--think``
+(0: a closed loop). The researcher polls leaderboard.json and the leaderboard page of that
+dataset all along, and on after the end until every acknowledged judgement is counted there
+(at most ``--visible-wait``).
 
 Prints p50/p95/p99 per request kind, throughput, errors, the machine's load (os.getloadavg
 before and after; the client runs on the same machine), and checks against the database:
@@ -63,8 +65,8 @@ STOP_SECONDS = 60
 # The item page, read as annotate.js reads it: the form, its hidden fields and the aspects' radios.
 FORM_ACTION = re.compile(r'<form method="post" action="([^"]+)" id="judgement-form"')
 HIDDEN = re.compile(r'<input type="hidden" name="(csrfmiddlewaretoken|version|opened_at)" value="([^"]*)"')
-STAGE = re.compile(r'data-stage="(\w+)"')
-FIELDSET = re.compile(r'<fieldset class="aspect" data-aspect="(\w+)">(.*?)</fieldset>', re.S)
+# A locked (disabled) aspect is final: neither chosen nor sent, as the browser leaves it out of the form.
+FIELDSET = re.compile(r'<fieldset class="aspect[^"]*" data-aspect="(\w+)"( disabled)?>(.*?)</fieldset>', re.S)
 CHECKED = re.compile(r'value="(\w+)" checked')
 PUBLIC_ID = re.compile(r"/annotate/([0-9a-f-]{36})/")
 
@@ -270,7 +272,7 @@ class Session:
             raise SystemExit(f"{username} could not sign in (HTTP {answer.status_code})")
 
     async def request(self, kind, method, url, expected, **arguments):
-        """The response when its status is the expected one; otherwise the error is counted and None returned."""
+        """The response when its status is one of ``expected``; otherwise the error is counted and None returned."""
         started = time.monotonic()
         try:
             response = await self.client.request(method, url, **arguments)
@@ -278,7 +280,7 @@ class Session:
             self.figures.errors[kind, type(error).__name__] += 1
             return None
         self.figures.latencies[kind].append(time.monotonic() - started)
-        if response.status_code != expected:
+        if response.status_code not in expected:
             self.figures.errors[kind, f"HTTP {response.status_code}"] += 1
             return None
         return response
@@ -286,50 +288,54 @@ class Session:
 
 def read_item_page(html):
     form = dict(HIDDEN.findall(html))
-    aspects = {code: (CHECKED.search(body) or [None, None])[1] for code, body in FIELDSET.findall(html)}
-    return FORM_ACTION.search(html).group(1), form, STAGE.search(html).group(1), aspects
+    aspects = {
+        code: (CHECKED.search(body) or [None, None])[1] for code, disabled, body in FIELDSET.findall(html) if not disabled
+    }
+    return FORM_ACTION.search(html).group(1), form, aspects
 
 
 async def annotate(session, continue_url, deadline, think, rng):
-    """Judge items until the deadline or the end of the queue, as the item page's script does."""
+    """Judge items until the deadline or the end of the queue, going where the item page's script goes."""
     figures = session.figures
+    url = continue_url
     while time.monotonic() < deadline:
-        redirect = await session.request("next item", "GET", continue_url, 302)
-        if redirect is None:
-            await asyncio.sleep(1)
+        if not PUBLIC_ID.search(url):  # the queue's own URL: a redirect to the next item, or home at the end
+            redirect = await session.request("next item", "GET", url, (302,))
+            if redirect is None:
+                await asyncio.sleep(1)
+                continue
+            url = redirect.headers["location"]
+            if not PUBLIC_ID.search(url):
+                return
+        page = await session.request("item page", "GET", url, (200,))
+        if page is None:
+            url = continue_url
             continue
-        item_url = redirect.headers["location"]
-        if not PUBLIC_ID.search(item_url):
-            return  # the queue is empty: the home page
-        while time.monotonic() < deadline:
-            page = await session.request("item page", "GET", item_url, 200)
-            if page is None:
-                break
-            action, form, stage, aspects = read_item_page(page.text)
-            to_judge = [code for code, side in aspects.items() if side is None]
-            if not to_judge:
-                break
-            await asyncio.sleep(think)
-            labels = {code: side or rng.choice(SIDES) for code, side in aspects.items()}
-            kind = "save completeness" if "cs" in to_judge else "save"
-            answer = await session.request(
-                kind, "POST", action, 200,
-                data={**form, **labels, "seconds": f"{think:.1f}"},
-                headers={"Accept": "application/json"},
-            )  # fmt: skip
-            if answer is None:
-                break
-            saved = answer.json()
-            public_id = PUBLIC_ID.search(action).group(1)
-            for code in to_judge:
-                figures.acknowledged[public_id, code] = labels[code]
-            figures.acks.append((time.monotonic(), len(figures.acknowledged)))
-            if saved["is_done"] or not (saved["first_aspects_done"] and stage == "first"):
-                break  # on to the next item; otherwise the page reloads to show completeness
+        action, form, aspects = read_item_page(page.text)
+        to_judge = [code for code, side in aspects.items() if side is None]
+        url = continue_url
+        if not to_judge:
+            continue
+        await asyncio.sleep(think)
+        labels = {code: side or rng.choice(SIDES) for code, side in aspects.items()}
+        answer = await session.request(
+            "save completeness" if "cs" in to_judge else "save", "POST", action, (200,),
+            data={**form, **labels, "seconds": f"{think:.1f}"},
+            headers={"Accept": "application/json"},
+        )  # fmt: skip
+        if answer is None:
+            continue
+        public_id = PUBLIC_ID.search(action).group(1)
+        for code in to_judge:
+            figures.acknowledged[public_id, code] = labels[code]
+        figures.acks.append((time.monotonic(), len(figures.acknowledged)))
+        # A finished stage of the pair names what comes next: the next item, or the queue at its end.
+        url = answer.json()["next_url"] or continue_url
 
 
 def judgement_count(payload):
-    return payload["human"]["judgements"]
+    """Judgements the leaderboard counts; none while its first build is under way (HTTP 202)."""
+    return payload["human"]["judgements"] if "human" in payload else 0
 
 
 async def watch_leaderboard(session, dataset, stop, wait_for_all, visible_wait):
@@ -338,7 +344,7 @@ async def watch_leaderboard(session, dataset, stop, wait_for_all, visible_wait):
     json_url, page_url = f"/api/datasets/{dataset}/leaderboard.json", f"/leaderboard/{dataset}/"
     caught_up_by = None
     while True:
-        answer = await session.request("leaderboard.json", "GET", json_url, 200)
+        answer = await session.request("leaderboard.json", "GET", json_url, (200, 202))
         if answer is not None:
             figures.polls.append((time.monotonic(), judgement_count(answer.json())))
         if stop.is_set():
@@ -346,7 +352,7 @@ async def watch_leaderboard(session, dataset, stop, wait_for_all, visible_wait):
             if (figures.polls and figures.polls[-1][1] >= wait_for_all()) or time.monotonic() > caught_up_by:
                 return
         else:
-            await session.request("leaderboard page", "GET", page_url, 200)
+            await session.request("leaderboard page", "GET", page_url, (200,))
         await asyncio.sleep(RESEARCHER_POLL_SECONDS)
 
 
