@@ -41,7 +41,6 @@ import secrets
 import shutil
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -49,7 +48,9 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
+
+import httpx
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 DATASET = "load-benchmark"
@@ -255,7 +256,7 @@ class Figures:
 class Session:
     """One signed-in browser: its own cookies and one connection (a new one per request without keep-alive)."""
 
-    def __init__(self, httpx, base_url, figures, keep_alive=True):
+    def __init__(self, base_url, figures, keep_alive=True):
         self.client = httpx.AsyncClient(
             base_url=base_url,
             timeout=REQUEST_TIMEOUT_SECONDS,
@@ -286,12 +287,15 @@ class Session:
         return response
 
 
+def chosen_side(fieldset):
+    checked = CHECKED.search(fieldset)
+    return checked.group(1) if checked else None
+
+
 def read_item_page(html):
-    form = dict(HIDDEN.findall(html))
-    aspects = {
-        code: (CHECKED.search(body) or [None, None])[1] for code, disabled, body in FIELDSET.findall(html) if not disabled
-    }
-    return FORM_ACTION.search(html).group(1), form, aspects
+    """The form's URL, its hidden fields, and the side already chosen (or None) for each aspect to send."""
+    aspects = {code: chosen_side(body) for code, disabled, body in FIELDSET.findall(html) if not disabled}
+    return FORM_ACTION.search(html).group(1), dict(HIDDEN.findall(html)), aspects
 
 
 async def annotate(session, continue_url, deadline, think, rng):
@@ -357,11 +361,9 @@ async def watch_leaderboard(session, dataset, stop, wait_for_all, visible_wait):
 
 
 async def run_load(base_url, study, password, options):
-    import httpx
-
     figures = Figures()
-    annotators = [Session(httpx, base_url, figures) for _ in study["annotators"]]
-    researcher = Session(httpx, base_url, figures)
+    annotators = [Session(base_url, figures) for _ in study["annotators"]]
+    researcher = Session(base_url, figures)
     for session, username in zip(annotators, study["annotators"]):
         await session.sign_in(username, password)
     await researcher.sign_in(RESEARCHER, password)

@@ -360,10 +360,8 @@ def chunk_workers(run_id):
 
 async def judge_whole_queues(base_url, accounts, campaign_id):
     """Both annotators judge every item of their queues, as the item page's script would."""
-    import httpx
-
     figures = Figures()
-    sessions = [Session(httpx, base_url, figures, keep_alive=False) for _ in accounts]
+    sessions = [Session(base_url, figures, keep_alive=False) for _ in accounts]
     for session, account in zip(sessions, accounts):
         await session.sign_in(account["username"], account["password"])
     deadline = time.monotonic() + RUN_SECONDS  # an upper bound for a stuck server, not a speed check
