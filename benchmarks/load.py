@@ -227,6 +227,11 @@ class App:
     def shell(self, code):
         return json.loads(self.manage("shell", "-c", code).strip().splitlines()[-1])
 
+    def logged_errors(self):
+        """Distinct exception lines of the server's log (``Error: message``), with how often each came."""
+        lines = (self.var_dir / "serve.log").read_text(errors="replace").splitlines()
+        return Counter(line.split("] ", 1)[-1] for line in lines if re.match(r"^\[[\w-]+\] \w+(\.\w+)*Error: ", line))
+
     def stop(self):
         if self.process and self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
@@ -426,6 +431,8 @@ def report(figures, elapsed, load_before, load_after, stored, options, app):
           f"{len(figures.acknowledged) / elapsed:.1f} judgements/s over {elapsed:.0f} s")  # fmt: skip
     for (kind, reason), count in sorted(figures.errors.items()):
         print(f"  error: {kind}: {reason} × {count}")
+    for line, count in app.logged_errors().most_common(5):
+        print(f"  in the server's log: {line[:200]} × {count}")
     print(f"machine load (1/5/15 min): before {' '.join(f'{x:.2f}' for x in load_before)}, "
           f"after {' '.join(f'{x:.2f}' for x in load_after)}")  # fmt: skip
 
