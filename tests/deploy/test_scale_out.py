@@ -378,6 +378,7 @@ def demo_manifest(directory):
     """The demo's documents, their systems' outputs and a small open campaign: a manifest for load_demo."""
     fixtures = settings.BASE_DIR / "fixtures"
     demo = json.loads((fixtures / "manifest.json").read_text(encoding="utf-8"))
+
     def from_fixtures(entry):
         return entry | {"file": str(fixtures / entry["file"])}
 
@@ -431,9 +432,7 @@ def test_two_web_servers_and_two_workers_on_separate_machines_keep_every_result_
         layout.stop()
 
     assert not figures.errors, f"requests failed: {dict(figures.errors)}"
-    saves_by_web = {
-        target for target, line in layout.relay.first_lines if line.startswith("POST /annotate/")
-    }
+    saves_by_web = {target for target, line in layout.relay.first_lines if line.startswith("POST /annotate/")}
     assert saves_by_web == {(machine.address, WEB_PORT) for machine in WEBS}, "saves did not reach both web servers"
     assert results["assignments"] > 0 and results["assignments_done"] == results["assignments"]
     assert results["judgements"] == results["assignments"] * results["aspects"] == len(figures.acknowledged)
