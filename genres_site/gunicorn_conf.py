@@ -10,17 +10,24 @@ websockets through channels, whose Redis layer joins the processes together.
 import os
 
 
+# Views spend most of their time in Python (templates, ORM), which one process runs on one
+# core at a time; a second process per core keeps the cores busy while requests wait on the
+# database. Measured in README, Serving.
+WORKERS_PER_CORE = 2
+
+
 def default_web_workers():
-    """WORKERS_PER_CORE processes per core: see README, Serving, for the measurements."""
     return WORKERS_PER_CORE * (os.cpu_count() or 1)
 
-
-WORKERS_PER_CORE = 1
 
 # The command line's --bind and --workers override these two.
 bind = "127.0.0.1:8000"
 workers = default_web_workers()
 worker_class = "uvicorn_worker.UvicornWorker"
+# Load Django and its libraries once, in the master, then fork: workers start in a moment and
+# share that memory. Safe here: nothing opens a connection at import (Django, the pool and the
+# channel layer all connect on first use, in the worker).
+preload_app = True
 
 # A worker that has not reported for this long is killed and replaced. Its event loop reports
 # between requests, even while the views' threads wait on the database (10 s at most), so

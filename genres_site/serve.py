@@ -14,6 +14,7 @@ this supervisor, which then stops them in order instead of all at once.
 
 import argparse
 import errno
+import http.client
 import json
 import os
 import signal
@@ -37,6 +38,7 @@ GUNICORN_CONFIG = Path(__file__).with_name("gunicorn_conf.py")
 WORKER_CLASS = "scoring.workers.HealingWorker"
 STOP_TIMEOUT_SECONDS = 10
 READY_TIMEOUT_SECONDS = 120
+ANSWER_TIMEOUT_SECONDS = 5
 POLL_SECONDS = 0.2
 # A child that dies is started again after a delay that doubles while it keeps dying soon
 # after its start (a broken configuration must not spin), and starts over once it has
@@ -211,20 +213,26 @@ class Supervisor:
             raise ChildFailed(f"{name} failed with exit code {child.process.returncode}")
         return output
 
-    def wait_until_listening(self, child, host, port):
+    def wait_until_answering(self, child, host, port):
+        """Wait for an HTTP answer, not just a listening socket: gunicorn listens before its
+        workers have loaded the app."""
         deadline = time.monotonic() + READY_TIMEOUT_SECONDS
         while True:
             if self.stop_requested:
                 raise StopRequested
             if child.process.poll() is not None:
                 raise ChildFailed(f"{child.name} exited with code {child.process.returncode} while starting")
+            connection = http.client.HTTPConnection(host, port, timeout=ANSWER_TIMEOUT_SECONDS)
             try:
-                socket.create_connection((host, port), timeout=1).close()
+                connection.request("HEAD", "/accounts/login/")
+                connection.getresponse()
                 return
             except OSError:
                 if time.monotonic() > deadline:
-                    raise ChildFailed(f"{child.name} did not listen on {host}:{port} within {READY_TIMEOUT_SECONDS} s")
+                    raise ChildFailed(f"{child.name} did not answer on {host}:{port} within {READY_TIMEOUT_SECONDS} s")
                 time.sleep(POLL_SECONDS)
+            finally:
+                connection.close()
 
     def watch(self):
         """Keep every service running until a stop is requested."""
@@ -295,7 +303,7 @@ def parse_arguments(argv):
         "--web-workers",
         type=int,
         default=default_web_workers(),
-        help=f"web server processes (default {default_web_workers()}: one per core)",
+        help=f"web server processes (default {default_web_workers()}: two per core)",
     )
     parser.add_argument("--debug", action="store_true", help="run with DEBUG=1 (development only)")
     options = parser.parse_args(argv)
@@ -360,7 +368,7 @@ def main(argv=None):
                 supervisor.run_step("load_demo", manage("load_demo", "--json", *reset), env, capture=True)
             )
         web = supervisor.start_command("web", gunicorn(options), env)
-        supervisor.wait_until_listening(web.child, options.host, options.port)
+        supervisor.wait_until_answering(web.child, options.host, options.port)
         say(banner(f"http://{host_in_url(options.host)}:{options.port}/", demo_summary), name=None)
         supervisor.watch()
     except ChildFailed as failure:

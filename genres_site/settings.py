@@ -92,11 +92,14 @@ TEMPLATES = [
 WSGI_APPLICATION = "genres_site.wsgi.application"
 ASGI_APPLICATION = "genres_site.asgi.application"
 
-DATABASES = {"default": dj_database_url.parse(os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'genres.sqlite3'}")}
+DATABASES = {
+    "default": dj_database_url.parse(os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'genres.sqlite3'}")
+}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {
-        # WAL: readers never wait for the writer, and a commit is one append to the log;
-        # NORMAL is durable with WAL up to a power cut (not an application crash).
+        # WAL: readers never wait for the writer, and a commit is one append to the log.
+        # NORMAL syncs at checkpoints only: a commit survives a crash of the app, and a power
+        # cut may lose the last few.
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
         # Take the write lock when a transaction starts: a transaction that reads and then
         # writes would otherwise fail at once ("database is locked") instead of waiting.

@@ -2,7 +2,7 @@
 switch Elo to Bradley–Terry, plots drawn without console errors, and a judgement saved elsewhere
 appears without a reload. Then the offline export opens with the network switched off.
 
-The page needs websockets, so the web server is daphne in a subprocess sharing a SQLite file
+The page needs websockets, so the web server (as serve runs it) is a subprocess sharing a SQLite file
 with the test (``file_database``, as in test_scoring_progress.py) and the test's Redis, which
 also carries the notification from the judgement saved here. Screenshots go to
 GENRES_SCREENSHOT_DIR when set, else to a temporary directory.
@@ -67,7 +67,7 @@ def judge_like_the_scores(campaign, leave_pending):
 
 @pytest.fixture
 def site(file_database):
-    """The demo data scored, an open campaign judged but for one item, daphne; base URL and state."""
+    """The demo data scored, an open campaign judged but for one item, the web server; base URL and state."""
     env = worker_environment(file_database)
     manage(env, "load_demo")
     manage(env, "score_outputs", "--dataset", DATASET, "--sync")

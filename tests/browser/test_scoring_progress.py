@@ -1,6 +1,6 @@
 """As the admin, start a scoring run on the demo data from the dataset page and watch it finish.
 
-The page needs websockets, so the web server is daphne in a subprocess, with an RQ worker
+The page needs websockets, so the web server (as serve runs it) is a subprocess, with an RQ worker
 beside it; both share a SQLite file with the test (``file_database``) and the test's Redis.
 Screenshots of the run page and of the dataset page with its scores go to
 GENRES_SCREENSHOT_DIR when set (to look at them), else to a temporary directory.
@@ -32,7 +32,7 @@ def screenshot_dir(tmp_path):
 
 @pytest.fixture
 def site(file_database):
-    """Demo data, an admin, daphne and one RQ worker; the site's base URL."""
+    """Demo data, an admin, the web server and one RQ worker; the site's base URL."""
     env = worker_environment(file_database)
     # In a process of its own, as `make demo` runs it (and away from Playwright's event loop).
     subprocess.run([sys.executable, "manage.py", "load_demo"], cwd=BASE_DIR, env=env, check=True, capture_output=True)
