@@ -114,7 +114,7 @@ def build_snapshots(dataset, asked=()):
     built_at = timezone.now()
     judgement_version = _digest(human.judgement_version(dataset))
     scores_version = _digest(metrics.scores_version(dataset))
-    builder = services.Builder(dataset)
+    builder = services.Builder(dataset, _current_metric_ratings(dataset, scores_version))
     known = {setting["key"] for setting in builder.settings}
     newest = builder.settings[0]["key"] if builder.settings else ""
     unknown = [(key, margin) for key, margin in asked if key and key not in known]
@@ -145,6 +145,17 @@ def build_snapshots(dataset, asked=()):
         Snapshot.objects.filter(dataset=dataset).delete()
         Snapshot.objects.bulk_create(snapshots)
     return snapshots, unknown
+
+
+def _current_metric_ratings(dataset, scores_version):
+    """The metric-battle ratings of the last build where the scores are unchanged: the costliest
+    part (tens of thousands of battles per aspect, bootstrapped), which new judgements leave as is."""
+    kept = Snapshot.objects.filter(dataset=dataset, scores_version=scores_version).exclude(setting="")
+    return {
+        (snapshot.setting, snapshot.margin): snapshot.data["metric_ratings"]
+        for snapshot in kept.defer("plots")
+        if snapshot.data["metric_ratings"] is not None
+    }
 
 
 def changes(previous, snapshot):

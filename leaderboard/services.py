@@ -77,11 +77,12 @@ class Builder:
     the metric-battle ratings differ by margin.
     """
 
-    def __init__(self, dataset):
+    def __init__(self, dataset, metric_ratings=None):
+        """``metric_ratings``: ``{(setting key, margin): ratings}`` still current, from an earlier build."""
         self.dataset = dataset
         self.settings = metrics.scoring_settings(dataset)
         self._scores = {}
-        self._metric_ratings = {}
+        self._metric_ratings = dict(metric_ratings or {})
 
     @cached_property
     def human_side(self):

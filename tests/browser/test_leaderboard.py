@@ -19,6 +19,8 @@ from playwright.sync_api import expect
 
 from annotation.models import ASPECTS, FIRST_ASPECTS, Assignment, Judgement
 from annotation.services import create_campaign
+from leaderboard.jobs import QUEUE as LEADERBOARD_QUEUE
+from leaderboard.jobs import build_snapshots
 from scoring.models import Dataset, System
 from scoring.runs import TextScore
 from tests.browser.test_scoring_progress import screenshot_dir
@@ -84,11 +86,18 @@ def site(file_database):
     pending = Assignment.objects.filter(item__campaign=campaign).order_by("pk").first()
     judge_like_the_scores(campaign, pending)
     judged = Judgement.objects.filter(assignment__item__campaign__dataset=dataset).count()  # the demo's own too
+    build_snapshots(dataset)  # the judgements above were bulk-inserted: no rebuild was scheduled
 
     web, base = start_web(env)
+    # The leaderboard worker builds what the page's live refresh shows.
+    worker = subprocess.Popen(
+        [sys.executable, "manage.py", "rqworker", LEADERBOARD_QUEUE], cwd=BASE_DIR, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, process_group=0,
+    )  # fmt: skip
     try:
         yield {"base": base, "env": env, "pending": pending, "judged": judged}
     finally:
+        stop(worker)
         stop(web)
 
 

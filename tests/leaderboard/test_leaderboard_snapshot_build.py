@@ -65,3 +65,14 @@ def test_a_rebuild_replaces_the_snapshot(admin_client, dataset):
     assert second.judgement_version != first.judgement_version and second.scores_version == first.scores_version
     page = admin_client.get(reverse("leaderboard", args=[dataset.name])).content.decode()
     assert "59 judgements from 1 campaign" in page
+
+
+def test_new_judgements_keep_the_metric_battle_ratings(dataset, monkeypatch):
+    rated = []
+    rate = services.rate_metric_battles
+    monkeypatch.setattr(services, "rate_metric_battles", lambda *args: rated.append(1) or rate(*args))
+    jobs.build_leaderboards(dataset.pk)
+    Judgement.objects.filter(assignment__item__campaign__dataset=dataset).first().delete()
+    jobs.build_leaderboards(dataset.pk)
+    assert rated == [1]
+    assert Snapshot.objects.get(dataset=dataset).data["metric_ratings"]["elo"]["ts"]["alpha"]["rank"] == [1, 1]

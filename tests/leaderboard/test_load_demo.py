@@ -7,7 +7,9 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from annotation.models import Assignment, Campaign, Judgement
+from leaderboard.battles import DEFAULT_MARGIN
 from leaderboard.management.commands.load_demo import DEFAULT_MANIFEST
+from leaderboard.models import Snapshot
 from scoring.models import Dataset, Output, System, Text
 from scoring.runs import ScoringRun, SystemScore, TextScore
 
@@ -74,6 +76,13 @@ def test_every_dataset_of_the_manifest_is_imported_with_its_texts_and_gold():
             assert texts[record["id"]].gold == record["triples"]
         ground_truth = Output.objects.filter(system=System.ground_truth(), text__dataset=dataset)
         assert ground_truth.count() == len(records)
+
+
+def test_every_dataset_leaves_a_built_leaderboard():
+    load_demo_unscored()
+    for entry in MANIFEST["datasets"]:
+        snapshot = Snapshot.objects.get(dataset__name=entry["name"], newest=True, margin=DEFAULT_MARGIN)
+        assert snapshot.summary["verdict"]["text"]
 
 
 def test_every_output_file_gives_its_system_one_output_per_text():
