@@ -535,16 +535,21 @@ def save_judgements(assignment, labels, *, expected_version, seconds):
     now = timezone.now()
     aspects_after = set(stored) | set(changes)
     finished = set(ASPECTS) <= aspects_after and assignment.status != Assignment.Status.DONE
+    # Conditions on the row's own columns only: a join would make Django update "WHERE id IN
+    # (SELECT ...)", and PostgreSQL re-checks a row changed by a concurrent save against its own
+    # columns, not against such a subquery. The campaign checks read no changed row.
     guarded = Assignment.objects.filter(
         Exists(
-            CampaignAnnotator.objects.filter(
-                campaign_id=OuterRef("item__campaign_id"), annotator_id=OuterRef("annotator_id"), active=True
+            Item.objects.filter(
+                pk=OuterRef("item_id"),
+                campaign__is_open=True,
+                campaign__memberships__annotator_id=OuterRef("annotator_id"),
+                campaign__memberships__active=True,
             )
         ),
         pk=assignment.pk,
         annotator_id=assignment.annotator_id,
         version=expected_version,
-        item__campaign__is_open=True,
     )
     fields = {
         "version": F("version") + 1,
