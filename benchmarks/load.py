@@ -1,0 +1,500 @@
+"""Load benchmark: annotators saving judgements and a researcher watching the leaderboard, over HTTP.
+
+    python -m benchmarks.load [--annotators 20] [--duration 60] [--database sqlite|postgres://…]
+                              [--redis-url redis://…] [--think 0] [--web-workers N]
+
+Starts the app as a lab would (``python -m genres_site.serve --demo`` on a free port, in a
+temporary GENRES_VAR_DIR; ``--web-workers`` when the server has it), then sets up a study
+through the app's own services: the dataset "load-benchmark" (the demo's sentences, copied
+``--copies`` times, with the demo systems' outputs) imported and scored by ``load_demo
+--manifest``, and an open campaign over all its texts and system pairs, Ground truth
+included, for ``--annotators`` accounts and one staff researcher.
+
+Then, for ``--duration`` seconds, every annotator loops as a browser does (a bounded asyncio
+client: one connection and one request in flight per annotator): the queue's next item (a
+redirect), the item page, a save of the aspects it asks for (the form POSTed with ``Accept:
+application/json``, as static/js/annotate.js sends it; the first four aspects, and
+completeness in a second POST once the text's reference triples are shown), then on to the
+page the answer names. The labels are random; the think time before each save is ``--think``
+(0: a closed loop). The researcher polls leaderboard.json and the leaderboard page of that
+dataset all along, and on after the end until every acknowledged judgement is counted there
+(at most ``--visible-wait``).
+
+Prints p50/p95/p99 per request kind, throughput, errors, the machine's load (os.getloadavg
+before and after; the client runs on the same machine), and checks against the database:
+every acknowledged judgement stored once with the label sent (0 lost, 0 duplicated), and how
+long a saved judgement took to show in leaderboard.json's judgement count. Exits 1 when a
+judgement was lost or duplicated.
+
+With ``--database postgres://…/NAME`` the database NAME is dropped and created afresh (and
+dropped at the end); with ``--redis-url`` that Redis database is flushed first (use a
+database number of your own). Without them: SQLite and the embedded Redis, as ``make demo``.
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+DATASET = "load-benchmark"
+SOURCE_DATASET = "demo-sentences"
+CAMPAIGN = "load benchmark"
+RESEARCHER = "load-researcher"
+SIDES = ("left", "tie", "right")
+SERVER_READY_SECONDS = 600
+REQUEST_TIMEOUT_SECONDS = 60
+RESEARCHER_POLL_SECONDS = 0.5
+STOP_SECONDS = 60
+
+# The item page, read as annotate.js reads it: the form, its hidden fields and the aspects' radios.
+FORM_ACTION = re.compile(r'<form method="post" action="([^"]+)" id="judgement-form"')
+HIDDEN = re.compile(r'<input type="hidden" name="(csrfmiddlewaretoken|version|opened_at)" value="([^"]*)"')
+# A locked (disabled) aspect is final: neither chosen nor sent, as the browser leaves it out of the form.
+FIELDSET = re.compile(r'<fieldset class="aspect[^"]*" data-aspect="(\w+)"( disabled)?>(.*?)</fieldset>', re.S)
+CHECKED = re.compile(r'value="(\w+)" checked')
+PUBLIC_ID = re.compile(r"/annotate/([0-9a-f-]{36})/")
+
+
+# --- Study set-up: run inside the app (manage.py shell), on the server's own database -------------
+
+
+def create_study(annotators, password):
+    """Accounts and the open campaign over the whole benchmark dataset; prints what the client needs."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.hashers import make_password
+
+    from annotation.services import create_campaign
+    from scoring.models import Dataset, System
+
+    user_model = get_user_model()
+    hashed = make_password(password)  # once: hashing it per account would dominate the set-up
+    names = [f"load-annotator-{number:03d}" for number in range(1, annotators + 1)]
+    users = user_model.objects.bulk_create(user_model(username=name, password=hashed) for name in names)
+    user_model.objects.create(username=RESEARCHER, password=hashed, is_staff=True)
+    dataset = Dataset.objects.get(name=DATASET)
+    created = create_campaign(
+        name=CAMPAIGN,
+        dataset=dataset,
+        systems=System.objects.filter(outputs__text__dataset=dataset).distinct(),
+        annotators=users,
+        seed=2026,
+        overlap_share=0.5,
+        sample_size=dataset.texts.count(),
+    )
+    campaign = created.campaign
+    print(json.dumps({"campaign": campaign.pk, "annotators": names, "items": campaign.items.count()}))
+
+
+def print_stored_judgements(campaign_id):
+    """Every stored judgement of the campaign as the annotator saw it: [public id, aspect, side shown]."""
+    from annotation.models import Judgement
+
+    rows = Judgement.objects.filter(assignment__item__campaign_id=campaign_id).select_related("assignment")
+    print(json.dumps([[str(j.assignment.public_id), j.aspect, j.assignment.canonical_to_shown(j.label)] for j in rows]))
+
+
+def write_dataset(directory, copies):
+    """The demo's sentences ``copies`` times over, with each demo system's outputs; returns a manifest."""
+    from scoring.genres.formats import read_dataset, read_outputs
+
+    fixtures = REPOSITORY / "fixtures"
+    demo = json.loads((fixtures / "manifest.json").read_text(encoding="utf-8"))
+    entry = next(entry for entry in demo["datasets"] if entry["name"] == SOURCE_DATASET)
+    records = read_dataset((fixtures / entry["file"]).read_bytes(), entry["format"]).records
+
+    def copy_of(text, number):
+        return text if number == 0 else f"{text} (Copy {number + 1}.)"
+
+    lines = [
+        json.dumps(
+            {"id": f"{record.text_id}-{number + 1}", "text": copy_of(record.text, number), "triples": record.triples}
+        )
+        for number in range(copies)
+        for record in records
+    ]
+    (directory / "dataset.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    manifest = {
+        "datasets": [{**entry, "file": "dataset.jsonl", "name": DATASET, "description": "Load benchmark."}],
+        "outputs": [],
+        "scoring": [{**entry, "dataset": DATASET} for entry in demo["scoring"] if entry["dataset"] == SOURCE_DATASET],
+    }
+    for number, outputs in enumerate(entry for entry in demo["outputs"] if entry["dataset"] == SOURCE_DATASET):
+        parsed = read_outputs((fixtures / outputs["file"]).read_bytes(), outputs["format"]).records
+        copied = {copy_of(record.text, copy): record.triples for copy in range(copies) for record in parsed}
+        name = f"outputs-{number}.json"
+        (directory / name).write_text(json.dumps(copied), encoding="utf-8")
+        manifest["outputs"].append({**outputs, "file": name, "dataset": DATASET, "format": "triples"})
+    path = directory / "manifest.json"
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    return path
+
+
+# --- The server ---------------------------------------------------------------------------------------
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def recreate_postgres_database(url, drop_only=False):
+    import psycopg
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    with psycopg.connect(parts._replace(path="/postgres").geturl(), autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if not drop_only:
+            connection.execute(f'CREATE DATABASE "{name}"')
+
+
+def serve_options():
+    """What this checkout's serve command accepts (``--web-workers`` arrived with the multi-process server)."""
+    return subprocess.run(
+        [sys.executable, "-m", "genres_site.serve", "--help"], cwd=REPOSITORY, capture_output=True, text=True
+    ).stdout
+
+
+class App:
+    """The app under test, started as ``make demo`` starts it, plus manage.py commands on its database."""
+
+    def __init__(self, options):
+        self.var_dir = Path(tempfile.mkdtemp(prefix="genres-load-"))
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = dict(os.environ, GENRES_VAR_DIR=str(self.var_dir), PYTHONUNBUFFERED="1")
+        self.env.pop("DATABASE_URL", None)
+        self.env.pop("REDIS_URL", None)
+        self.database_url = options.database if options.database != "sqlite" else None
+        if self.database_url:
+            recreate_postgres_database(self.database_url)
+            self.env["DATABASE_URL"] = self.database_url
+        if options.redis_url:
+            import redis
+
+            redis.Redis.from_url(options.redis_url).flushdb()
+            self.env["REDIS_URL"] = options.redis_url
+        self.command = [sys.executable, "-m", "genres_site.serve", "--demo", "--port", str(self.port)]
+        if options.web_workers and "--web-workers" in serve_options():
+            self.command += ["--web-workers", str(options.web_workers)]
+        self.server_name = "gunicorn + uvicorn" if "--web-workers" in serve_options() else "daphne"
+        self.log = (self.var_dir / "serve.log").open("w")
+        self.process = None
+
+    def start(self):
+        self.process = subprocess.Popen(
+            self.command,
+            cwd=REPOSITORY,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + SERVER_READY_SECONDS
+        while "GENRES Arena is running at" not in (self.var_dir / "serve.log").read_text(errors="replace"):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"the server did not start; its output is in {self.log.name}")
+            time.sleep(0.5)
+        # The children (set-up commands) reach the embedded Redis as the server's own children do.
+        self.env.setdefault("REDIS_URL", f"unix://{self.var_dir / 'redis.sock'}")
+
+    def manage(self, *args):
+        done = subprocess.run(
+            [sys.executable, "manage.py", *args], cwd=REPOSITORY, env=self.env, capture_output=True, text=True
+        )
+        if done.returncode != 0:
+            raise SystemExit(f"manage.py {args[0]} failed:\n{done.stderr[-3000:]}")
+        return done.stdout
+
+    def shell(self, code):
+        return json.loads(self.manage("shell", "-c", code).strip().splitlines()[-1])
+
+    def logged_errors(self):
+        """Distinct exception lines of the server's log (``Error: message``), with how often each came."""
+        lines = (self.var_dir / "serve.log").read_text(errors="replace").splitlines()
+        return Counter(line.split("] ", 1)[-1] for line in lines if re.match(r"^\[[\w-]+\] \w+(\.\w+)*Error: ", line))
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        self.log.close()
+        if self.database_url:
+            recreate_postgres_database(self.database_url, drop_only=True)
+        shutil.rmtree(self.var_dir, ignore_errors=True)
+
+
+# --- The client ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Figures:
+    latencies: dict = field(default_factory=lambda: defaultdict(list))  # kind → seconds
+    errors: Counter = field(default_factory=Counter)  # (kind, reason) → count
+    acknowledged: dict = field(default_factory=dict)  # (public id, aspect) → side saved
+    acks: list = field(default_factory=list)  # (time, judgements acknowledged so far)
+    polls: list = field(default_factory=list)  # (time answered, judgement count on the leaderboard)
+
+
+class Session:
+    """One signed-in browser: its own cookies and one connection (a new one per request without keep-alive)."""
+
+    def __init__(self, base_url, figures, keep_alive=True):
+        self.client = httpx.AsyncClient(
+            base_url=base_url,
+            timeout=REQUEST_TIMEOUT_SECONDS,
+            limits=httpx.Limits(max_connections=1, max_keepalive_connections=1 if keep_alive else 0),
+            follow_redirects=False,
+        )
+        self.figures = figures
+
+    async def sign_in(self, username, password):
+        page = await self.client.get("/accounts/login/")
+        form = dict(HIDDEN.findall(page.text))
+        answer = await self.client.post("/accounts/login/", data={**form, "username": username, "password": password})
+        if answer.status_code != 302:
+            raise SystemExit(f"{username} could not sign in (HTTP {answer.status_code})")
+
+    async def request(self, kind, method, url, expected, **arguments):
+        """The response when its status is one of ``expected``; otherwise the error is counted and None returned."""
+        started = time.monotonic()
+        try:
+            response = await self.client.request(method, url, **arguments)
+        except Exception as error:  # a timeout, a refused or reset connection: all errors to the user
+            self.figures.errors[kind, type(error).__name__] += 1
+            return None
+        self.figures.latencies[kind].append(time.monotonic() - started)
+        if response.status_code not in expected:
+            self.figures.errors[kind, f"HTTP {response.status_code}"] += 1
+            return None
+        return response
+
+
+def chosen_side(fieldset):
+    checked = CHECKED.search(fieldset)
+    return checked.group(1) if checked else None
+
+
+def read_item_page(html):
+    """The form's URL, its hidden fields, and the side already chosen (or None) for each aspect to send."""
+    aspects = {code: chosen_side(body) for code, disabled, body in FIELDSET.findall(html) if not disabled}
+    return FORM_ACTION.search(html).group(1), dict(HIDDEN.findall(html)), aspects
+
+
+async def annotate(session, continue_url, deadline, think, rng):
+    """Judge items until the deadline or the end of the queue, going where the item page's script goes."""
+    figures = session.figures
+    url = continue_url
+    while time.monotonic() < deadline:
+        if not PUBLIC_ID.search(url):  # the queue's own URL: a redirect to the next item, or home at the end
+            redirect = await session.request("next item", "GET", url, (302,))
+            if redirect is None:
+                await asyncio.sleep(1)
+                continue
+            url = redirect.headers["location"]
+            if not PUBLIC_ID.search(url):
+                return
+        page = await session.request("item page", "GET", url, (200,))
+        if page is None:
+            url = continue_url
+            continue
+        action, form, aspects = read_item_page(page.text)
+        to_judge = [code for code, side in aspects.items() if side is None]
+        url = continue_url
+        if not to_judge:
+            continue
+        await asyncio.sleep(think)
+        labels = {code: side or rng.choice(SIDES) for code, side in aspects.items()}
+        answer = await session.request(
+            "save completeness" if "cs" in to_judge else "save", "POST", action, (200,),
+            data={**form, **labels, "seconds": f"{think:.1f}"},
+            headers={"Accept": "application/json"},
+        )  # fmt: skip
+        if answer is None:
+            continue
+        public_id = PUBLIC_ID.search(action).group(1)
+        for code in to_judge:
+            figures.acknowledged[public_id, code] = labels[code]
+        figures.acks.append((time.monotonic(), len(figures.acknowledged)))
+        # A finished stage of the pair names what comes next: the next item, or the queue at its end.
+        url = answer.json()["next_url"] or continue_url
+
+
+def judgement_count(payload):
+    """Judgements the leaderboard counts; none while its first build is under way (HTTP 202)."""
+    return payload["human"]["judgements"] if "human" in payload else 0
+
+
+async def watch_leaderboard(session, dataset, stop, wait_for_all, visible_wait):
+    """Poll leaderboard.json and the page until stopped, then the JSON until it counts every acknowledged judgement."""
+    figures = session.figures
+    json_url, page_url = f"/api/datasets/{dataset}/leaderboard.json", f"/leaderboard/{dataset}/"
+    caught_up_by = None
+    while True:
+        answer = await session.request("leaderboard.json", "GET", json_url, (200, 202))
+        if answer is not None:
+            figures.polls.append((time.monotonic(), judgement_count(answer.json())))
+        if stop.is_set():
+            caught_up_by = caught_up_by or time.monotonic() + visible_wait
+            if (figures.polls and figures.polls[-1][1] >= wait_for_all()) or time.monotonic() > caught_up_by:
+                return
+        else:
+            await session.request("leaderboard page", "GET", page_url, (200,))
+        await asyncio.sleep(RESEARCHER_POLL_SECONDS)
+
+
+async def run_load(base_url, study, password, options):
+    figures = Figures()
+    annotators = [Session(base_url, figures) for _ in study["annotators"]]
+    researcher = Session(base_url, figures)
+    for session, username in zip(annotators, study["annotators"]):
+        await session.sign_in(username, password)
+    await researcher.sign_in(RESEARCHER, password)
+
+    continue_url = f"/annotate/campaigns/{study['campaign']}/next/"
+    load_before = os.getloadavg()
+    started = time.monotonic()
+    deadline = started + options.duration
+    stop = asyncio.Event()
+    watcher = asyncio.create_task(
+        watch_leaderboard(researcher, DATASET, stop, lambda: len(figures.acknowledged), options.visible_wait)
+    )
+    await asyncio.gather(
+        *(annotate(session, continue_url, deadline, options.think, random.Random(number))
+          for number, session in enumerate(annotators))
+    )  # fmt: skip
+    elapsed = time.monotonic() - started
+    load_after = os.getloadavg()
+    stop.set()
+    await watcher
+    for session in [*annotators, researcher]:
+        await session.client.aclose()
+    return figures, elapsed, load_before, load_after
+
+
+# --- Report -------------------------------------------------------------------------------------------
+
+
+def percentile(values, share):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def visibility_delays(acks, polls):
+    """For each acknowledged save: seconds until a leaderboard.json answer counted it; None if none did."""
+    delays, poll = [], 0
+    for acked_at, count in acks:
+        while poll < len(polls) and (polls[poll][0] < acked_at or polls[poll][1] < count):
+            poll += 1
+        delays.append(polls[poll][0] - acked_at if poll < len(polls) else None)
+    return delays
+
+
+def report(figures, elapsed, load_before, load_after, stored, options, app):
+    database = "SQLite" if options.database == "sqlite" else "PostgreSQL"
+    redis = "external" if options.redis_url else "embedded"
+    print(f"\n{options.annotators} annotators × {options.duration:.0f} s, think {options.think:g} s; "
+          f"{database}, Redis {redis}, {app.server_name}; {os.cpu_count()} cores")  # fmt: skip
+    print(f"{'request':<20}{'count':>8}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'max ms':>9}{'errors':>8}")
+    errors_by_kind = Counter()
+    for (kind, _reason), count in figures.errors.items():
+        errors_by_kind[kind] += count
+    for kind in sorted(set(figures.latencies) | set(errors_by_kind)):
+        values = [1000 * value for value in figures.latencies[kind]] or [float("nan")]
+        quantiles = "".join(f"{percentile(values, share):>9.0f}" for share in (0.5, 0.95, 0.99))
+        print(f"{kind:<20}{len(figures.latencies[kind]):>8}{quantiles}{max(values):>9.0f}{errors_by_kind[kind]:>8}")
+    requests = sum(len(values) for values in figures.latencies.values())
+    saves = len(figures.latencies["save"]) + len(figures.latencies["save completeness"])
+    print(f"throughput: {requests / elapsed:.1f} requests/s, {saves / elapsed:.1f} saves/s, "
+          f"{len(figures.acknowledged) / elapsed:.1f} judgements/s over {elapsed:.0f} s")  # fmt: skip
+    for (kind, reason), count in sorted(figures.errors.items()):
+        print(f"  error: {kind}: {reason} × {count}")
+    for line, count in app.logged_errors().most_common(5):
+        print(f"  in the server's log: {line[:200]} × {count}")
+    print(f"machine load (1/5/15 min): before {' '.join(f'{x:.2f}' for x in load_before)}, "
+          f"after {' '.join(f'{x:.2f}' for x in load_after)}")  # fmt: skip
+
+    keys = Counter((public_id, aspect) for public_id, aspect, _side in stored)
+    stored_sides = {(public_id, aspect): side for public_id, aspect, side in stored}
+    lost = [key for key in figures.acknowledged if key not in stored_sides]
+    changed = [key for key, side in figures.acknowledged.items() if key in stored_sides and stored_sides[key] != side]
+    duplicated = sum(count - 1 for count in keys.values())
+    unacknowledged = len(set(keys) - set(figures.acknowledged))
+    print(f"judgements: {len(figures.acknowledged)} acknowledged, {len(stored)} stored; lost {len(lost)}, "
+          f"duplicated {duplicated}, stored with another label {len(changed)}, "
+          f"stored without an acknowledgement {unacknowledged} (a save whose answer did not arrive)")  # fmt: skip
+
+    delays = visibility_delays(figures.acks, figures.polls)
+    seen = [delay for delay in delays if delay is not None]
+    if seen:
+        print(f"new judgement on leaderboard.json after: p50 {percentile(seen, .5):.1f} s, "
+              f"p95 {percentile(seen, .95):.1f} s, max {max(seen):.1f} s; "
+              f"{len(delays) - len(seen)} of {len(delays)} saves never shown "
+              f"within {options.visible_wait:.0f} s after the end")  # fmt: skip
+    else:
+        print(f"no acknowledged save was ever counted on leaderboard.json ({len(delays)} saves)")
+    return not (lost or duplicated or changed)
+
+
+def parse_arguments(argv):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.load", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--annotators", type=int, default=20)
+    parser.add_argument("--duration", type=float, default=60, help="seconds of annotating (default 60)")
+    parser.add_argument("--think", type=float, default=0.0, help="seconds before each save (default 0: closed loop)")
+    parser.add_argument("--database", default="sqlite", help="sqlite (default) or a postgres:// URL, recreated")
+    parser.add_argument("--redis-url", default="", help="a Redis database to use and flush (default: embedded)")
+    parser.add_argument("--web-workers", type=int, default=0, help="web worker processes (default: the server's)")
+    parser.add_argument("--copies", type=int, default=10, help="copies of the 40 demo sentences (default 10)")
+    parser.add_argument(
+        "--visible-wait", type=float, default=30, help="seconds to wait after the end for the leaderboard (default 30)"
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    options = parse_arguments(argv)
+    app = App(options)
+    password = secrets.token_urlsafe(12)
+    try:
+        print(f"starting the app ({' '.join(app.command[1:])}) in {app.var_dir}", flush=True)
+        app.start()
+        setup_started = time.monotonic()
+        app.manage("load_demo", "--manifest", str(write_dataset(app.var_dir, options.copies)), "--json")
+        study = app.shell(f"from benchmarks.load import create_study; create_study({options.annotators}, {password!r})")
+        print(f"study ready in {time.monotonic() - setup_started:.0f} s: {study['items']} items "
+              f"for {options.annotators} annotators; running for {options.duration:.0f} s", flush=True)  # fmt: skip
+        figures, elapsed, load_before, load_after = asyncio.run(run_load(app.url, study, password, options))
+        stored = app.shell(
+            f"from benchmarks.load import print_stored_judgements; print_stored_judgements({study['campaign']})"
+        )
+        intact = report(figures, elapsed, load_before, load_after, stored, options, app)
+    finally:
+        app.stop()
+    if not intact:
+        sys.exit("judgements were lost, duplicated or changed")
+
+
+if __name__ == "__main__":
+    main()
