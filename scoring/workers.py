@@ -5,9 +5,11 @@
 Each job runs in a forked work horse, so a job that crashes or is killed cannot take the
 worker with it. On start, and every HEAL_INTERVAL while idle or between jobs, the worker runs
 ``scoring.jobs.heal_runs``: chunks that no live job holds are queued again, so a run finishes
-after a worker, Redis or a database connection dies, with no extra process to deploy.
+after a worker, Redis or a database connection dies, with no extra process to deploy. Workers
+run at a lower CPU priority than the web server (JOB_NICENESS).
 """
 
+import os
 import time
 
 from django.db import connections
@@ -17,6 +19,9 @@ from scoring.jobs import heal_runs
 
 HEAL_INTERVAL_SECONDS = 15
 HEAL_LOCK = "genres:heal-runs"
+# Web requests are interactive, jobs are batch work: where both share a machine (make demo, a
+# small lab's server), the kernel gives the web processes the CPU first.
+JOB_NICENESS = 10
 
 
 class HealingWorker(Worker):
@@ -28,6 +33,10 @@ class HealingWorker(Worker):
     """
 
     healed_at = None  # time.monotonic() of this worker's last turn
+
+    def work(self, *args, **kwargs):
+        os.nice(JOB_NICENESS)  # here, not in __init__: pages listing workers build Worker objects too
+        return super().work(*args, **kwargs)
 
     @property
     def dequeue_timeout(self):
