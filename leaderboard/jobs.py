@@ -19,6 +19,7 @@ import hashlib
 import json
 import logging
 import time
+from functools import cache
 
 import django_rq
 from django.db import transaction
@@ -40,7 +41,10 @@ PENDING_FOR = BUILD_TIMEOUT
 VARIANTS_KEPT_FOR = 24 * 3600
 
 
+@cache
 def queue():
+    # One client per process: django_rq makes a new one, and so a new connection, on every call
+    # (a save would pay for it). redis-py's pool reconnects after a fork or a Redis restart.
     return django_rq.get_queue(QUEUE)
 
 

@@ -26,6 +26,7 @@ a retried rq job keeps its id, which the chunk would have to let claim it twice.
 import threading
 import uuid
 from datetime import timedelta
+from functools import cache
 
 import django_rq
 import redis
@@ -106,7 +107,10 @@ class RunScorer:
 # Jobs --------------------------------------------------------------------------------------
 
 
+@cache
 def queue():
+    # One client per process: django_rq makes a new one, and so a new connection, on every call
+    # (a save would pay for it). redis-py's pool reconnects after a fork or a Redis restart.
     return django_rq.get_queue(QUEUE)
 
 
