@@ -126,3 +126,10 @@ def get_built(client, url, query=None):
         build_all()
         response = client.get(url, query)
     return response
+
+
+def ranked_dataset():
+    """A scored dataset with a closed campaign whose judgements rank the systems in HUMAN_ORDER."""
+    dataset, systems = scored_dataset()
+    judged_campaign(dataset, systems, ranking_labels(HUMAN_ORDER), is_open=False)
+    return dataset

@@ -7,23 +7,14 @@ every aspect except uniqueness, which they rank backwards; every item is judged 
 import pytest
 from django.urls import reverse
 
-from tests.leaderboard.leaderboard_fixtures import (
-    HUMAN_ORDER,
-    build_all,
-    get_built,
-    judged_campaign,
-    ranking_labels,
-    scored_dataset,
-)
+from tests.leaderboard.leaderboard_fixtures import build_all, get_built, ranked_dataset
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def dataset():
-    dataset, systems = scored_dataset()
-    judged_campaign(dataset, systems, ranking_labels(HUMAN_ORDER), is_open=False)
-    return dataset
+    return ranked_dataset()
 
 
 def leaderboard_json(client, dataset, **query):

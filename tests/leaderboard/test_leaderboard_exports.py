@@ -6,24 +6,14 @@ import io
 import pytest
 from django.urls import reverse
 
-from tests.leaderboard.leaderboard_fixtures import (
-    FINGERPRINT,
-    HUMAN_ORDER,
-    PROVENANCE,
-    get_built,
-    judged_campaign,
-    ranking_labels,
-    scored_dataset,
-)
+from tests.leaderboard.leaderboard_fixtures import FINGERPRINT, PROVENANCE, get_built, ranked_dataset
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def dataset():
-    dataset, systems = scored_dataset()
-    judged_campaign(dataset, systems, ranking_labels(HUMAN_ORDER), is_open=False)
-    return dataset
+    return ranked_dataset()
 
 
 def download(client, dataset, table, **query):

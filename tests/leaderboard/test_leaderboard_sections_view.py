@@ -3,22 +3,14 @@
 import pytest
 from django.urls import reverse
 
-from tests.leaderboard.leaderboard_fixtures import (
-    HUMAN_ORDER,
-    get_built,
-    judged_campaign,
-    ranking_labels,
-    scored_dataset,
-)
+from tests.leaderboard.leaderboard_fixtures import get_built, ranked_dataset
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def dataset():
-    dataset, systems = scored_dataset()
-    judged_campaign(dataset, systems, ranking_labels(HUMAN_ORDER), is_open=False)
-    return dataset
+    return ranked_dataset()
 
 
 def sections(client, dataset, query):

@@ -9,16 +9,14 @@ from django.urls import reverse
 from annotation.models import Judgement
 from leaderboard import human, jobs, services
 from leaderboard.models import Snapshot
-from tests.leaderboard.leaderboard_fixtures import HUMAN_ORDER, judged_campaign, ranking_labels, scored_dataset
+from tests.leaderboard.leaderboard_fixtures import ranked_dataset
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def dataset():
-    dataset, systems = scored_dataset()
-    judged_campaign(dataset, systems, ranking_labels(HUMAN_ORDER), is_open=False)
-    return dataset
+    return ranked_dataset()
 
 
 def test_the_job_builds_the_default_and_the_variants_asked_for(dataset, monkeypatch):
