@@ -146,6 +146,9 @@ def build_snapshots(dataset, asked=()):
             )
         )
     with transaction.atomic():
+        # Builds of one dataset may meet (a job and load_demo's own build): the dataset's row lock
+        # makes one replace the snapshots after the other, never both insert beside each other.
+        Dataset.objects.select_for_update().get(pk=dataset.pk)
         Snapshot.objects.filter(dataset=dataset).delete()
         Snapshot.objects.bulk_create(snapshots)
     return snapshots, unknown
