@@ -9,7 +9,9 @@ from scoring.genres.openai_backend import EmbeddingRequestError, OpenAIEmbedder,
 from tests.fake_openai import EMBEDDINGS, Failure, FakeOpenAIServer, fake_embedding
 
 TEXTS = ["Marie Curie", "won", "Nobel Prize in Physics", "Pierre Curie", "won"]
-FAST_RETRIES = RetryPolicy(max_attempts=3, base_delay=0.01, timeout=0.5)
+# Short waits between attempts, but a generous timeout per attempt: on a loaded machine a slow
+# answer must not become a retry that a test counting requests would see.
+FAST_RETRIES = RetryPolicy(max_attempts=3, base_delay=0.01, timeout=5.0)
 
 
 @pytest.fixture

@@ -18,7 +18,9 @@ PAIRS = [
     (TEXT, ["Pierre Curie", "won", "Nobel Prize in Chemistry"]),
     (TEXT, ["Marie Curie", "won", "Nobel Prize in Physics"]),
 ]
-FAST_RETRIES = RetryPolicy(max_attempts=3, base_delay=0.01, timeout=0.5)
+# Short waits between attempts, but a generous timeout per attempt: on a loaded machine a slow
+# answer must not become a retry that a test counting requests would see.
+FAST_RETRIES = RetryPolicy(max_attempts=3, base_delay=0.01, timeout=5.0)
 
 
 @pytest.fixture
@@ -179,7 +181,7 @@ def test_500_is_retried(server):
 
 def test_a_timeout_is_retried(server):
     server.script(Hang(5))
-    judge = make_judge(server)
+    judge = make_judge(server, retry=RetryPolicy(max_attempts=3, base_delay=0.01, timeout=0.5))
     [verdict] = judge.check_support(PAIRS[:1])
     assert verdict.supported and not verdict.error
     assert (judge.usage.requests, judge.usage.retries) == (2, 1)
