@@ -33,6 +33,9 @@ from scoring.models import Output, System
 MAX_SECONDS_PER_SAVE = 3600.0
 # Error messages list at most this many offending texts, then say how many more there are.
 MAX_LISTED = 10
+CHANGED_IN_ANOTHER_WINDOW = (
+    "These judgements were changed in another window since this page was opened; reload it to see them."
+)
 
 
 class AnnotationError(Exception):
@@ -485,9 +488,7 @@ def _refusal_after_race(assignment):
         return AssignmentClosed(f"The campaign {campaign.name} is closed.")
     if not CampaignAnnotator.objects.filter(campaign=campaign, annotator_id=current.annotator_id, active=True).exists():
         return AssignmentClosed(f"You no longer annotate {campaign.name}.")
-    return VersionConflict(
-        "These judgements were changed in another window since this page was opened; reload it to see them."
-    )
+    return VersionConflict(CHANGED_IN_ANOTHER_WINDOW)
 
 
 @transaction.atomic
@@ -516,9 +517,7 @@ def save_judgements(assignment, labels, *, expected_version, seconds):
     if not changes:
         return Saved(assignment=assignment, text=progress)  # a resent form: everything is saved already
     if expected_version != assignment.version:
-        raise VersionConflict(
-            "These judgements were changed in another window since this page was opened; reload it to see them."
-        )
+        raise VersionConflict(CHANGED_IN_ANOTHER_WINDOW)
     if Aspect.CS in changes and not progress.gold_revealed:
         raise CompletenessTooEarly(
             f"Completeness is judged last, once for all the {_pairs(progress.pairs)} of this text: first save "
