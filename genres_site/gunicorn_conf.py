@@ -12,7 +12,7 @@ import os
 
 # Views spend most of their time in Python (templates, ORM), which one process runs on one
 # core at a time; a second process per core keeps the cores busy while requests wait on the
-# database. Measured in README, Serving.
+# database. Measured in docs/deployment.md, Serving.
 WORKERS_PER_CORE = 2
 
 

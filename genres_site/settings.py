@@ -1,7 +1,7 @@
 """Settings for GENRES Arena.
 
 Everything that differs between a laptop and a deployment comes from the environment;
-each variable is listed, with its default, in the README. The defaults run the whole app
+each variable is listed, with its default, in docs/configuration.md. The defaults run the whole app
 on one machine with nothing installed but Python: SQLite, an embedded Redis started by
 ``python -m genres_site.serve``, the offline embedder and the heuristic judge.
 """

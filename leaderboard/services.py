@@ -119,7 +119,7 @@ class Builder:
 
 
 def leaderboard(dataset, setting_key=None, margin=DEFAULT_MARGIN):
-    """The whole leaderboard of ``dataset`` for one scoring setting and margin (see the README)."""
+    """The whole leaderboard of ``dataset`` for one scoring setting and margin (see docs/leaderboard.md)."""
     return Builder(dataset).leaderboard(setting_key, margin)
 
 

@@ -1,4 +1,4 @@
-"""Scale out, shown: the README's multi-machine layout, run for real on this machine.
+"""Scale out, shown: the multi-machine layout of docs/deployment.md, run for real on this machine.
 
 Four "machines", each a network namespace of its own joined to the host by a veth pair on an
 address range of this test (10.231.170-173.0/24): two web servers (gunicorn with uvicorn
