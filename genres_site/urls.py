@@ -4,6 +4,7 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from genres_site.health import healthz
 from leaderboard import views as leaderboard_views
 
 admin.site.site_header = admin.site.site_title = "GENRES Arena administration"
@@ -11,6 +12,7 @@ admin.site.site_header = admin.site.site_title = "GENRES Arena administration"
 urlpatterns = [
     # Browsers ask for /favicon.ico on every page, the admin's included.
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
+    path("healthz", healthz, name="healthz"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/rq/", include("django_rq.urls")),
