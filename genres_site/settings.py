@@ -17,6 +17,8 @@ from csp.constants import NONE, SELF, UNSAFE_INLINE
 from genres_site.secret_key import load_or_create_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# The site-wide templates and static files (apps keep their own templates).
+SITE_DIR = Path(__file__).resolve().parent
 
 
 def env_bool(name, default):
@@ -77,7 +79,7 @@ ROOT_URLCONF = "genres_site.urls"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [SITE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -170,7 +172,7 @@ STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "staticfiles"
 STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns on every request while it is missing
 STATICFILES_DIRS = [
-    BASE_DIR / "static",
+    SITE_DIR / "static",
     # plotly.js straight from the installed plotly package: same version as the Python side, no CDN.
     ("plotly", Path(plotly.__file__).parent / "package_data"),
 ]
