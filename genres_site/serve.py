@@ -263,7 +263,7 @@ def port_problem(host, port):
 
 
 def manage(*args):
-    return [sys.executable, str(settings.BASE_DIR / "manage.py"), *args]
+    return [sys.executable, "-m", "genres_site", *args]
 
 
 def login_lines(accounts):

@@ -1,0 +1,3 @@
+from genres_site.cli import main
+
+main()
