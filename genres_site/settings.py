@@ -235,7 +235,14 @@ DEFAULT_EXCEPTION_REPORTER = "genres_site.exception_reporter.StaffOnlyExceptionR
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "text": {"format": "%(levelname)s %(name)s: %(message)s"},
+        "json": {"()": "genres_site.log_format.JsonFormatter"},
+    },
+    # LOG_FORMAT=json: one JSON object a line, with the fields failures are logged with.
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": os.environ.get("LOG_FORMAT", "text")},
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     # The HTTP clients log every request at INFO: thousands per judge run; gensim logs every LDA
     # pass and every model load (once per scoring chunk).
