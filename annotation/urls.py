@@ -20,4 +20,5 @@ urlpatterns = [
     path("annotate/campaigns/<int:campaign_id>/next/", annotate.annotate_continue, name="annotate_continue"),
     path("annotate/<uuid:public_id>/", annotate.annotate_item, name="annotate_item"),
     path("annotate/<uuid:public_id>/skip/", annotate.annotate_skip, name="annotate_skip"),
+    path("annotate/<uuid:public_id>/previous/", annotate.annotate_previous, name="annotate_previous"),
 ]

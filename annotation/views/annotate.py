@@ -33,6 +33,9 @@ class JudgementForm(forms.Form):
     version = forms.IntegerField(min_value=0)
     seconds = forms.FloatField(required=False, min_value=0)
     opened_at = forms.FloatField(required=False)
+    # An item reopened from the review list returns there after a save, to the same page of it.
+    return_to = forms.ChoiceField(choices=[("review", "review")], required=False)
+    review_page = forms.IntegerField(required=False, min_value=1)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -108,6 +111,30 @@ def next_url(user, campaign_id):
     if following is None:
         return continue_url(campaign_id)
     return reverse("annotate_item", args=[following.public_id])
+
+
+def review_url(page, public_id):
+    """The review list at ``page``, scrolled to the row of the item just changed."""
+    query = f"?page={page}" if page else ""
+    return f"{reverse('annotate_review')}{query}#item-{public_id}"
+
+
+def previous_assignment(user, assignment):
+    """The item the annotator saved before this one, in the same campaign, or None.
+
+    "Before" is by the last change of a judgement, so pressing "previous" again walks further
+    back through what was saved, whatever the queue order.
+    """
+    saved = (
+        annotator_assignments(user)
+        .filter(item__campaign_id=assignment.item.campaign_id, judgements__isnull=False)
+        .annotate(last_change=Max("judgements__updated_at"))
+    )
+    own_change = assignment.judgements.aggregate(last=Max("updated_at"))["last"]
+    earlier = saved.exclude(pk=assignment.pk)
+    if own_change is not None:
+        earlier = earlier.filter(last_change__lt=own_change)
+    return earlier.order_by("-last_change", "-pk").first()
 
 
 def shown_triples(assignment):
@@ -252,8 +279,12 @@ def annotate_item(request, public_id):
 
     item_url = reverse("annotate_item", args=[assignment.public_id])
     # A finished stage of the pair moves on; a change that finishes nothing stays on the page.
+    # An item reopened from the review list goes back there instead, whatever the save finished.
     moves_on = saved.is_done or saved.completed_first_aspects
-    following = next_url(request.user, assignment.item.campaign_id) if moves_on else None
+    if form.cleaned_data["return_to"] == "review":
+        following = review_url(form.cleaned_data["review_page"], assignment.public_id)
+    else:
+        following = next_url(request.user, assignment.item.campaign_id) if moves_on else None
     message = saved_message(saved)
     if wants_json:
         return JsonResponse(
@@ -292,6 +323,17 @@ def annotate_skip(request, public_id):
         return redirect("annotate_item", assignment.public_id)
     messages.info(request, "Skipped: this text and its pairs wait at the end of your queue.")
     return redirect(next_url(request.user, assignment.item.campaign_id))
+
+
+@login_required
+@require_GET
+def annotate_previous(request, public_id):
+    assignment = get_own_assignment_to_save(request, public_id)
+    previous = previous_assignment(request.user, assignment)
+    if previous is None:
+        messages.info(request, "Nothing saved before this item in this campaign.")
+        return redirect("annotate_item", assignment.public_id)
+    return redirect("annotate_item", previous.public_id)
 
 
 @login_required
