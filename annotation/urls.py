@@ -14,6 +14,7 @@ urlpatterns = [
         "campaigns/<int:pk>/judgements.jsonl", campaigns.campaign_export, {"file_format": "jsonl"}, name="campaign_jsonl"
     ),
     # Annotator pages (the annotator UI): add their routes below this line.
+    path("signed-in/", annotate.after_sign_in, name="after_sign_in"),
     path("annotate/", annotate.annotator_home, name="annotate_home"),
     path("annotate/guidelines/", annotate.annotate_guidelines, name="annotate_guidelines"),
     path("annotate/review/", annotate.annotate_review, name="annotate_review"),

@@ -191,4 +191,8 @@ def make_long_item_setup(annotators, *, name="Apollo long items", seed=5):
         overlap_share=0.0,
         text_references=["#1", "#2"],
     )
+    # The long text first in every queue, whatever the seed drew.
+    for assignment in Assignment.objects.filter(item__campaign=created.campaign):
+        assignment.queue_position = assignment.item.text.position
+        assignment.save(update_fields=["queue_position"])
     return AnnotationSetup(campaign=created.campaign, systems=systems, annotators=list(annotators))
