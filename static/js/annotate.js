@@ -418,5 +418,8 @@
 
   root.classList.add("enhanced");
   restore();
-  setCurrent(firstUnanswered(), false);
+  // A reopened item with every aspect answered starts at its first one, so that the question
+  // (docked at the bottom on a phone) is there to change; Enter saves from anywhere.
+  const unanswered = firstUnanswered();
+  setCurrent(unanswered === fieldsets.length ? 0 : unanswered, false);
 })();

@@ -49,3 +49,18 @@ def wait_until(page, expression, timeout_ms=5_000):
             return
         page.wait_for_timeout(50)
     raise AssertionError(f"Still false after {timeout_ms} ms: {expression}")
+
+
+@pytest.fixture(params=["desktop", "phone"])
+def sized_page(request):
+    """The same test at desktop width (1280 px) and on a 390 px phone: (width name, page)."""
+    return request.param, request.getfixturevalue("page" if request.param == "desktop" else "phone_page")
+
+
+def activate(page, width, selector):
+    """Click at desktop width, tap on the phone."""
+    locator = page.locator(selector) if isinstance(selector, str) else selector
+    if width == "phone":
+        locator.tap()
+    else:
+        locator.click()
