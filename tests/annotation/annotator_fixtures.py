@@ -49,16 +49,26 @@ class AnnotationSetup:
         )
 
 
-def make_annotation_setup(annotators, *, name="Pilot study", overlap_share=0.0, seed=11, with_ground_truth=False):
-    """Three texts, two systems, one item per text, every item queued for the given annotators.
+def make_annotation_setup(
+    annotators,
+    *,
+    name="Pilot study",
+    overlap_share=0.0,
+    seed=11,
+    with_ground_truth=False,
+    texts=TEXTS,
+    dataset_name="Science snippets",
+):
+    """Three texts (or ``texts``: content, gold, the two outputs), two systems, one item per text,
+    every item queued for the given annotators.
 
     ``with_ground_truth`` adds the Ground-truth system: three pairs per text, one of them
     always the two named systems.
     """
-    dataset = Dataset.objects.create(name="Science snippets")
+    dataset = Dataset.objects.create(name=dataset_name)
     systems = [System.objects.create(name=system_name) for system_name in SYSTEM_NAMES]
     compared = [*systems, System.ground_truth()] if with_ground_truth else systems
-    for position, (content, gold, outputs) in enumerate(TEXTS):
+    for position, (content, gold, outputs) in enumerate(texts):
         text = Text.objects.create(
             dataset=dataset, position=position, external_id=f"snippet-{position + 1}", content=content, gold=gold
         )
@@ -71,7 +81,7 @@ def make_annotation_setup(annotators, *, name="Pilot study", overlap_share=0.0, 
         annotators=annotators,
         seed=seed,
         overlap_share=overlap_share,
-        sample_size=len(TEXTS),
+        sample_size=len(texts),
     )
     # Sides are drawn from the seed and database ids; fix them so every test sees both orientations.
     for annotator in annotators:
@@ -168,31 +178,14 @@ LONG_SECOND = [
 ]
 
 
-def make_long_item_setup(annotators, *, name="Apollo long items", seed=5):
+def make_long_item_setup(annotators):
     """Two systems, two texts, the first long with 25 triples on each side and 25 gold triples
-    near both (the item page's layout at full length); the second short, from ``TEXTS``."""
-    dataset = Dataset.objects.create(name="Apollo reports")
-    systems = [System.objects.create(name=system_name) for system_name in SYSTEM_NAMES]
-    short_content, short_gold, short_outputs = TEXTS[0]
-    for position, (content, gold, outputs) in enumerate(
-        ((LONG_TEXT, LONG_GOLD, (LONG_FIRST, LONG_SECOND)), (short_content, short_gold, short_outputs))
-    ):
-        text = Text.objects.create(
-            dataset=dataset, position=position, external_id=f"apollo-{position + 1}", content=content, gold=gold
-        )
-        for system, triples in zip(systems, outputs):
-            Output.objects.create(system=system, text=text, triples=triples)
-    created = create_campaign(
-        name=name,
-        dataset=dataset,
-        systems=systems,
-        annotators=annotators,
-        seed=seed,
-        overlap_share=0.0,
-        text_references=["#1", "#2"],
+    near both (the item page's layout at full length), first in every queue; the second short."""
+    long_text = (LONG_TEXT, LONG_GOLD, (LONG_FIRST, LONG_SECOND))
+    setup = make_annotation_setup(
+        annotators, name="Apollo long items", seed=5, texts=(long_text, TEXTS[0]), dataset_name="Apollo reports"
     )
-    # The long text first in every queue, whatever the seed drew.
-    for assignment in Assignment.objects.filter(item__campaign=created.campaign):
+    for assignment in Assignment.objects.filter(item__campaign=setup.campaign).select_related("item__text"):
         assignment.queue_position = assignment.item.text.position
         assignment.save(update_fields=["queue_position"])
-    return AnnotationSetup(campaign=created.campaign, systems=systems, annotators=list(annotators))
+    return setup

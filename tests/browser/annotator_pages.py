@@ -1,20 +1,14 @@
 """What the annotator-page browser tests share: signing in, keys, the phone and the screenshots."""
 
-import os
-from pathlib import Path
-
 import pytest
 from django.urls import reverse
 
+# Screenshots go to GENRES_SCREENSHOT_DIR when set (to look at them), else a tmp dir.
+from tests.browser.test_scoring_progress import screenshot_dir
+
+__all__ = ["screenshot_dir"]  # a fixture, used by name
+
 PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture
-def screenshot_dir(tmp_path):
-    """Where the page screenshots go: GENRES_SCREENSHOT_DIR when set (to look at them), else a tmp dir."""
-    directory = Path(os.environ.get("GENRES_SCREENSHOT_DIR") or tmp_path)
-    directory.mkdir(parents=True, exist_ok=True)
-    return directory
 
 
 @pytest.fixture
