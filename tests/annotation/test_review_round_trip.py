@@ -30,6 +30,9 @@ def test_the_reopened_page_carries_the_way_back(signed_in, setup, annotator):
     assert '<input type="hidden" name="review_page" value="2">' in body
     assert f'href="{reverse("annotate_review")}?page=2"' in body
     assert 'name="return_to"' not in signed_in.get(item_url(first)).content.decode()
+    # A page that is not a number is dropped, not sent back to fail the save.
+    body = signed_in.get(item_url(first) + "?from=review&page=x%22%3E").content.decode()
+    assert 'name="return_to"' in body and 'name="review_page"' not in body
 
 
 @pytest.mark.parametrize("json", [True, False])

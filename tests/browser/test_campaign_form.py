@@ -49,3 +49,30 @@ def test_systems_follow_the_chosen_dataset(live_server, sized_page, screenshot_d
     assert campaign.dataset == science
     assert sorted(system.name for system in campaign.systems.all()) == ["sci-model-2", "sci-model-3"]
     assert news.pk != science.pk
+
+
+def test_without_javascript_every_system_shows_and_a_wrong_pick_is_refused_by_name(
+    live_server, chromium, screenshot_dir, admin_user
+):
+    make_dataset(name="News", texts=4, systems=("news-model-1", "news-model-2"))
+    make_dataset(name="Science", texts=4, systems=("sci-model-1", "sci-model-2"))
+    make_annotators(1)
+    context = chromium.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    sign_in(page, live_server.url, "admin", "admin-pass-123")
+    page.goto(live_server.url + reverse("campaign_create"))
+    expect(page.locator("#id_systems input[type=checkbox]:visible")).to_have_count(4)
+    expect(page.locator(".systems-note")).to_have_count(0)
+    page.fill("#id_name", "Mixed pick")
+    page.select_option("#id_dataset", label="Science")
+    page.get_by_label("sci-model-1 (Science)").check()
+    page.get_by_label("news-model-2 (News)").check()
+    page.fill("#id_sample_size", "2")
+    page.get_by_label("annotator0").check()
+    page.click("main button[type=submit]")
+    expect(page.locator(".form-row.invalid")).to_contain_text(
+        "news-model-2 has no outputs in Science: choose among sci-model-1, sci-model-2."
+    )
+    page.screenshot(path=screenshot_dir / "campaign-form-refused-without-js.png", full_page=True)
+    assert not Campaign.objects.exists()
+    context.close()
