@@ -7,7 +7,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from annotation.models import Campaign
-from scoring.models import Dataset, System, name_validator
+from scoring.models import Dataset, Output, System, name_validator
 
 MAX_TEXT_REFERENCES_CHARS = 20_000
 MAX_INSTRUCTIONS_CHARS = 10_000
@@ -24,13 +24,52 @@ class UserChoiceField(forms.ModelMultipleChoiceField):
         return name if user.has_usable_password() else f"{name} (cannot sign in)"
 
 
+class SystemCheckboxes(forms.CheckboxSelectMultiple):
+    """Checkboxes that carry the datasets each system has outputs in (``data-datasets``, ids), so
+    that static/js/campaign_form.js shows only the systems of the chosen dataset."""
+
+    datasets_of = {}  # system id -> [(dataset id, dataset name)]
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        system_id = getattr(value, "value", value)
+        option["attrs"]["data-datasets"] = " ".join(str(pk) for pk, _ in self.datasets_of.get(system_id, []))
+        return option
+
+
+class SystemChoiceField(forms.ModelMultipleChoiceField):
+    """The systems, each labelled with the datasets it has outputs in (read without the script)."""
+
+    widget = SystemCheckboxes
+
+    def label_from_instance(self, system):
+        datasets = self.widget.datasets_of.get(system.pk)
+        if not datasets:
+            return f"{system.name} (no outputs yet)"
+        return f"{system.name} ({', '.join(name for _, name in datasets)})"
+
+
+def datasets_of_systems():
+    """system id -> the (id, name) of every dataset it has outputs in, by name: one query."""
+    pairs = (
+        Output.objects.filter(system__is_ground_truth=False)
+        .values_list("system_id", "text__dataset_id", "text__dataset__name")
+        .distinct()
+        .order_by("system_id", "text__dataset__name")
+    )
+    datasets = {}
+    for system_id, dataset_id, dataset_name in pairs:
+        datasets.setdefault(system_id, []).append((dataset_id, dataset_name))
+    return datasets
+
+
 class CampaignCreateForm(forms.Form):
     name = forms.CharField(max_length=100, validators=[name_validator])
     dataset = forms.ModelChoiceField(queryset=Dataset.objects.all())
-    systems = forms.ModelMultipleChoiceField(
+    systems = SystemChoiceField(
         queryset=System.objects.filter(is_ground_truth=False),
         required=False,
-        widget=forms.CheckboxSelectMultiple,
+        help_text="Only systems with outputs in the chosen dataset can be compared on it.",
     )
     include_ground_truth = forms.BooleanField(
         required=False,
@@ -66,6 +105,7 @@ class CampaignCreateForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["annotators"].queryset = active_users()
+        self.fields["systems"].widget.datasets_of = datasets_of_systems()
         if not self.is_bound:
             self.initial.setdefault("seed", secrets.randbelow(1_000_000))
 
@@ -81,13 +121,28 @@ class CampaignCreateForm(forms.Form):
     def clean(self):
         cleaned = super().clean()
         systems = list(cleaned.get("systems") or [])
-        if "systems" in cleaned and len(systems) + bool(cleaned.get("include_ground_truth")) < 2:
+        dataset = cleaned.get("dataset")
+        elsewhere = [system for system in systems if dataset and not self._has_outputs_in(system, dataset)]
+        if elsewhere:
+            names = ", ".join(system.name for system in elsewhere)
+            self.add_error(
+                "systems",
+                f"{names} {'has' if len(elsewhere) == 1 else 'have'} no outputs in {dataset.name}: "
+                f"choose among {self._systems_of(dataset) or 'none (upload outputs for it first)'}.",
+            )
+        elif "systems" in cleaned and len(systems) + bool(cleaned.get("include_ground_truth")) < 2:
             self.add_error("systems", "Choose at least two systems (the ground truth counts as one).")
         if cleaned.get("sample_size") and cleaned.get("text_references"):
             self.add_error("text_references", "Give a number of texts to sample or a list of texts, not both.")
         elif not cleaned.get("sample_size") and not cleaned.get("text_references") and "text_references" in cleaned:
             self.add_error("sample_size", "Give a number of texts to sample, or list the texts.")
         return cleaned
+
+    def _has_outputs_in(self, system, dataset):
+        return any(pk == dataset.pk for pk, _ in self.fields["systems"].widget.datasets_of.get(system.pk, []))
+
+    def _systems_of(self, dataset):
+        return ", ".join(system.name for system in self.fields["systems"].queryset if self._has_outputs_in(system, dataset))
 
     def chosen_systems(self):
         systems = list(self.cleaned_data["systems"])

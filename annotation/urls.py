@@ -14,10 +14,12 @@ urlpatterns = [
         "campaigns/<int:pk>/judgements.jsonl", campaigns.campaign_export, {"file_format": "jsonl"}, name="campaign_jsonl"
     ),
     # Annotator pages (the annotator UI): add their routes below this line.
+    path("signed-in/", annotate.after_sign_in, name="after_sign_in"),
     path("annotate/", annotate.annotator_home, name="annotate_home"),
     path("annotate/guidelines/", annotate.annotate_guidelines, name="annotate_guidelines"),
     path("annotate/review/", annotate.annotate_review, name="annotate_review"),
     path("annotate/campaigns/<int:campaign_id>/next/", annotate.annotate_continue, name="annotate_continue"),
     path("annotate/<uuid:public_id>/", annotate.annotate_item, name="annotate_item"),
     path("annotate/<uuid:public_id>/skip/", annotate.annotate_skip, name="annotate_skip"),
+    path("annotate/<uuid:public_id>/previous/", annotate.annotate_previous, name="annotate_previous"),
 ]

@@ -161,7 +161,8 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "home"
+# Annotators land on their campaigns, everyone else on the datasets (annotation.views.annotate).
+LOGIN_REDIRECT_URL = "after_sign_in"
 LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "en-us"

@@ -15,12 +15,15 @@ from django.db.models import Count, Max, OuterRef, Q, Subquery
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.timesince import timesince
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation import services
 from annotation.guidelines import GENERAL_RULES, GUIDELINES, GUIDELINES_BY_CODE
 from annotation.models import ASPECTS, FIRST_ASPECTS, Aspect, Assignment, Campaign
 from scoring.models import Output
+from scoring.views import VIEW_OUTPUTS
 
 # What the annotator can answer for each aspect, in page order, with its keyboard shortcut.
 SIDES = [("left", "A better", "1"), ("tie", "Tie", "2"), ("right", "B better", "3")]
@@ -33,6 +36,9 @@ class JudgementForm(forms.Form):
     version = forms.IntegerField(min_value=0)
     seconds = forms.FloatField(required=False, min_value=0)
     opened_at = forms.FloatField(required=False)
+    # An item reopened from the review list returns there after a save, to the same page of it.
+    return_to = forms.ChoiceField(choices=[("review", "review")], required=False)
+    review_page = forms.IntegerField(required=False, min_value=1)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -108,6 +114,30 @@ def next_url(user, campaign_id):
     if following is None:
         return continue_url(campaign_id)
     return reverse("annotate_item", args=[following.public_id])
+
+
+def review_url(page, public_id):
+    """The review list at ``page``, scrolled to the row of the item just changed."""
+    query = f"?page={page}" if page else ""
+    return f"{reverse('annotate_review')}{query}#item-{public_id}"
+
+
+def previous_assignment(user, assignment):
+    """The item the annotator saved before this one, in the same campaign, or None.
+
+    "Before" is by the last change of a judgement, so pressing "previous" again walks further
+    back through what was saved, whatever the queue order.
+    """
+    saved = (
+        annotator_assignments(user)
+        .filter(item__campaign_id=assignment.item.campaign_id, judgements__isnull=False)
+        .annotate(last_change=Max("judgements__updated_at"))
+    )
+    own_change = assignment.judgements.aggregate(last=Max("updated_at"))["last"]
+    earlier = saved.exclude(pk=assignment.pk)
+    if own_change is not None:
+        earlier = earlier.filter(last_change__lt=own_change)
+    return earlier.order_by("-last_change", "-pk").first()
 
 
 def shown_triples(assignment):
@@ -186,6 +216,16 @@ def render_item(request, assignment, *, posted=None, error="", status=200):
 
 @login_required
 @require_GET
+def after_sign_in(request):
+    """Where signing in leads: staff and researchers to the datasets; annotators, who may not open
+    the dataset pages (they name the systems), to their campaigns and "continue"."""
+    if request.user.is_staff or request.user.has_perm(VIEW_OUTPUTS):
+        return redirect("home")
+    return redirect("annotate_home")
+
+
+@login_required
+@require_GET
 def annotator_home(request):
     campaigns = annotator_campaigns(request.user).annotate(
         assigned=Count("items__assignments", filter=Q(items__assignments__annotator=request.user)),
@@ -252,8 +292,12 @@ def annotate_item(request, public_id):
 
     item_url = reverse("annotate_item", args=[assignment.public_id])
     # A finished stage of the pair moves on; a change that finishes nothing stays on the page.
+    # An item reopened from the review list goes back there instead, whatever the save finished.
     moves_on = saved.is_done or saved.completed_first_aspects
-    following = next_url(request.user, assignment.item.campaign_id) if moves_on else None
+    if form.cleaned_data["return_to"] == "review":
+        following = review_url(form.cleaned_data["review_page"], assignment.public_id)
+    else:
+        following = next_url(request.user, assignment.item.campaign_id) if moves_on else None
     message = saved_message(saved)
     if wants_json:
         return JsonResponse(
@@ -296,17 +340,66 @@ def annotate_skip(request, public_id):
 
 @login_required
 @require_GET
+def annotate_previous(request, public_id):
+    assignment = get_own_assignment_to_save(request, public_id)
+    previous = previous_assignment(request.user, assignment)
+    if previous is None:
+        messages.info(request, "Nothing saved before this item in this campaign.")
+        return redirect("annotate_item", assignment.public_id)
+    return redirect("annotate_item", previous.public_id)
+
+
+# What the review list shows for a choice, as the annotator saw it.
+SHOWN_CHOICES = {"left": "A", "tie": "tie", "right": "B"}
+
+
+def review_rows(assignments):
+    """Each assignment with what tells it apart in the review list: the choices as shown on its
+    page (A, tie or B, in aspect order; None where not given) and how long ago it last changed."""
+    now, rows = timezone.now(), list(assignments)
+    for assignment in rows:
+        given = {judgement.aspect: judgement.label for judgement in assignment.judgements.all()}
+        assignment.choices = [
+            (Aspect(code).label, SHOWN_CHOICES[assignment.canonical_to_shown(given[code])] if code in given else None)
+            for code in ASPECTS
+        ]
+        age = now - assignment.last_change
+        assignment.changed_ago = "just now" if age.total_seconds() < 60 else f"{timesince(assignment.last_change, now)} ago"
+    return rows
+
+
+@login_required
+@require_GET
 def annotate_review(request):
-    """Items the annotator has judged, most recently changed first, to reopen and change."""
+    """Items the annotator has judged, most recently changed first, to reopen and change.
+
+    Each row says where the item sits in the queue and which pair of its text it is, since
+    the pairs of one text share the same excerpt."""
     judged = (
         annotator_assignments(request.user)
         .filter(judgements__isnull=False)
         .select_related("item__campaign", "item__text")
-        .annotate(judged=Count("judgements"), last_change=Max("judgements__updated_at"))
+        .prefetch_related("judgements")
+        .annotate(
+            judged=Count("judgements"),
+            last_change=Max("judgements__updated_at"),
+            queue_size=_queue_count(),
+            queue_number=_queue_count(queue_position__lte=OuterRef("queue_position")),
+            text_pairs=_queue_count(item__text_id=OuterRef("item__text_id")),
+            pair_number=_queue_count(
+                item__text_id=OuterRef("item__text_id"), queue_position__lte=OuterRef("queue_position")
+            ),
+        )
         .order_by("-last_change", "-pk")
     )
     page = Paginator(judged, REVIEW_PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "annotation/annotate_review.html", {"page": page, "aspect_count": len(ASPECTS)})
+    context = {
+        "page": page,
+        "rows": review_rows(page.object_list),
+        "aspect_count": len(ASPECTS),
+        "aspect_names": [Aspect(code).label for code in ASPECTS],
+    }
+    return render(request, "annotation/annotate_review.html", context)
 
 
 @login_required

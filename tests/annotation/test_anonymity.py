@@ -25,8 +25,11 @@ ID_FIELDS = re.compile(
 )
 DATA_ATTRIBUTE = re.compile(r"\b(data-[a-z-]+)")
 INPUT_NAME = re.compile(r'<input[^>]*\bname="([^"]+)"')
-ALLOWED_DATA_ATTRIBUTES = {"data-public-id", "data-stage", "data-aspect", "data-show-shortcuts"}
-ALLOWED_INPUTS = {"csrfmiddlewaretoken", "version", "opened_at", "seconds", *ASPECTS}
+# data-gold lists the numbers, in the page's gold list, of the gold triples a triple nearly equals.
+ALLOWED_DATA_ATTRIBUTES = {
+    "data-public-id", "data-stage", "data-aspect", "data-show-shortcuts", "data-aspect-step", "data-gold"
+}
+ALLOWED_INPUTS = {"csrfmiddlewaretoken", "version", "opened_at", "seconds", "return_to", "review_page", *ASPECTS}
 NOT_CRAWLED = ("/static/", "/accounts/logout/")
 
 

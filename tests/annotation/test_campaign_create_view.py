@@ -142,3 +142,16 @@ def test_duplicate_names_are_refused(admin_client, setup):
     response = admin_client.post(URL, form_data(dataset, systems, people))
     assert "A campaign with this name exists already." in response.content.decode()
     assert Campaign.objects.count() == 1
+
+
+def test_systems_carry_their_datasets_and_one_from_elsewhere_is_refused_by_name(admin_client, setup):
+    dataset, systems, people = setup
+    other, other_systems = make_dataset(name="Other news", texts=3, systems=("Solo-Other-System",))
+    page = admin_client.get(URL).content.decode()
+    # Each checkbox names its datasets for the script; the label names them for a reader without it.
+    assert f'data-datasets="{other.pk}"' in page and f"Solo-Other-System ({other.name})" in page
+    response = admin_client.post(URL, form_data(dataset, [*systems[:2], *other_systems], people))
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert f"Solo-Other-System has no outputs in {dataset.name}: choose among" in body
+    assert not Campaign.objects.exists()

@@ -3,38 +3,15 @@ aspects of each pair, then completeness of each against the revealed gold; a rel
 network failure lose nothing; the first four are locked once the gold is shown; the campaign
 page then shows the right counts."""
 
-import os
-from pathlib import Path
-
 import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
 from annotation.models import Assignment, Judgement, Label
 from tests.annotation.annotator_fixtures import make_annotation_setup, make_user
+from tests.browser.annotator_pages import press, screenshot_dir, sign_in  # noqa: F401
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def screenshot_dir(tmp_path):
-    """Where the page screenshots go: GENRES_SCREENSHOT_DIR when set (to look at them), else a tmp dir."""
-    directory = Path(os.environ.get("GENRES_SCREENSHOT_DIR") or tmp_path)
-    directory.mkdir(parents=True, exist_ok=True)
-    return directory
-
-
-def sign_in(page, base_url, username, password):
-    page.goto(f"{base_url}{reverse('login')}")
-    page.fill("#id_username", username)
-    page.fill("#id_password", password)
-    page.click("main button[type=submit]")
-    page.wait_for_url(f"{base_url}{reverse('home')}")
-
-
-def press(page, *keys):
-    for key in keys:
-        page.keyboard.press(key)
 
 
 def checked(page, aspect):
@@ -72,12 +49,12 @@ def test_keyboard_annotation_flow(live_server, page, screenshot_dir, admin_user)
     base = live_server.url
 
     sign_in(page, base, "kim", "kim-pass-123")
-    page.click("nav.mainnav >> text=Annotate")
+    expect(page).to_have_url(f"{base}{reverse('annotate_home')}")
     expect(page.locator(".campaign-card")).to_contain_text("0 of 9 done")
     page.screenshot(path=screenshot_dir / "annotate-home.png", full_page=True)
     page.click("text=Start")
 
-    # Pair 1: four aspects with 1 / 2 / 3 / ←, Enter; no gold yet: pair 2 comes next.
+    # Pair 1: four aspects with 1 / 2 / 3 / 1, Enter; no gold yet: pair 2 comes next.
     wait_for_item(page, base, first)
     expect(page.locator(".gold-card")).to_have_count(0)
     expect(page.locator(".stage-note")).to_contain_text("pair 1 of 3")
@@ -95,19 +72,19 @@ def test_keyboard_annotation_flow(live_server, page, screenshot_dir, admin_user)
     press(page, "1", "2", "3")
     expect(current_aspect(page)).to_have_attribute("data-aspect", "gs")
     page.screenshot(path=screenshot_dir / "annotate-item-before-gold.png", full_page=True)
-    press(page, "ArrowLeft", "Enter")
+    press(page, "1", "Enter")
 
     # Pair 2: two choices, reload, the choices come back; Backspace corrects one; a failed request keeps them.
     wait_for_item(page, base, second)
     expect(page.locator(".gold-card")).to_have_count(0)
-    press(page, "3", "ArrowDown")
+    press(page, "3", "2")
     expect(page.locator(".save-status")).to_have_text("Not saved yet.")
     page.reload()
     expect(page.locator(".save-status")).to_contain_text("Unsaved choices restored")
     expect(checked(page, "ts")).to_have_value("right")
     expect(checked(page, "us")).to_have_value("tie")
     expect(current_aspect(page)).to_have_attribute("data-aspect", "fs")
-    press(page, "3", "Backspace", "2", "ArrowRight")
+    press(page, "3", "Backspace", "2", "3")
     expect(checked(page, "fs")).to_have_value("tie")
     page.route("**/annotate/*/", lambda route: route.abort() if route.request.method == "POST" else route.continue_())
     press(page, "Enter")
@@ -131,9 +108,9 @@ def test_keyboard_annotation_flow(live_server, page, screenshot_dir, admin_user)
     expect(current_aspect(page)).to_have_attribute("data-aspect", "cs")
     expect(checked(page, "us")).to_have_value("tie")
     page.screenshot(path=screenshot_dir / "annotate-item-completeness.png", full_page=True)
-    press(page, "ArrowRight", "Enter")
+    press(page, "3", "Enter")
     wait_for_item(page, base, second)
-    press(page, "ArrowDown", "Enter")
+    press(page, "2", "Enter")
     wait_for_item(page, base, third)
     press(page, "1", "Enter")
 
@@ -144,14 +121,15 @@ def test_keyboard_annotation_flow(live_server, page, screenshot_dir, admin_user)
     expect(page.locator(".messages")).to_contain_text("Every item of Pilot study is judged")
     expect(page.locator(".campaign-card")).to_contain_text("9 of 9 done")
 
-    # Edit pair 1 from the review list: its first four are final, completeness can still change.
+    # Edit pair 1 from the review list: its first four are final, completeness can still change,
+    # and the save returns to the review list.
     page.click("text=Review my judgements")
-    page.click(f'a[href="{reverse("annotate_item", args=[first.public_id])}"]')
-    wait_for_item(page, base, first)
+    page.click(f'#item-{first.public_id} a.reopen')
+    page.wait_for_url(f"{base}{reverse('annotate_item', args=[first.public_id])}?from=review")
     press(page, "Backspace", "Backspace")
     expect(current_aspect(page)).to_have_attribute("data-aspect", "cs")
     press(page, "2", "Enter")
-    page.wait_for_url(f"{base}{reverse('annotate_home')}")
+    page.wait_for_url(f"{base}{reverse('annotate_review')}#item-{first.public_id}")
 
     first_labels = dict(Judgement.objects.filter(assignment=first).values_list("aspect", "label"))
     left, right = (Label.A, Label.B) if first.a_on_left else (Label.B, Label.A)

@@ -1,5 +1,6 @@
 /* Item page of GENRES Arena: keyboard shortcuts, saving with fetch, unsaved choices kept in
- * sessionStorage, and highlighting of a triple's subject and object in the source text.
+ * sessionStorage, highlighting of a triple's subject and object in the source text and of its
+ * near matches with the gold, and the sticky text's height for the headers that stick below it.
  * The page works as a plain form without this script; everything here is an enhancement. */
 (function () {
   "use strict";
@@ -11,12 +12,16 @@
   }
 
   const storageKey = "genres-annotate:" + root.dataset.publicId;
+  const source = document.getElementById("source-text");
+  const sourceText = source.textContent;
   // Locked aspects (final once a text's reference triples are shown) are neither chosen nor sent.
   const fieldsets = Array.from(form.querySelectorAll("fieldset.aspect:not([disabled])"));
   const saveButton = form.querySelector("button[type=submit]");
   const status = form.querySelector(".save-status");
   const shortcuts = document.getElementById("shortcuts");
-  const SIDE_BY_KEY = { "1": "left", "2": "tie", "3": "right", ArrowLeft: "left", ArrowDown: "tie", ArrowRight: "right" };
+  // Digits only: the arrow keys, Page Up/Down and Space stay with scrolling.
+  const SIDE_BY_KEY = { "1": "left", "2": "tie", "3": "right" };
+  const position = form.querySelector(".aspect-position");
   let current = 0;
   let saving = false;
 
@@ -58,6 +63,9 @@
       fieldset.classList.toggle("current", position === current);
     });
     saveButton.classList.toggle("ready", current === fieldsets.length);
+    root.classList.toggle("all-chosen", current === fieldsets.length);
+    position.textContent =
+      current < fieldsets.length ? "Aspect " + (current + 1) + " of " + fieldsets.length : "Ready to save";
     if (scroll) {
       const target = current < fieldsets.length ? fieldsets[current] : saveButton;
       target.scrollIntoView({ block: "nearest", behavior: "smooth" });
@@ -207,9 +215,23 @@
     }
   });
 
+  form.querySelectorAll("[data-aspect-step]").forEach(function (button) {
+    button.addEventListener("click", function () {
+      setCurrent(current + Number(button.dataset.aspectStep), true);
+    });
+  });
+
   // ---- Keyboard.
   function isInteractive(element) {
     return Boolean(element.closest("a, button, summary, textarea, select, input:not([type=radio])"));
+  }
+
+  const skipForm = document.getElementById("skip-form");
+  const previousItem = document.getElementById("previous-item");
+  const SCROLL_STEP = 60;
+
+  function scrollTextBox(direction) {
+    source.scrollBy({ top: direction * source.clientHeight * 0.8, behavior: "smooth" });
   }
 
   function toggleShortcuts() {
@@ -232,13 +254,33 @@
     if (shortcuts.open) {
       return;
     }
+    const onRadio = event.target.matches && event.target.matches("input[type=radio]");
+    if (onRadio && (event.key === "ArrowUp" || event.key === "ArrowDown")) {
+      // A focused radio would take these to change the choice: they scroll, as everywhere else.
+      event.preventDefault();
+      window.scrollBy({ top: event.key === "ArrowUp" ? -SCROLL_STEP : SCROLL_STEP });
+      return;
+    }
     const side = SIDE_BY_KEY[event.key];
+    const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
     if (side) {
       event.preventDefault();
       choose(side);
     } else if (event.key === "Backspace") {
       event.preventDefault();
       setCurrent(current - 1, true);
+    } else if (key === "n") {
+      event.preventDefault();
+      setCurrent(current + 1, true);
+    } else if (key === "t") {
+      event.preventDefault();
+      scrollTextBox(event.shiftKey ? -1 : 1);
+    } else if (key === "s" && skipForm) {
+      event.preventDefault();
+      skipForm.requestSubmit();
+    } else if (key === "p") {
+      event.preventDefault();
+      window.location.assign(previousItem.href);
     } else if (event.key === "Enter" && !isInteractive(event.target)) {
       event.preventDefault();
       save();
@@ -251,8 +293,6 @@
 
   // ---- Hovering a triple marks its subject and object in the source text. The text is rebuilt
   // from text nodes and <mark> elements filled with textContent: no HTML is ever parsed.
-  const source = document.getElementById("source-text");
-  const sourceText = source.textContent;
 
   function escapeRegExp(value) {
     return value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -294,29 +334,92 @@
     fragment.append(document.createTextNode(sourceText.slice(position)));
     source.replaceChildren(fragment);
     triple.classList.toggle("not-in-text", ranges.length === 0);
+    const first = source.querySelector("mark");
+    if (first) {
+      // The text box scrolls on its own (never the page) to the first mark, if it is out of view.
+      const top = first.offsetTop;
+      if (top < source.scrollTop || top + first.offsetHeight > source.scrollTop + source.clientHeight) {
+        source.scrollTop = Math.max(0, top - source.clientHeight / 3);
+      }
+    }
+  }
+
+  // ---- Near matches: an extracted triple names (data-gold) the gold triples it soft-matches,
+  // by their numbers in the gold list; a gold triple's matches are the triples that name it.
+  const goldTriples = Array.from(document.querySelectorAll(".gold-card li.triple"));
+  const sideTriples = Array.from(document.querySelectorAll(".side li.triple[data-gold]"));
+
+  function goldNumbers(triple) {
+    return triple.dataset.gold.split(" ");
+  }
+
+  function nearMatches(triple) {
+    const goldIndex = goldTriples.indexOf(triple);
+    if (goldIndex !== -1) {
+      const number = String(goldIndex + 1);
+      return sideTriples.filter(function (candidate) {
+        return goldNumbers(candidate).indexOf(number) !== -1;
+      });
+    }
+    if (!triple.dataset.gold) {
+      return [];
+    }
+    return goldNumbers(triple).map(function (number) {
+      return goldTriples[Number(number) - 1];
+    });
+  }
+
+  function markMatches(triple) {
+    const matches = nearMatches(triple);
+    matches.forEach(function (match) {
+      match.classList.add("near-match");
+    });
+    if (goldTriples.length) {
+      triple.classList.add(matches.length ? "has-match" : "no-match");
+    }
   }
 
   function clearHighlight() {
     source.textContent = sourceText;
+    document.querySelectorAll(".near-match, .has-match, .no-match").forEach(function (element) {
+      element.classList.remove("near-match", "has-match", "no-match");
+    });
+  }
+
+  function point(triple) {
+    clearHighlight();
+    highlight(triple);
+    markMatches(triple);
   }
 
   document.querySelectorAll("li.triple").forEach(function (triple) {
     triple.addEventListener("mouseenter", function () {
-      highlight(triple);
+      point(triple);
     });
     triple.addEventListener("focus", function () {
-      highlight(triple);
+      point(triple);
     });
     triple.addEventListener("mouseleave", clearHighlight);
     triple.addEventListener("blur", clearHighlight);
   });
 
+  // ---- The text stays in view above the triples; the extractions' headers stick just below it,
+  // and on a phone the page leaves room for the choices docked at the bottom.
+  const textCard = document.getElementById("text-card");
+  const panel = document.getElementById("annotate-panel");
+  if (window.ResizeObserver) {
+    const sizes = new ResizeObserver(function () {
+      root.style.setProperty("--text-card-height", textCard.offsetHeight + "px");
+      root.style.setProperty("--panel-height", panel.offsetHeight + "px");
+    });
+    sizes.observe(textCard);
+    sizes.observe(panel);
+  }
+
   root.classList.add("enhanced");
   restore();
-  setCurrent(firstUnanswered(), false);
-  const gold = document.querySelector(".gold-card");
-  if (gold && fieldsets[current] && fieldsets[current].dataset.aspect === "cs") {
-    // Just revealed: bring the reference triples into view, next to the extractions.
-    gold.scrollIntoView({ block: "nearest" });
-  }
+  // A reopened item with every aspect answered starts at its first one, so that the question
+  // (docked at the bottom on a phone) is there to change; Enter saves from anywhere.
+  const unanswered = firstUnanswered();
+  setCurrent(unanswered === fieldsets.length ? 0 : unanswered, false);
 })();
