@@ -30,6 +30,8 @@ from functools import partial
 from itertools import product
 from typing import Protocol
 
+import openai
+
 from scoring.genres import prompts
 from scoring.genres.cache import InMemoryRequestCache, request_key
 from scoring.genres.openai_backend import (
@@ -37,6 +39,7 @@ from scoring.genres.openai_backend import (
     MalformedResponse,
     OpenAIService,
     RequestFailed,
+    SendInstead,
     Usage,
     environment,
 )
@@ -221,9 +224,14 @@ class HeuristicJudge:
 
 COMPLETIONS = "completions"
 CHAT = "chat"
-# Cache look-ups, requests and cache writes go chunk by chunk: an interrupted run keeps what
-# it has paid for, and progress is reported between chunks.
+# Cache writes and progress reports go every this many replies: an interrupted run keeps what
+# it has paid for, and progress moves while the requests stream.
 DEFAULT_CHUNK_SIZE = 256
+# Prompts per request on the completions API, which takes a list of prompts (OpenAI, vLLM,
+# llama.cpp): one request then carries that many judgements. Chat takes one conversation.
+DEFAULT_BATCH_SIZE = 16
+# What an endpoint that takes one prompt answers to a list: a refused request.
+LIST_REFUSALS = (openai.BadRequestError, openai.UnprocessableEntityError)
 
 
 @dataclass(frozen=True)
@@ -236,17 +244,22 @@ class OpenAIJudge:
     """An LLM judge behind an OpenAI-compatible endpoint, at temperature 0.
 
     ``*-instruct`` models get the completions API, others chat (``api`` or GENRES_JUDGE_API
-    overrides). Every reply is cached by (model, request); identical questions in a batch are
-    asked once. ``progress(done, total)``, if given, is called between chunks, outside the
-    event loop. Other keyword arguments configure the ``OpenAIService`` (endpoint, key,
-    concurrency, retries, rate limiter).
+    overrides). Every reply is cached by (model, request) one prompt at a time, whether it
+    came alone or in a batch; identical questions in a batch are asked once. On the
+    completions API, ``batch_size`` prompts (GENRES_JUDGE_BATCH_SIZE) go in one request; an
+    endpoint that refuses a list is then asked one prompt at a time, for the rest of this
+    judge's life (``lists_refused``). ``progress(done, total)``, if given, is called every
+    ``chunk_size`` replies and at the end, from the caller's thread. Other keyword arguments
+    configure the ``OpenAIService`` (endpoint, key, concurrency, retries, rate limiter).
     """
 
     name = "openai"
     prompt_version = prompts.PROMPT_VERSION
     heuristic = False
 
-    def __init__(self, model=None, api=None, cache=None, progress=None, chunk_size=DEFAULT_CHUNK_SIZE, **service):
+    def __init__(
+        self, model=None, api=None, cache=None, progress=None, chunk_size=DEFAULT_CHUNK_SIZE, batch_size=None, **service
+    ):
         self.model = model or environment("GENRES_JUDGE_MODEL", DEFAULT_JUDGE_MODEL)
         api = api or environment("GENRES_JUDGE_API", "auto")
         if api == "auto":
@@ -254,6 +267,12 @@ class OpenAIJudge:
         if api not in (COMPLETIONS, CHAT):
             raise ValueError(f"unknown API {api!r}; choose auto, {COMPLETIONS} or {CHAT}")
         self.api = api
+        if batch_size is None:
+            batch_size = environment("GENRES_JUDGE_BATCH_SIZE", DEFAULT_BATCH_SIZE, int)
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        self.batch_size = batch_size if api == COMPLETIONS else 1
+        self.lists_refused = False
         self.cache = cache if cache is not None else InMemoryRequestCache()
         self.progress = progress
         self.chunk_size = chunk_size
@@ -284,6 +303,8 @@ class OpenAIJudge:
         return verdicts
 
     def count_requests(self, pairs, task):
+        """Distinct questions, and how many the cache holds; ``requests`` counts questions, so
+        with batching fewer HTTP requests carry them."""
         keys = {request_key(self.model, payload) for payload in self._payloads(pairs, task)}
         return RequestCount(judgements=len(pairs), requests=len(keys), cached=len(self.cache.get_many(keys)))
 
@@ -304,23 +325,44 @@ class OpenAIJudge:
         return [{"messages": prompt.as_messages(), **parameters} for prompt in built]
 
     def _replies(self, payloads):
+        """One reply per payload: from the cache, else streamed from the endpoint and cached."""
         keys = [request_key(self.model, payload) for payload in payloads]
         payload_of = dict(zip(keys, payloads))
-        distinct = list(payload_of)
-        replies = {}
-        for start in range(0, len(distinct), self.chunk_size):
-            chunk = distinct[start : start + self.chunk_size]
-            cached = self.cache.get_many(chunk)
-            self.service.usage.cache_hits += len(cached)
-            replies.update((key, _Reply(text=value["reply"])) for key, value in cached.items())
-            missing = [key for key in chunk if key not in cached]
-            responses = self.service.run([self._request(payload_of[key]) for key in missing])
-            fresh = {key: self._read(response) for key, response in zip(missing, responses)}
-            replies.update(fresh)
+        replies = {key: _Reply(text=value["reply"]) for key, value in self.cache.get_many(payload_of).items()}
+        self.service.usage.cache_hits += len(replies)
+        missing = [key for key in payload_of if key not in replies]
+        fresh = {}
+        reported = None
+
+        def store():
+            nonlocal reported
             self.cache.set_many({key: {"reply": reply.text} for key, reply in fresh.items() if not reply.error})
+            fresh.clear()
+            reported = len(replies)
             if self.progress:
-                self.progress(min(start + self.chunk_size, len(distinct)), len(distinct))
+                self.progress(reported, len(payload_of))
+
+        for batch, response in self.service.stream(self._requests(missing, payload_of)):
+            for key, reply in zip(batch, self._read(response, len(batch))):
+                replies[key] = fresh[key] = reply
+            if len(fresh) >= self.chunk_size:
+                store()
+        if reported != len(replies):
+            store()
         return [replies[key] for key in keys]
+
+    def _requests(self, keys, payload_of):
+        """``(keys, request)`` pairs for the service, built as it asks for them: a batch of up to
+        ``batch_size`` prompts while the endpoint takes lists, single prompts once it refused one."""
+        start = 0
+        while start < len(keys):
+            size = 1 if self.lists_refused else self.batch_size
+            batch = tuple(keys[start : start + size])
+            start += size
+            if size == 1:
+                yield batch, self._request(payload_of[batch[0]])
+            else:
+                yield batch, partial(self._create_completions, batch=batch, payloads=[payload_of[key] for key in batch])
 
     def _request(self, payload):
         create = self._create_completion if self.api == COMPLETIONS else self._create_chat
@@ -329,15 +371,32 @@ class OpenAIJudge:
     async def _create_completion(self, client, payload):
         return _with_choices(await client.completions.create(model=self.model, **payload))
 
+    async def _create_completions(self, client, batch, payloads):
+        """Several prompts in one request (the payloads of one task share their parameters).
+
+        A refusal, or an answer without exactly one choice per prompt, means the endpoint does
+        not take lists: the prompts are sent one by one instead, and so is every later batch.
+        """
+        try:
+            batched = {**payloads[0], "prompt": [payload["prompt"] for payload in payloads]}
+            response = await client.completions.create(model=self.model, **batched)
+        except LIST_REFUSALS:
+            response = None
+        if response is None or sorted(choice.index for choice in response.choices) != list(range(len(batch))):
+            self.lists_refused = True
+            raise SendInstead([((key,), self._request(payload)) for key, payload in zip(batch, payloads)])
+        return response
+
     async def _create_chat(self, client, payload):
         return _with_choices(await client.chat.completions.create(model=self.model, **payload))
 
-    def _read(self, response):
+    def _read(self, response, count):
+        """The replies to the ``count`` prompts of one request, in order."""
         if isinstance(response, RequestFailed):
-            return _Reply(error=prompts.keep_reply(response.error))
-        choice = response.choices[0]
-        text = choice.text if self.api == COMPLETIONS else choice.message.content
-        return _Reply(text=(text or "").strip())
+            return [_Reply(error=prompts.keep_reply(response.error))] * count
+        choices = sorted(response.choices, key=lambda choice: choice.index)
+        texts = [choice.text if self.api == COMPLETIONS else choice.message.content for choice in choices]
+        return [_Reply(text=(text or "").strip()) for text in texts]
 
 
 def _with_choices(response):
