@@ -63,11 +63,11 @@ def lda_cache_dir():
     return settings.VAR_DIR / "lda"
 
 
-def make_judge(name, cache):
+def make_judge(name, cache, templates=()):
     if name == "heuristic":
         return get_judge(name)
     # The Redis client makes a configured requests-per-minute limit shared by every worker.
-    return get_judge(name, cache=cache, redis_client=redis.Redis.from_url(settings.REDIS_URL))
+    return get_judge(name, cache=cache, templates=templates, redis_client=redis.Redis.from_url(settings.REDIS_URL))
 
 
 class RunScorer:
@@ -77,7 +77,7 @@ class RunScorer:
         score_settings = run.settings_object()
         self.cache = DatabaseRequestCache()
         self.embedder = get_embedder(score_settings.embedder, cache=self.cache)
-        self.judge = make_judge(score_settings.judge, self.cache)
+        self.judge = make_judge(score_settings.judge, self.cache, score_settings.judge_templates())
         topic_model = None
         if "ts" in run.metrics:
             texts = run.dataset.texts.order_by("position").values_list("content", flat=True)
@@ -397,7 +397,7 @@ def run_in_process(run, on_chunk=None):
 # Estimates --------------------------------------------------------------------------------
 
 
-def estimate_judge_requests(dataset, systems, metrics, judge_name):
+def estimate_judge_requests(dataset, systems, metrics, judge_name, templates=()):
     """What the judge would be asked for fs and gs, and how much of it the cache already holds."""
     tasks = [task for metric, task in (("fs", SUPPORT), ("gs", SPLIT)) if metric in metrics]
     if not tasks:
@@ -409,7 +409,7 @@ def estimate_judge_requests(dataset, systems, metrics, judge_name):
         )
         for triple in triples
     ]
-    judge = make_judge(judge_name, DatabaseRequestCache())
+    judge = make_judge(judge_name, DatabaseRequestCache(), templates)
     counts = [judge.count_requests(pairs, task) for task in tasks]
     return RequestCount(
         judgements=sum(count.judgements for count in counts),

@@ -4,6 +4,7 @@ from django import forms
 
 from scoring.genres.embedders import EMBEDDERS
 from scoring.genres.judges import JUDGES
+from scoring.genres.prompts import MAX_TEMPLATE_CHARS, TEMPLATE_PLACEHOLDERS, PromptTemplate, TemplateError
 from scoring.genres.scorer import METRICS, ScoreSettings
 from scoring.models import System
 from scoring.runs import DEFAULT_CHUNK_TEXTS
@@ -33,6 +34,22 @@ class RunForm(forms.Form):
     )
     embedder = forms.ChoiceField(choices=[(name, EMBEDDER_LABELS.get(name, name)) for name in EMBEDDERS])
     judge = forms.ChoiceField(choices=[(name, JUDGE_LABELS.get(name, name)) for name in JUDGES])
+    fs_prompt = forms.CharField(
+        label="Factualness prompt template",
+        required=False,
+        strip=False,
+        max_length=MAX_TEMPLATE_CHARS,
+        widget=forms.Textarea(attrs={"rows": 4, "class": "mono"}),
+        help_text="Optional, openai judge: the whole prompt, with $TEXT$ and $TRIPLE$. Empty: the app's own prompt.",
+    )
+    gs_prompt = forms.CharField(
+        label="Granularity prompt template",
+        required=False,
+        strip=False,
+        max_length=MAX_TEMPLATE_CHARS,
+        widget=forms.Textarea(attrs={"rows": 4, "class": "mono"}),
+        help_text="Optional, openai judge: the whole prompt, with $TRIPLE$. Empty: the app's own prompt.",
+    )
     chunk_texts = forms.IntegerField(
         label="Texts per chunk",
         min_value=1,
@@ -59,5 +76,31 @@ class RunForm(forms.Form):
         data = self.cleaned_data
         return list(data["systems"]), data["metrics"], data["embedder"], data["judge"]
 
+    def clean(self):
+        cleaned = super().clean()
+        for aspect in TEMPLATE_PLACEHOLDERS:
+            text = cleaned.get(f"{aspect}_prompt")
+            if not text or not text.strip():
+                continue
+            if cleaned.get("judge") != "openai":
+                self.add_error(f"{aspect}_prompt", "A prompt template needs the openai judge.")
+                continue
+            try:
+                PromptTemplate(aspect, text)
+            except TemplateError as error:
+                self.add_error(f"{aspect}_prompt", str(error))
+        return cleaned
+
+    def prompt_templates(self):
+        """{aspect: template text} of the templates given; {} before the form is valid."""
+        if not self.is_bound or not self.is_valid():
+            return {}
+        texts = {aspect: self.cleaned_data[f"{aspect}_prompt"] for aspect in TEMPLATE_PLACEHOLDERS}
+        return {aspect: text for aspect, text in texts.items() if text.strip()}
+
     def score_settings(self):
-        return ScoreSettings(embedder=self.cleaned_data["embedder"], judge=self.cleaned_data["judge"])
+        return ScoreSettings(
+            embedder=self.cleaned_data["embedder"],
+            judge=self.cleaned_data["judge"],
+            prompt_templates=self.prompt_templates(),
+        )

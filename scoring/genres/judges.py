@@ -19,7 +19,8 @@ display, and is counted by the caller; it never stops the batch.
 Two judges are registered (``get_judge``):
 
 - ``heuristic``: offline rules, no LLM; ``heuristic=True`` so pages label its scores as such.
-- ``openai``: an LLM behind any OpenAI-compatible endpoint, with the prompts of ``prompts.py``.
+- ``openai``: an LLM behind any OpenAI-compatible endpoint, with the prompts of ``prompts.py`` or
+  a researcher's own prompt templates (``prompts.PromptTemplate``).
 """
 
 import math
@@ -47,6 +48,8 @@ from scoring.genres.openai_backend import (
 SUPPORT = "support"
 SPLIT = "split"
 TASKS = (SUPPORT, SPLIT)
+# The aspect each task scores: prompt templates are given per aspect.
+ASPECT_OF_TASK = {SUPPORT: "fs", SPLIT: "gs"}
 
 
 @dataclass(frozen=True)
@@ -258,7 +261,15 @@ class OpenAIJudge:
     heuristic = False
 
     def __init__(
-        self, model=None, api=None, cache=None, progress=None, chunk_size=DEFAULT_CHUNK_SIZE, batch_size=None, **service
+        self,
+        model=None,
+        api=None,
+        cache=None,
+        progress=None,
+        chunk_size=DEFAULT_CHUNK_SIZE,
+        batch_size=None,
+        templates=(),
+        **service,
     ):
         self.model = model or environment("GENRES_JUDGE_MODEL", DEFAULT_JUDGE_MODEL)
         api = api or environment("GENRES_JUDGE_API", "auto")
@@ -273,6 +284,7 @@ class OpenAIJudge:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         self.batch_size = batch_size if api == COMPLETIONS else 1
         self.lists_refused = False
+        self.templates = {template.aspect: template for template in templates}
         self.cache = cache if cache is not None else InMemoryRequestCache()
         self.progress = progress
         self.chunk_size = chunk_size
@@ -282,9 +294,14 @@ class OpenAIJudge:
     def usage(self):
         return self.service.usage.snapshot()
 
+    @property
+    def prompt_templates(self):
+        """The SHA-256 of each aspect's own prompt template, for provenance; {} with the app's prompts."""
+        return {aspect: template.sha256 for aspect, template in sorted(self.templates.items())}
+
     def check_support(self, pairs):
         verdicts = []
-        for reply in self._replies(self._payloads(pairs, SUPPORT)):
+        for reply in self._replies(self._payloads(pairs, SUPPORT), SUPPORT):
             if reply.error:
                 verdicts.append(SupportVerdict(supported=False, parsed=False, reply="", error=reply.error))
             else:
@@ -294,7 +311,7 @@ class OpenAIJudge:
 
     def split(self, pairs):
         verdicts = []
-        for reply in self._replies(self._payloads(pairs, SPLIT)):
+        for reply in self._replies(self._payloads(pairs, SPLIT), SPLIT):
             if reply.error:
                 verdicts.append(SplitVerdict(n=0, parsed=False, error=reply.error))
             else:
@@ -305,28 +322,38 @@ class OpenAIJudge:
     def count_requests(self, pairs, task):
         """Distinct questions, and how many the cache holds; ``requests`` counts questions, so
         with batching fewer HTTP requests carry them."""
-        keys = {request_key(self.model, payload) for payload in self._payloads(pairs, task)}
+        keys = {self._key(payload, task) for payload in self._payloads(pairs, task)}
         return RequestCount(judgements=len(pairs), requests=len(keys), cached=len(self.cache.get_many(keys)))
 
     def _payloads(self, pairs, task):
         """The exact request body (less the model) for each pair: what is sent and cached."""
         _check_task(task)
+        max_tokens = prompts.SUPPORT_MAX_TOKENS if task == SUPPORT else prompts.SPLIT_MAX_TOKENS
+        parameters = {"temperature": 0, "max_tokens": max_tokens}
+        template = self.templates.get(ASPECT_OF_TASK[task])
+        if template:
+            rendered = [template.render(text, triple) for text, triple in pairs]
+            if self.api == COMPLETIONS:
+                return [{"prompt": prompt, **parameters, "stop": prompts.COMPLETION_STOP} for prompt in rendered]
+            return [{"messages": [{"role": "user", "content": prompt}], **parameters} for prompt in rendered]
         if task == SUPPORT:
             built = [prompts.support_prompt(text, triple) for text, triple in pairs]
-            max_tokens = prompts.SUPPORT_MAX_TOKENS
         else:
             built = [prompts.split_prompt(triple) for _text, triple in pairs]
-            max_tokens = prompts.SPLIT_MAX_TOKENS
-        parameters = {"temperature": 0, "max_tokens": max_tokens}
         if self.api == COMPLETIONS:
             return [
                 {"prompt": prompt.as_completion(), **parameters, "stop": prompts.COMPLETION_STOP} for prompt in built
             ]
         return [{"messages": prompt.as_messages(), **parameters} for prompt in built]
 
-    def _replies(self, payloads):
+    def _key(self, payload, task):
+        """The cache key of a request: the request itself, and the hash of the template it came from."""
+        template = self.templates.get(ASPECT_OF_TASK[task])
+        return request_key(self.model, {**payload, "template_sha256": template.sha256} if template else payload)
+
+    def _replies(self, payloads, task):
         """One reply per payload: from the cache, else streamed from the endpoint and cached."""
-        keys = [request_key(self.model, payload) for payload in payloads]
+        keys = [self._key(payload, task) for payload in payloads]
         payload_of = dict(zip(keys, payloads))
         replies = {key: _Reply(text=value["reply"]) for key, value in self.cache.get_many(payload_of).items()}
         self.service.usage.cache_hits += len(replies)

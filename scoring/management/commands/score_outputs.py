@@ -8,6 +8,7 @@ from tqdm import tqdm
 
 from scoring.genres.embedders import EMBEDDERS
 from scoring.genres.judges import JUDGES
+from scoring.genres.prompts import TEMPLATE_PLACEHOLDERS, PromptTemplate
 from scoring.genres.scorer import METRICS, ScoreSettings
 from scoring.jobs import enqueue_run, run_in_process
 from scoring.models import Dataset, System
@@ -38,6 +39,13 @@ class Command(BaseCommand):
         )
         parser.add_argument("--embedder", choices=list(EMBEDDERS), default="hashing")
         parser.add_argument("--judge", choices=list(JUDGES), default="heuristic")
+        for aspect, placeholders in TEMPLATE_PLACEHOLDERS.items():
+            parser.add_argument(
+                f"--{aspect}-prompt",
+                metavar="FILE",
+                help=f"The {aspect} judge prompt from this template file (UTF-8, with {' and '.join(placeholders)}; "
+                "the openai judge only); default: the app's own prompt.",
+            )
         parser.add_argument(
             "--chunk-texts", type=int, default=DEFAULT_CHUNK_TEXTS, help="Texts per chunk (one job each)."
         )
@@ -50,13 +58,20 @@ class Command(BaseCommand):
             raise CommandError(f'there is no dataset "{options["dataset"]}"')
         systems = self.systems(dataset, options["systems"], options["no_ground_truth"])
         try:
-            run = ScoringRun.create(
-                dataset,
-                systems,
-                options["metrics"],
-                ScoreSettings(embedder=options["embedder"], judge=options["judge"]),
-                chunk_texts=options["chunk_texts"],
+            templates = [
+                PromptTemplate.from_file(aspect, options[f"{aspect}_prompt"])
+                for aspect in TEMPLATE_PLACEHOLDERS
+                if options[f"{aspect}_prompt"]
+            ]
+            score_settings = ScoreSettings(
+                embedder=options["embedder"],
+                judge=options["judge"],
+                prompt_templates={template.aspect: template.text for template in templates},
             )
+        except ValueError as error:  # TemplateError included
+            raise CommandError(str(error)) from error
+        try:
+            run = ScoringRun.create(dataset, systems, options["metrics"], score_settings, chunk_texts=options["chunk_texts"])
         except RunRefused as error:
             raise CommandError(str(error)) from error
         if not options["sync"]:
