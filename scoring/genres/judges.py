@@ -23,6 +23,7 @@ Two judges are registered (``get_judge``):
   a researcher's own prompt templates (``prompts.PromptTemplate``).
 """
 
+import json
 import math
 import re
 import unicodedata
@@ -58,6 +59,7 @@ class SupportVerdict:
     parsed: bool
     reply: str
     error: str = ""
+    missing: bool = False  # recorded verdicts only: none was recorded for this triple
 
 
 @dataclass(frozen=True)
@@ -67,24 +69,39 @@ class SplitVerdict:
     parsed: bool = True
     reply: str = ""
     error: str = ""
+    missing: bool = False  # recorded verdicts only: none was recorded for this triple
 
     @property
     def score(self):
         return math.exp(-self.n)
 
 
+def _judged(verdicts):
+    """The verdicts that exist; None when the text has triples but none has a verdict."""
+    judged = [verdict for verdict in verdicts if not verdict.missing]
+    return judged if judged or not verdicts else None
+
+
 def factualness(verdicts):
-    """fs of one text: the share of its triples' verdicts that say supported; 0 without triples."""
-    if not verdicts:
-        return 0.0
-    return sum(verdict.supported for verdict in verdicts) / len(verdicts)
+    """fs of one text: the share of its triples' verdicts that say supported; 0 without triples.
+
+    A missing (recorded) verdict is left out; a text with none left is None, out of the mean.
+    """
+    judged = _judged(verdicts)
+    if judged is None:
+        return None
+    return sum(verdict.supported for verdict in judged) / len(judged) if judged else 0.0
 
 
 def granularity(verdicts):
-    """gs of one text: the mean of e^(-n) over its triples' verdicts; 0 without triples."""
-    if not verdicts:
-        return 0.0
-    return sum(verdict.score for verdict in verdicts) / len(verdicts)
+    """gs of one text: the mean of e^(-n) over its triples' verdicts; 0 without triples.
+
+    A missing (recorded) verdict is left out; a text with none left is None, out of the mean.
+    """
+    judged = _judged(verdicts)
+    if judged is None:
+        return None
+    return sum(verdict.score for verdict in judged) / len(judged) if judged else 0.0
 
 
 @dataclass(frozen=True)
@@ -213,6 +230,84 @@ class HeuristicJudge:
         count = len(sub_triples)
         reply = f"{len(subjects)} subject item(s) x {len(objects)} object item(s)"
         return SplitVerdict(n=0 if count == 1 else count, sub_triples=sub_triples, reply=reply)
+
+    def count_requests(self, pairs, task):
+        _check_task(task)
+        return RequestCount(judgements=len(pairs), requests=0, cached=0)
+
+    @property
+    def usage(self):
+        return Usage()
+
+
+# Recorded verdicts --------------------------------------------------------------------------
+
+MISSING_VERDICT = "no recorded verdict for this triple"
+
+
+def triple_key(triple):
+    """How a triple is looked up among recorded verdicts: its elements, exactly, as JSON."""
+    return json.dumps(list(triple), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class RecordedVerdict:
+    """One verdict produced elsewhere: ``supported`` for fs; for gs the judge's ``reply`` (its
+    bracketed sub-triples are counted) or, without a reply, the number ``sub_triples``."""
+
+    aspect: str  # "fs" or "gs"
+    text: str
+    triple: tuple
+    supported: bool | None = None
+    reply: str = ""
+    sub_triples: int | None = None
+
+
+class RecordedJudge:
+    """Verdicts recorded elsewhere (another judge's run, the GENRES authors' release) instead
+    of an LLM: no request is ever sent. A triple without a recorded verdict gets a verdict
+    marked ``missing``, which the scores leave out; ``missing`` counts them.
+
+    Granularity from a recorded reply follows the authors' released code: n = the number of
+    bracketed sub-triples in the reply (``prompts.bracketed_sub_triples``), n = 1 counted as 0.
+    """
+
+    name = "recorded"
+    prompt_version = "recorded"
+    heuristic = False
+
+    def __init__(self, source, verdicts):
+        self.model = source  # the name the verdicts were imported under
+        self._verdicts = {(verdict.aspect, verdict.text, triple_key(verdict.triple)): verdict for verdict in verdicts}
+        self.missing = 0
+
+    def check_support(self, pairs):
+        return [self._support(self._lookup("fs", text, triple)) for text, triple in pairs]
+
+    def split(self, pairs):
+        return [self._split(self._lookup("gs", text, triple)) for text, triple in pairs]
+
+    def _lookup(self, aspect, text, triple):
+        verdict = self._verdicts.get((aspect, text, triple_key(triple)))
+        if verdict is None:
+            self.missing += 1
+        return verdict
+
+    @staticmethod
+    def _support(verdict):
+        if verdict is None:
+            return SupportVerdict(supported=False, parsed=False, reply="", error=MISSING_VERDICT, missing=True)
+        return SupportVerdict(supported=verdict.supported, parsed=True, reply="true" if verdict.supported else "false")
+
+    @staticmethod
+    def _split(verdict):
+        if verdict is None:
+            return SplitVerdict(n=0, parsed=False, error=MISSING_VERDICT, missing=True)
+        if verdict.reply:
+            count = prompts.bracketed_sub_triples(verdict.reply)
+            return SplitVerdict(n=0 if count == 1 else count, reply=prompts.keep_reply(verdict.reply))
+        count = verdict.sub_triples
+        return SplitVerdict(n=0 if count == 1 else count, reply=f"{count} sub-triple(s), recorded")
 
     def count_requests(self, pairs, task):
         _check_task(task)

@@ -227,6 +227,15 @@ def parse_split(reply):
     return (0 if count == 1 else count), sub_triples, True
 
 
+def bracketed_sub_triples(reply):
+    """The number of sub-triples in a granularity reply, as the GENRES authors' released code
+    counts them: the bracketed items, min of the "[" and "]" counts (a stray bracket adds none).
+
+    The caller maps n = 1 to 0, as for every split: a triple that is its own only part is atomic.
+    """
+    return min(reply.count("["), reply.count("]"))
+
+
 def keep_reply(reply):
     """A reply shortened to what is worth storing and showing."""
     return reply if len(reply) <= MAX_KEPT_REPLY_CHARS else reply[:MAX_KEPT_REPLY_CHARS] + " [...]"

@@ -42,6 +42,8 @@ class ScoreSettings:
     relaxed_threshold: float = 0.5
     # A researcher's own judge prompts, {"fs": text, "gs": text}, stored with the run.
     prompt_templates: dict = field(default_factory=dict)
+    # The recorded judge: the source name its verdicts were imported under.
+    verdict_source: str = ""
 
     def __post_init__(self):
         if self.embedding_mode not in EMBEDDING_MODES:
@@ -55,6 +57,8 @@ class ScoreSettings:
         if self.prompt_templates and self.judge != "openai":
             raise ValueError(f"prompt templates are for the openai judge; the {self.judge} judge asks no LLM")
         self.judge_templates()  # a template without its placeholders raises TemplateError here
+        if (self.judge == "recorded") != bool(self.verdict_source):
+            raise ValueError("the recorded judge, and only it, needs the source name of imported verdicts")
 
     def judge_templates(self):
         return templates_from_texts(self.prompt_templates)

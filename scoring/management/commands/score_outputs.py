@@ -38,7 +38,13 @@ class Command(BaseCommand):
             help=f"Comma-separated, of {','.join(METRICS)} (default: all).",
         )
         parser.add_argument("--embedder", choices=list(EMBEDDERS), default="hashing")
-        parser.add_argument("--judge", choices=list(JUDGES), default="heuristic")
+        parser.add_argument(
+            "--judge",
+            choices=[*JUDGES, "recorded"],
+            default="heuristic",
+            help="recorded: verdicts imported with import_verdicts (--verdict-source), no LLM called.",
+        )
+        parser.add_argument("--verdict-source", default="", help="The recorded judge's source name (import_verdicts).")
         for aspect, placeholders in TEMPLATE_PLACEHOLDERS.items():
             parser.add_argument(
                 f"--{aspect}-prompt",
@@ -67,6 +73,7 @@ class Command(BaseCommand):
                 embedder=options["embedder"],
                 judge=options["judge"],
                 prompt_templates={template.aspect: template.text for template in templates},
+                verdict_source=options["verdict_source"],
             )
         except ValueError as error:  # TemplateError included
             raise CommandError(str(error)) from error
@@ -118,10 +125,13 @@ class Command(BaseCommand):
 
     @staticmethod
     def result(run):
-        return {
+        result = {
             "dataset": run.dataset.name,
             "systems": {score.system.name: score.values for score in run.system_scores.select_related("system")},
         }
+        if run.provenance["judge"] == "recorded":
+            result["missing_verdicts"] = run.progress_state()["missing_verdicts"]
+        return result
 
     def print_table(self, run):
         provenance = run.provenance
@@ -135,6 +145,12 @@ class Command(BaseCommand):
         for score in run.system_scores.select_related("system"):
             cells = [self.cell(score.values[column]) for column in TABLE_COLUMNS]
             self.stdout.write(score.system.name[:23].ljust(24) + "".join(c.rjust(w) for c, w in zip(cells, widths)))
+        if provenance["judge"] == "recorded":
+            missing = run.progress_state()["missing_verdicts"]
+            self.stdout.write(
+                f"Recorded verdicts from \"{provenance['judge_model']}\": {missing} triple judgement(s) without a "
+                "verdict, left out of the fs and gs means"
+            )
 
     @staticmethod
     def cell(value):
