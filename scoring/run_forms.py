@@ -27,6 +27,18 @@ EMBEDDER_LABELS = {
 JUDGE_LABELS = {"heuristic": "heuristic: offline rules, no LLM", "openai": "openai: an LLM behind /v1"}
 
 
+def prompt_template_field(aspect, name):
+    placeholders = " and ".join(TEMPLATE_PLACEHOLDERS[aspect])
+    return forms.CharField(
+        label=f"{name} prompt template",
+        required=False,
+        strip=False,
+        max_length=MAX_TEMPLATE_CHARS,
+        widget=forms.Textarea(attrs={"rows": 4, "class": "mono"}),
+        help_text=f"Optional, openai judge: the whole prompt, with {placeholders}. Empty: the app's own prompt.",
+    )
+
+
 class RunForm(forms.Form):
     systems = forms.ModelMultipleChoiceField(queryset=System.objects.none(), widget=forms.CheckboxSelectMultiple)
     metrics = forms.MultipleChoiceField(
@@ -34,22 +46,8 @@ class RunForm(forms.Form):
     )
     embedder = forms.ChoiceField(choices=[(name, EMBEDDER_LABELS.get(name, name)) for name in EMBEDDERS])
     judge = forms.ChoiceField(choices=[(name, JUDGE_LABELS.get(name, name)) for name in JUDGES])
-    fs_prompt = forms.CharField(
-        label="Factualness prompt template",
-        required=False,
-        strip=False,
-        max_length=MAX_TEMPLATE_CHARS,
-        widget=forms.Textarea(attrs={"rows": 4, "class": "mono"}),
-        help_text="Optional, openai judge: the whole prompt, with $TEXT$ and $TRIPLE$. Empty: the app's own prompt.",
-    )
-    gs_prompt = forms.CharField(
-        label="Granularity prompt template",
-        required=False,
-        strip=False,
-        max_length=MAX_TEMPLATE_CHARS,
-        widget=forms.Textarea(attrs={"rows": 4, "class": "mono"}),
-        help_text="Optional, openai judge: the whole prompt, with $TRIPLE$. Empty: the app's own prompt.",
-    )
+    fs_prompt = prompt_template_field("fs", "Factualness")
+    gs_prompt = prompt_template_field("gs", "Granularity")
     chunk_texts = forms.IntegerField(
         label="Texts per chunk",
         min_value=1,

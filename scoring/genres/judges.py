@@ -21,6 +21,9 @@ Two judges are registered (``get_judge``):
 - ``heuristic``: offline rules, no LLM; ``heuristic=True`` so pages label its scores as such.
 - ``openai``: an LLM behind any OpenAI-compatible endpoint, with the prompts of ``prompts.py`` or
   a researcher's own prompt templates (``prompts.PromptTemplate``).
+
+A third, ``RecordedJudge``, answers from verdicts produced elsewhere and imported; a run builds
+one per system from the database (``scoring.verdict_imports``).
 """
 
 import json
@@ -193,7 +196,19 @@ def conjuncts(phrase):
     return parts or [phrase.strip()]
 
 
-class HeuristicJudge:
+class OfflineJudge:
+    """What a judge that sends no request answers about requests and their cost."""
+
+    def count_requests(self, pairs, task):
+        _check_task(task)
+        return RequestCount(judgements=len(pairs), requests=0, cached=0)
+
+    @property
+    def usage(self):
+        return Usage()
+
+
+class HeuristicJudge(OfflineJudge):
     """Offline rules instead of an LLM; every score it gives is marked heuristic.
 
     Support: subject and object must each have at least ``ENTITY_MIN_COVERAGE`` of their
@@ -229,15 +244,7 @@ class HeuristicJudge:
         sub_triples = [[s, relation, o] for s, o in product(subjects, objects)]
         count = len(sub_triples)
         reply = f"{len(subjects)} subject item(s) x {len(objects)} object item(s)"
-        return SplitVerdict(n=0 if count == 1 else count, sub_triples=sub_triples, reply=reply)
-
-    def count_requests(self, pairs, task):
-        _check_task(task)
-        return RequestCount(judgements=len(pairs), requests=0, cached=0)
-
-    @property
-    def usage(self):
-        return Usage()
+        return SplitVerdict(n=prompts.finer_triples(count), sub_triples=sub_triples, reply=reply)
 
 
 # Recorded verdicts --------------------------------------------------------------------------
@@ -263,7 +270,7 @@ class RecordedVerdict:
     sub_triples: int | None = None
 
 
-class RecordedJudge:
+class RecordedJudge(OfflineJudge):
     """Verdicts recorded elsewhere (another judge's run, the GENRES authors' release) instead
     of an LLM: no request is ever sent. A triple without a recorded verdict gets a verdict
     marked ``missing``, which the scores leave out; ``missing`` counts them.
@@ -305,17 +312,9 @@ class RecordedJudge:
             return SplitVerdict(n=0, parsed=False, error=MISSING_VERDICT, missing=True)
         if verdict.reply:
             count = prompts.bracketed_sub_triples(verdict.reply)
-            return SplitVerdict(n=0 if count == 1 else count, reply=prompts.keep_reply(verdict.reply))
+            return SplitVerdict(n=prompts.finer_triples(count), reply=prompts.keep_reply(verdict.reply))
         count = verdict.sub_triples
-        return SplitVerdict(n=0 if count == 1 else count, reply=f"{count} sub-triple(s), recorded")
-
-    def count_requests(self, pairs, task):
-        _check_task(task)
-        return RequestCount(judgements=len(pairs), requests=0, cached=0)
-
-    @property
-    def usage(self):
-        return Usage()
+        return SplitVerdict(n=prompts.finer_triples(count), reply=f"{count} sub-triple(s), recorded")
 
 
 # OpenAI-compatible judge -----------------------------------------------------------------

@@ -209,6 +209,12 @@ def listed_triples(reply):
     return found
 
 
+def finer_triples(count):
+    """n of a triple split into ``count`` parts: n = 1 (the triple is its own only part) counts as
+    0, so an atomic triple is not split."""
+    return 0 if count == 1 else count
+
+
 def parse_split(reply):
     """(n, sub_triples, parsed) from a split reply.
 
@@ -224,7 +230,7 @@ def parse_split(reply):
         count = len(sub_triples)
     else:
         return 0, [], False
-    return (0 if count == 1 else count), sub_triples, True
+    return finer_triples(count), sub_triples, True
 
 
 def bracketed_sub_triples(reply):
