@@ -6,7 +6,8 @@ request, the share of the ceiling that ``in flight / latency`` sets (targets: at
 and at 64 in flight); then prompts batched on the completions API at 16 in flight (target: at
 least 5 times the judgements per second of one prompt per request), and the requests that a
 second identical run sends (target: none, every reply from the cache). The load average is
-printed before and after: the machine is shared.
+printed before and after: the machine is shared. The CPU time the judge's process spends per
+request shows what one worker could reach on a core of its own (1000 / ms per request).
 
     .venv/bin/python -m benchmarks.judge_stage
 """
@@ -37,16 +38,16 @@ def benchmark_pairs(count, run):
 
 
 def timed_run(judge, task, pairs):
-    """(seconds, HTTP requests sent) for judging ``pairs``."""
+    """(seconds, CPU seconds of this process, HTTP requests sent) for judging ``pairs``."""
     judge_batch = judge.check_support if task == SUPPORT else judge.split
     requests_before = judge.usage.requests
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     verdicts = judge_batch(pairs)
-    seconds = time.perf_counter() - started
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
     unusable = sum(not verdict.parsed for verdict in verdicts)
     if unusable:
         raise RuntimeError(f"{unusable} of {len(verdicts)} {task} replies could not be read")
-    return seconds, judge.usage.requests - requests_before
+    return seconds, cpu_seconds, judge.usage.requests - requests_before
 
 
 def load_average():
@@ -58,7 +59,7 @@ def main():
     print(f"before: {load_average()}")
     print(
         f"{'run':<38} {'judgements':>10} {'requests':>9} {'seconds':>8} {'judgements/s':>13} {'requests/s':>11}"
-        f" {'of ceiling':>11}"
+        f" {'of ceiling':>11} {'CPU ms/request':>15}"
     )
     with server_process(latency=LATENCY_SECONDS) as base_url:
         rates = {}
@@ -70,18 +71,19 @@ def main():
                 judge = OpenAIJudge(
                     base_url=base_url, api_key="benchmark", concurrency=in_flight, batch_size=batch_size, cache=cache
                 )
-                seconds, requests = timed_run(judge, task, pairs)
+                seconds, cpu_seconds, requests = timed_run(judge, task, pairs)
                 rates[task, in_flight, batch_size] = count / seconds
                 ceiling = in_flight / LATENCY_SECONDS
                 label = f"{task}, {in_flight} in flight, {batch_size} prompt{'s' if batch_size > 1 else ''}/request"
                 print(
                     f"{label:<38} {count:>10} {requests:>9} {seconds:>8.2f} {count / seconds:>13.0f}"
                     f" {requests / seconds:>11.0f} {requests / seconds / ceiling:>11.0%}"
+                    f" {1000 * cpu_seconds / requests:>15.2f}"
                 )
         second_requests = 0
         for task in (SUPPORT, SPLIT):  # the last run again, on its cache
             rerun = OpenAIJudge(base_url=base_url, api_key="benchmark", batch_size=DEFAULT_BATCH_SIZE, cache=cache)
-            _seconds, requests = timed_run(rerun, task, pairs)
+            _seconds, _cpu_seconds, requests = timed_run(rerun, task, pairs)
             second_requests += requests
     print(f"after: {load_average()}")
     for in_flight in (16, 64):

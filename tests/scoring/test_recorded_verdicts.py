@@ -19,7 +19,7 @@ from django.urls import reverse
 from scoring.genres import openai_backend
 from scoring.genres.judges import RecordedJudge, RecordedVerdict, factualness, granularity
 from scoring.genres.prompts import bracketed_sub_triples
-from scoring.models import ImportedVerdict
+from scoring.models import ImportedVerdict, Text
 from scoring.runs import ScoringRun
 from tests.scoring.run_fixtures import CURIE, PARIS, tiny_dataset
 
@@ -115,6 +115,10 @@ def test_the_command_and_the_run_page_report_the_triples_without_a_verdict(recor
     client.force_login(user)
     page = client.get(reverse("run", args=[ScoringRun.objects.get().pk])).content.decode()
     assert "3 triple judgements had no recorded verdict: left out of the fs and gs means" in page
+    paris = Text.objects.get(external_id="t3")
+    page = client.get(reverse("text", args=["tiny", paris.pk])).content.decode()
+    # Echo's two t3 triples (the page lists the gold triples on their own, without verdicts).
+    assert page.count("gs: no recorded verdict") == 2 and "fs: no recorded verdict" not in page
 
 
 def test_authors_factualness_can_be_aligned_with_the_triples_they_judged(tmp_path, no_llm, capsys):
