@@ -24,10 +24,21 @@ class VerdictFormatError(ValueError):
     """A verdict file that cannot be read; the message names the record and the reason."""
 
 
+def _storable(text, where):
+    """``text``, unless a database could not store it (NUL, a lone surrogate)."""
+    if "\x00" in text:
+        raise VerdictFormatError(f"{where}: a NUL character")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise VerdictFormatError(f"{where}: a lone surrogate (not a character)") from None
+    return text
+
+
 def _triple(value, where):
     if not isinstance(value, list) or not all(isinstance(element, str) for element in value):
         raise VerdictFormatError(f"{where}: a triple is a list of strings, not {json.dumps(value)[:80]}")
-    return tuple(value)
+    return tuple(_storable(element, where) for element in value)
 
 
 def parse_jsonl(lines):
@@ -49,7 +60,7 @@ def parse_jsonl(lines):
         if aspect == "fs" and isinstance(verdict, bool):
             verdicts.append(RecordedVerdict("fs", text, triple, supported=verdict))
         elif aspect == "gs" and isinstance(verdict, str):
-            verdicts.append(RecordedVerdict("gs", text, triple, reply=verdict))
+            verdicts.append(RecordedVerdict("gs", text, triple, reply=_storable(verdict, where)))
         elif aspect == "gs" and isinstance(verdict, int) and not isinstance(verdict, bool) and verdict >= 0:
             verdicts.append(RecordedVerdict("gs", text, triple, sub_triples=verdict))
         elif aspect not in ASPECTS:
@@ -100,5 +111,5 @@ def parse_authors_granularity(data):
             triple = _triple(parsed, f"{where}, triple {key[:60]}")
             if not isinstance(reply, str):
                 raise VerdictFormatError(f"{where}, triple {key[:60]}: the reply must be a string")
-            verdicts.append(RecordedVerdict("gs", text, triple, reply=reply))
+            verdicts.append(RecordedVerdict("gs", text, triple, reply=_storable(reply, f"{where}, triple {key[:60]}")))
     return verdicts

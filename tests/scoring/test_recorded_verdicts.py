@@ -149,6 +149,9 @@ def test_authors_factualness_can_be_aligned_with_the_triples_they_judged(tmp_pat
         ("jsonl", '{"text": "t1", "triple": ["a", "b", "c"], "aspect": "fs", "verdict": "true"}', "line 1: an fs verdict is true or false"),
         ("jsonl", '\n{"text": "t1", "triple": ["a", "b", "c"], "aspect": "cs", "verdict": 1}', "line 2: aspect must be fs or gs"),
         ("jsonl", '{"text": "t1", "triple": "a b c", "aspect": "gs", "verdict": 1}', "a triple is a list of strings"),
+        ("jsonl", '{"text": "t1", "triple": ["a", "b", "c"], "aspect": "gs", "verdict": "[x]\\u0000"}', "line 1: a NUL"),
+        ("authors-gs", {CURIE: {'["a", "b", "\\udfff"]': "[x]"}}, "a lone surrogate"),
+        ("jsonl", "[" * 100_000, "line 1: not JSON"),
     ],
 )
 def test_a_bad_verdict_file_imports_nothing_and_names_the_record(tmp_path, layout, content, message):
