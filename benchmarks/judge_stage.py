@@ -55,7 +55,10 @@ def load_average():
 
 
 def main():
-    print(f"Judge stage: OpenAI judge (completions API), a local endpoint answering after {LATENCY_SECONDS * 1000:.0f} ms")
+    print(
+        "Judge stage: OpenAI judge (completions API), a local endpoint answering after "
+        f"{LATENCY_SECONDS * 1000:.0f} ms"
+    )
     print(f"before: {load_average()}")
     print(
         f"{'run':<38} {'judgements':>10} {'requests':>9} {'seconds':>8} {'judgements/s':>13} {'requests/s':>11}"

@@ -89,7 +89,9 @@ def import_verdicts(dataset, system, source, layout, path, triples_path=None):
         if earlier and (earlier.supported, earlier.reply, earlier.sub_triples) != (
             verdict.supported, verdict.reply, verdict.sub_triples
         ):
-            raise VerdictFormatError(f'text "{text.label}": two different {verdict.aspect} verdicts on the triple {key}')
+            raise VerdictFormatError(
+                f'text "{text.label}": two different {verdict.aspect} verdicts on the triple {key}'
+            )
         rows[text.pk, verdict.aspect, triple_hash] = ImportedVerdict(
             source=source,
             system=system,

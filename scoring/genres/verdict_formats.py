@@ -93,7 +93,9 @@ def parse_authors_factualness(data, triples_of):
                 f"{where}: {len(results)} verdicts for {len(triples)} triples; give the triples they were "
                 "judged on (--triples)"
             )
-        verdicts += [RecordedVerdict("fs", text, tuple(triple), supported=result) for triple, result in zip(triples, results)]
+        verdicts += [
+            RecordedVerdict("fs", text, tuple(triple), supported=result) for triple, result in zip(triples, results)
+        ]
     return verdicts
 
 

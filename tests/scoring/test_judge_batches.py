@@ -85,7 +85,11 @@ def test_requests_stream_past_the_cache_writes_and_progress_reports():
     pairs = [(TEXT, ["Grace Hopper", "built", f"machine {number}"]) for number in range(8)]
     with FakeOpenAIServer(latency=0.3) as server:
         judge = make_judge(
-            server, batch_size=1, concurrency=4, chunk_size=2, progress=lambda done, total: reports.append((done, total))
+            server,
+            batch_size=1,
+            concurrency=4,
+            chunk_size=2,
+            progress=lambda done, total: reports.append((done, total)),
         )
         judge.check_support(pairs)
         # Replies are stored every 2 while 4 requests stay in flight: no barrier between groups.

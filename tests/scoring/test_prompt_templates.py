@@ -100,7 +100,9 @@ def test_the_judge_sends_the_filled_template_and_reads_the_authors_reply_format(
     assert [verdict.supported for verdict in support] == [True, False, True]
     assert [verdict.n for verdict in split] == [0, 0, 2]
     assert all(verdict.parsed for verdict in [*support, *split])
-    assert split[2].sub_triples == [["Charles Babbage", "worked in", "London"], ["Charles Babbage", "worked in", "Paris"]]
+    assert split[2].sub_triples == [
+        ["Charles Babbage", "worked in", "London"], ["Charles Babbage", "worked in", "Paris"]
+    ]
     sent = [entry.body["prompt"] for entry in server.log]
     assert sent[0] == FS_TEMPLATE.replace("$TEXT$", TEXT).replace("$TRIPLE$", json.dumps(PAIRS[0][1]))
     assert sent[3] == GS_TEMPLATE.replace("$TRIPLE$", json.dumps(PAIRS[0][1]))
@@ -116,7 +118,8 @@ def test_a_chat_model_gets_the_filled_template_as_its_one_message(server):
 def test_the_other_aspect_keeps_the_apps_own_prompt(server):
     judge = template_judge(server, [PromptTemplate("fs", FS_TEMPLATE)], batch_size=1)
     judge.split(PAIRS[:1])
-    assert server.log[0].body["prompt"].endswith('Triple: ["Ada Lovelace", "worked on", "Analytical Engine"]\nFiner triples:')
+    question = 'Triple: ["Ada Lovelace", "worked on", "Analytical Engine"]\nFiner triples:'
+    assert server.log[0].body["prompt"].endswith(question)
 
 
 def test_the_template_hash_is_in_the_cache_key(server):
@@ -160,14 +163,18 @@ def test_score_outputs_reads_template_files_and_refuses_a_missing_placeholder(tm
     settings.VAR_DIR = tmp_path
     tiny_dataset()
     good, bad = tmp_path / "fs.txt", tmp_path / "gs.txt"
+
+    def score(*options):
+        call_command("score_outputs", "--dataset", "tiny", "--judge", "openai", *options)
+
     good.write_text(FS_TEMPLATE, encoding="utf-8")
     bad.write_text("Split this fact.", encoding="utf-8")
     with pytest.raises(CommandError, match=r"gs prompt template lacks the placeholder \$TRIPLE\$"):
-        call_command("score_outputs", "--dataset", "tiny", "--judge", "openai", "--fs-prompt", str(good), "--gs-prompt", str(bad))
+        score("--fs-prompt", str(good), "--gs-prompt", str(bad))
     with pytest.raises(CommandError, match="cannot read the fs prompt template"):
-        call_command("score_outputs", "--dataset", "tiny", "--judge", "openai", "--fs-prompt", str(tmp_path / "none.txt"))
+        score("--fs-prompt", str(tmp_path / "none.txt"))
     assert not ScoringRun.objects.exists()
-    call_command("score_outputs", "--dataset", "tiny", "--judge", "openai", "--fs-prompt", str(good), "--metrics", "fs")
+    score("--fs-prompt", str(good), "--metrics", "fs")
     assert ScoringRun.objects.get().score_settings["prompt_templates"] == {"fs": FS_TEMPLATE}
 
 

@@ -48,7 +48,9 @@ def write(path, content):
 
 
 def import_file(path, system, layout, *extra):
-    call_command("import_verdicts", path, "--dataset", "tiny", "--system", system, "--source", "mine", "--layout", layout, *extra)
+    call_command(
+        "import_verdicts", path, "--dataset", "tiny", "--system", system, "--source", "mine", "--layout", layout, *extra
+    )
 
 
 @pytest.fixture

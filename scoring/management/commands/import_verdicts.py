@@ -18,7 +18,9 @@ class Command(BaseCommand):
         parser.add_argument("file", help="The verdict file.")
         parser.add_argument("--dataset", required=True, help="Name of the dataset.")
         parser.add_argument("--system", required=True, help="Name of the system whose triples were judged.")
-        parser.add_argument("--source", required=True, help='A name for where the verdicts come from, e.g. "genres-release".')
+        parser.add_argument(
+            "--source", required=True, help='A name for where the verdicts come from, e.g. "genres-release".'
+        )
         parser.add_argument(
             "--layout",
             choices=LAYOUTS,

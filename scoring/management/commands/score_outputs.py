@@ -78,7 +78,9 @@ class Command(BaseCommand):
         except ValueError as error:  # TemplateError included
             raise CommandError(str(error)) from error
         try:
-            run = ScoringRun.create(dataset, systems, options["metrics"], score_settings, chunk_texts=options["chunk_texts"])
+            run = ScoringRun.create(
+                dataset, systems, options["metrics"], score_settings, chunk_texts=options["chunk_texts"]
+            )
         except RunRefused as error:
             raise CommandError(str(error)) from error
         if not options["sync"]:
