@@ -103,9 +103,9 @@ def test_the_judge_sends_the_filled_template_and_reads_the_authors_reply_format(
     assert split[2].sub_triples == [
         ["Charles Babbage", "worked in", "London"], ["Charles Babbage", "worked in", "Paris"]
     ]
-    sent = [entry.body["prompt"] for entry in server.log]
-    assert sent[0] == FS_TEMPLATE.replace("$TEXT$", TEXT).replace("$TRIPLE$", json.dumps(PAIRS[0][1]))
-    assert sent[3] == GS_TEMPLATE.replace("$TRIPLE$", json.dumps(PAIRS[0][1]))
+    sent = {entry.body["prompt"] for entry in server.log}  # in any order: requests go concurrently
+    assert FS_TEMPLATE.replace("$TEXT$", TEXT).replace("$TRIPLE$", json.dumps(PAIRS[0][1])) in sent
+    assert GS_TEMPLATE.replace("$TRIPLE$", json.dumps(PAIRS[0][1])) in sent and len(sent) == 6
 
 
 def test_a_chat_model_gets_the_filled_template_as_its_one_message(server):
