@@ -67,6 +67,8 @@ def lda_cache_dir():
 def make_judge(name, cache, templates=()):
     if name == "heuristic":
         return get_judge(name)
+    if name == "recorded":  # for estimates: a run gives each system its own (RunScorer.scorer_for)
+        return RecordedJudge("", [])
     # The Redis client makes a configured requests-per-minute limit shared by every worker.
     return get_judge(name, cache=cache, templates=templates, redis_client=redis.Redis.from_url(settings.REDIS_URL))
 

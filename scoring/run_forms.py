@@ -6,7 +6,7 @@ from scoring.genres.embedders import EMBEDDERS
 from scoring.genres.judges import JUDGES
 from scoring.genres.prompts import MAX_TEMPLATE_CHARS, TEMPLATE_PLACEHOLDERS, PromptTemplate, TemplateError
 from scoring.genres.scorer import METRICS, ScoreSettings
-from scoring.models import System
+from scoring.models import ImportedVerdict, System
 from scoring.runs import DEFAULT_CHUNK_TEXTS
 
 MAX_CHUNK_TEXTS = 1000
@@ -24,7 +24,11 @@ EMBEDDER_LABELS = {
     "minilm": "minilm: all-MiniLM-L6-v2 on the CPU",
     "openai": "openai: /v1/embeddings",
 }
-JUDGE_LABELS = {"heuristic": "heuristic: offline rules, no LLM", "openai": "openai: an LLM behind /v1"}
+JUDGE_LABELS = {
+    "heuristic": "heuristic: offline rules, no LLM",
+    "openai": "openai: an LLM behind /v1",
+    "recorded": "recorded: verdicts imported with import_verdicts, no LLM",
+}
 
 
 def prompt_template_field(aspect, name):
@@ -45,7 +49,12 @@ class RunForm(forms.Form):
         choices=[(metric, METRIC_LABELS[metric]) for metric in METRICS], widget=forms.CheckboxSelectMultiple
     )
     embedder = forms.ChoiceField(choices=[(name, EMBEDDER_LABELS.get(name, name)) for name in EMBEDDERS])
-    judge = forms.ChoiceField(choices=[(name, JUDGE_LABELS.get(name, name)) for name in JUDGES])
+    judge = forms.ChoiceField(choices=[(name, JUDGE_LABELS.get(name, name)) for name in [*JUDGES, "recorded"]])
+    verdict_source = forms.ChoiceField(
+        label="Recorded verdicts",
+        required=False,
+        help_text="Recorded judge: the source name the verdicts were imported under.",
+    )
     fs_prompt = prompt_template_field("fs", "Factualness")
     gs_prompt = prompt_template_field("gs", "Granularity")
     chunk_texts = forms.IntegerField(
@@ -63,6 +72,9 @@ class RunForm(forms.Form):
         self.fields["systems"].queryset = systems
         self.initial.setdefault("systems", list(systems))
         self.initial.setdefault("metrics", list(METRICS))
+        sources = ImportedVerdict.objects.filter(text__dataset=dataset).values_list("source", flat=True)
+        sources = sources.distinct().order_by("source")
+        self.fields["verdict_source"].choices = [("", "—"), *((source, source) for source in sources)]
 
     def choices(self):
         """(systems, metrics, embedder, judge) the run would use: the defaults before anything is
@@ -76,6 +88,8 @@ class RunForm(forms.Form):
 
     def clean(self):
         cleaned = super().clean()
+        if (cleaned.get("judge") == "recorded") != bool(cleaned.get("verdict_source")):
+            self.add_error("verdict_source", "Choose recorded verdicts with the recorded judge, and only with it.")
         for aspect in TEMPLATE_PLACEHOLDERS:
             text = cleaned.get(f"{aspect}_prompt")
             if not text or not text.strip():
@@ -101,4 +115,5 @@ class RunForm(forms.Form):
             embedder=self.cleaned_data["embedder"],
             judge=self.cleaned_data["judge"],
             prompt_templates=self.prompt_templates(),
+            verdict_source=self.cleaned_data["verdict_source"],
         )

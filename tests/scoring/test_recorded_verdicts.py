@@ -19,7 +19,7 @@ from django.urls import reverse
 from scoring.genres import openai_backend
 from scoring.genres.judges import RecordedJudge, RecordedVerdict, factualness, granularity
 from scoring.genres.prompts import bracketed_sub_triples
-from scoring.models import ImportedVerdict, Text
+from scoring.models import ImportedVerdict, System, Text
 from scoring.runs import ScoringRun
 from tests.scoring.run_fixtures import CURIE, PARIS, tiny_dataset
 
@@ -169,3 +169,17 @@ def test_a_new_import_replaces_the_sources_verdicts_of_its_aspects(recorded, tmp
     echo_verdicts = ImportedVerdict.objects.filter(system__name="Echo")
     assert list(echo_verdicts.filter(aspect="fs").values_list("supported", flat=True)) == [False]
     assert echo_verdicts.filter(aspect="gs").count() == 1  # the gs verdicts stay
+
+
+def test_the_run_form_starts_a_recorded_run_with_no_judge_request(recorded, admin_client):
+    url = reverse("run-new", args=["tiny"])
+    form = {"systems": [System.objects.get(name="Echo").pk], "metrics": ["fs", "gs"], "embedder": "hashing",
+            "judge": "recorded", "chunk_texts": 50}
+    page = admin_client.post(url, {**form, "action": "estimate"}).content.decode()
+    assert '<option value="mine">mine</option>' in page
+    assert "Choose recorded verdicts with the recorded judge" in page and not ScoringRun.objects.exists()
+    page = admin_client.post(url, {**form, "verdict_source": "mine", "action": "estimate"}).content.decode()
+    assert "the recorded judge scores with verdicts imported beforehand" in page
+    response = admin_client.post(url, {**form, "verdict_source": "mine", "action": "start"})
+    assert response.status_code == 302
+    assert ScoringRun.objects.get().score_settings["verdict_source"] == "mine"
