@@ -1,30 +1,36 @@
-"""Judge stage throughput: one worker, the OpenAI judge, a fake endpoint answering after 50 ms.
+"""Judge stage throughput: one worker, the OpenAI judge, a local endpoint answering after 50 ms.
 
-Prints judgements per second for the support check and the split at 16 requests in flight
-(target: at least 12 per second per worker), one request at a time for comparison, and the
-requests a second identical run sends (target: none, all from the cache).
+The fake endpoint runs in a process of its own, so that it does not share the judge's
+interpreter. For each run it prints judgements and requests per second and, for one prompt per
+request, the share of the ceiling that ``in flight / latency`` sets (targets: at least 90% at 16
+and at 64 in flight); then prompts batched on the completions API at 16 in flight (target: at
+least 5 times the judgements per second of one prompt per request), and the requests that a
+second identical run sends (target: none, every reply from the cache). The load average is
+printed before and after: the machine is shared. The CPU time the judge's process spends per
+request shows what one worker could reach on a core of its own (1000 / ms per request).
 
     .venv/bin/python -m benchmarks.judge_stage
 """
 
+import os
 import time
 
 from scoring.genres.cache import InMemoryRequestCache
-from scoring.genres.judges import SPLIT, SUPPORT, OpenAIJudge
-from tests.fake_openai import FakeOpenAIServer
+from scoring.genres.judges import DEFAULT_BATCH_SIZE, SPLIT, SUPPORT, OpenAIJudge
+from tests.fake_openai import server_process
 
 LATENCY_SECONDS = 0.05
-IN_FLIGHT = 16
-JUDGEMENTS = 640
-SERIAL_JUDGEMENTS = 40
-TARGET_PER_SECOND = 12
+# (in flight, prompts per request, judgements): each run lasts some 2 s at its ceiling.
+RUNS = ((16, 1, 640), (64, 1, 2560), (16, DEFAULT_BATCH_SIZE, 10240))
+TARGET_SHARE = 0.9
+TARGET_BATCH_GAIN = 5
 
 
-def benchmark_pairs(count):
-    """Distinct (text, triple) pairs, so that every judgement needs its own request."""
+def benchmark_pairs(count, run):
+    """Distinct (text, triple) pairs, so that every judgement needs its own prompt."""
     return [
         (
-            f"Report {number}: the Harbour Authority opened terminal {number} in Rotterdam and Antwerp.",
+            f"Report {run}-{number}: the Harbour Authority opened terminal {number} in Rotterdam and Antwerp.",
             ["Harbour Authority", "opened", f"terminal {number} in Rotterdam and Antwerp"],
         )
         for number in range(count)
@@ -32,52 +38,67 @@ def benchmark_pairs(count):
 
 
 def timed_run(judge, task, pairs):
-    """(seconds, HTTP requests sent) for judging ``pairs``."""
+    """(seconds, CPU seconds of this process, HTTP requests sent) for judging ``pairs``."""
     judge_batch = judge.check_support if task == SUPPORT else judge.split
     requests_before = judge.usage.requests
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     verdicts = judge_batch(pairs)
-    seconds = time.perf_counter() - started
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
     unusable = sum(not verdict.parsed for verdict in verdicts)
     if unusable:
         raise RuntimeError(f"{unusable} of {len(verdicts)} {task} replies could not be read")
-    return seconds, judge.usage.requests - requests_before
+    return seconds, cpu_seconds, judge.usage.requests - requests_before
+
+
+def load_average():
+    return "load average " + ", ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 def main():
-    with FakeOpenAIServer(latency=LATENCY_SECONDS) as server:
-        pairs = benchmark_pairs(JUDGEMENTS)
-        print(f"Judge stage: fake OpenAI-compatible endpoint answering after {LATENCY_SECONDS * 1000:.0f} ms")
-        print(f"{'run':<44} {'judgements':>10} {'requests':>9} {'seconds':>8} {'per second':>11}")
-
-        def report(label, count, requests, seconds):
-            print(f"{label:<44} {count:>10} {requests:>9} {seconds:>8.2f} {count / seconds:>11.1f}")
-
-        serial = OpenAIJudge(base_url=server.base_url, api_key="benchmark", concurrency=1)
-        seconds, requests = timed_run(serial, SUPPORT, pairs[:SERIAL_JUDGEMENTS])
-        report("support, 1 in flight", SERIAL_JUDGEMENTS, requests, seconds)
-
-        cache = InMemoryRequestCache()
+    print(
+        "Judge stage: OpenAI judge (completions API), a local endpoint answering after "
+        f"{LATENCY_SECONDS * 1000:.0f} ms"
+    )
+    print(f"before: {load_average()}")
+    print(
+        f"{'run':<38} {'judgements':>10} {'requests':>9} {'seconds':>8} {'judgements/s':>13} {'requests/s':>11}"
+        f" {'of ceiling':>11} {'CPU ms/request':>15}"
+    )
+    with server_process(latency=LATENCY_SECONDS) as base_url:
         rates = {}
-        for task in (SUPPORT, SPLIT):
-            judge = OpenAIJudge(base_url=server.base_url, api_key="benchmark", concurrency=IN_FLIGHT, cache=cache)
-            seconds, requests = timed_run(judge, task, pairs)
-            rates[task] = JUDGEMENTS / seconds
-            report(f"{task}, {IN_FLIGHT} in flight", JUDGEMENTS, requests, seconds)
-
+        cache = None
+        for number, (in_flight, batch_size, count) in enumerate(RUNS):
+            pairs = benchmark_pairs(count, number)
+            cache = InMemoryRequestCache()
+            for task in (SUPPORT, SPLIT):
+                judge = OpenAIJudge(
+                    base_url=base_url, api_key="benchmark", concurrency=in_flight, batch_size=batch_size, cache=cache
+                )
+                seconds, cpu_seconds, requests = timed_run(judge, task, pairs)
+                rates[task, in_flight, batch_size] = count / seconds
+                ceiling = in_flight / LATENCY_SECONDS
+                label = f"{task}, {in_flight} in flight, {batch_size} prompt{'s' if batch_size > 1 else ''}/request"
+                print(
+                    f"{label:<38} {count:>10} {requests:>9} {seconds:>8.2f} {count / seconds:>13.0f}"
+                    f" {requests / seconds:>11.0f} {requests / seconds / ceiling:>11.0%}"
+                    f" {1000 * cpu_seconds / requests:>15.2f}"
+                )
         second_requests = 0
-        for task in (SUPPORT, SPLIT):
-            rerun = OpenAIJudge(base_url=server.base_url, api_key="benchmark", concurrency=IN_FLIGHT, cache=cache)
-            seconds, requests = timed_run(rerun, task, pairs)
+        for task in (SUPPORT, SPLIT):  # the last run again, on its cache
+            rerun = OpenAIJudge(base_url=base_url, api_key="benchmark", batch_size=DEFAULT_BATCH_SIZE, cache=cache)
+            _seconds, _cpu_seconds, requests = timed_run(rerun, task, pairs)
             second_requests += requests
-            report(f"{task}, second identical run (cache)", JUDGEMENTS, requests, seconds)
-
-        slowest = min(rates.values())
-        verdict = "met" if slowest >= TARGET_PER_SECOND else "MISSED"
-        print(f"slowest stage at {IN_FLIGHT} in flight: {slowest:.1f} judgements/s per worker "
-              f"(target >= {TARGET_PER_SECOND}/s: {verdict})")
-        print(f"requests sent by the second identical run: {second_requests} (target 0: "
-              f"{'met' if second_requests == 0 else 'MISSED'})")
+    print(f"after: {load_average()}")
+    for in_flight in (16, 64):
+        share = min(rates[task, in_flight, 1] for task in (SUPPORT, SPLIT)) / (in_flight / LATENCY_SECONDS)
+        verdict = "met" if share >= TARGET_SHARE else "MISSED"
+        print(f"one prompt per request, {in_flight} in flight: {share:.0%} of in flight/latency "
+              f"(slower task; target >= {TARGET_SHARE:.0%}: {verdict})")
+    gain = min(rates[task, 16, DEFAULT_BATCH_SIZE] / rates[task, 16, 1] for task in (SUPPORT, SPLIT))
+    print(f"{DEFAULT_BATCH_SIZE} prompts per request at 16 in flight: {gain:.1f}x the judgements/s of one prompt "
+          f"(slower task; target >= {TARGET_BATCH_GAIN}x: {'met' if gain >= TARGET_BATCH_GAIN else 'MISSED'})")
+    print(f"requests sent by a second identical run: {second_requests} (target 0: "
+          f"{'met' if second_requests == 0 else 'MISSED'})")
 
 
 if __name__ == "__main__":

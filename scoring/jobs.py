@@ -39,12 +39,13 @@ from rq.worker import Worker
 
 from scoring.cache_store import DatabaseRequestCache
 from scoring.genres.embedders import get_embedder
-from scoring.genres.judges import SPLIT, SUPPORT, RequestCount, get_judge
+from scoring.genres.judges import SPLIT, SUPPORT, RecordedJudge, RequestCount, get_judge
 from scoring.genres.pricing import cost_usd
 from scoring.genres.scorer import Scorer, TextRecord
 from scoring.genres.topics import TopicModel
 from scoring.models import Output
 from scoring.progress import publish_progress
+from scoring.verdict_imports import recorded_verdicts
 from scoring.runs import RunChunk, ScoringRun, TextScore
 
 QUEUE = "default"
@@ -63,11 +64,13 @@ def lda_cache_dir():
     return settings.VAR_DIR / "lda"
 
 
-def make_judge(name, cache):
+def make_judge(name, cache, templates=()):
     if name == "heuristic":
         return get_judge(name)
+    if name == "recorded":  # for estimates: a run gives each system its own (RunScorer.scorer_for)
+        return RecordedJudge("", [])
     # The Redis client makes a configured requests-per-minute limit shared by every worker.
-    return get_judge(name, cache=cache, redis_client=redis.Redis.from_url(settings.REDIS_URL))
+    return get_judge(name, cache=cache, templates=templates, redis_client=redis.Redis.from_url(settings.REDIS_URL))
 
 
 class RunScorer:
@@ -77,7 +80,12 @@ class RunScorer:
         score_settings = run.settings_object()
         self.cache = DatabaseRequestCache()
         self.embedder = get_embedder(score_settings.embedder, cache=self.cache)
-        self.judge = make_judge(score_settings.judge, self.cache)
+        self.verdict_source = score_settings.verdict_source
+        if self.verdict_source:  # one judge per system, holding that system's verdicts (judge_for)
+            self.judge = RecordedJudge(self.verdict_source, [])
+            self.recorded_judges = []
+        else:
+            self.judge = make_judge(score_settings.judge, self.cache, score_settings.judge_templates())
         topic_model = None
         if "ts" in run.metrics:
             texts = run.dataset.texts.order_by("position").values_list("content", flat=True)
@@ -86,6 +94,15 @@ class RunScorer:
 
     def fingerprint(self):
         return self.scorer.settings.fingerprint(self.embedder, self.judge, self.scorer.topic_model)
+
+    def scorer_for(self, system, text_ids):
+        """The scorer of ``system``'s outputs on these texts: with the recorded judge, one that
+        holds the system's verdicts on them; else the run's own."""
+        if not self.verdict_source:
+            return self.scorer
+        judge = RecordedJudge(self.verdict_source, recorded_verdicts(self.verdict_source, system, text_ids))
+        self.recorded_judges.append(judge)
+        return Scorer(self.scorer.settings, self.embedder, judge, self.scorer.topic_model)
 
     def usage(self):
         """Chunk counters: requests, cache hits, tokens and their cost at OpenAI list prices."""
@@ -98,6 +115,8 @@ class RunScorer:
             "completion_tokens": judge_usage.completion_tokens,
             "cost_usd": cost_usd(self.judge.model, judge_usage.prompt_tokens, judge_usage.completion_tokens),
         }
+        if self.verdict_source:
+            usage["missing_verdicts"] = sum(judge.missing for judge in self.recorded_judges)
         if embedder_usage:
             usage["prompt_tokens"] += embedder_usage.prompt_tokens
             usage["cost_usd"] += cost_usd(self.embedder.model, embedder_usage.prompt_tokens)
@@ -209,7 +228,8 @@ def run_chunk(chunk_id, job_id, on_progress=publish_progress):
             records = [
                 TextRecord(output.pk, output.text.content, output.triples, output.text.gold) for output in outputs
             ]
-            for output, text_scores in zip(outputs, run_scorer.scorer.score(records, run.metrics)):
+            scorer = run_scorer.scorer_for(system, chunk.text_ids)
+            for output, text_scores in zip(outputs, scorer.score(records, run.metrics)):
                 rows.extend(TextScore.rows_for(run, output, text_scores))
         if chunk.complete(rows, run_scorer.usage()):
             run.finish_if_complete()
@@ -397,7 +417,7 @@ def run_in_process(run, on_chunk=None):
 # Estimates --------------------------------------------------------------------------------
 
 
-def estimate_judge_requests(dataset, systems, metrics, judge_name):
+def estimate_judge_requests(dataset, systems, metrics, judge_name, templates=()):
     """What the judge would be asked for fs and gs, and how much of it the cache already holds."""
     tasks = [task for metric, task in (("fs", SUPPORT), ("gs", SPLIT)) if metric in metrics]
     if not tasks:
@@ -409,7 +429,7 @@ def estimate_judge_requests(dataset, systems, metrics, judge_name):
         )
         for triple in triples
     ]
-    judge = make_judge(judge_name, DatabaseRequestCache())
+    judge = make_judge(judge_name, DatabaseRequestCache(), templates)
     counts = [judge.count_requests(pairs, task) for task in tasks]
     return RequestCount(
         judgements=sum(count.judgements for count in counts),

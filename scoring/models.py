@@ -181,6 +181,38 @@ class Output(models.Model):
         return f"{self.system} on {self.text}"
 
 
+class ImportedVerdict(models.Model):
+    """A judge's verdict on one triple of one system's output, produced elsewhere and imported
+    under a source name (``import_verdicts``); runs with the recorded judge score with them."""
+
+    ASPECTS = [("fs", "factualness"), ("gs", "granularity")]
+
+    source = models.CharField(max_length=100, help_text="The name the verdicts were imported under.")
+    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="imported_verdicts")
+    text = models.ForeignKey(Text, on_delete=models.CASCADE, related_name="imported_verdicts")
+    aspect = models.CharField(max_length=2, choices=ASPECTS)
+    triple = models.JSONField()
+    triple_hash = models.CharField(max_length=64, help_text="SHA-256 of the triple as JSON: what is unique.")
+    supported = models.BooleanField(null=True, help_text="fs: whether the judge found the triple supported.")
+    reply = models.TextField(blank=True, help_text="gs: the judge's reply, whose bracketed sub-triples count.")
+    sub_triples = models.PositiveIntegerField(null=True, blank=True, help_text="gs without a reply: the count.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["source", "system", "text", "aspect", "triple_hash"], name="one_imported_verdict_per_triple"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(aspect="fs", supported__isnull=False)
+                | models.Q(aspect="gs", supported__isnull=True),
+                name="imported_verdict_fits_its_aspect",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.aspect} verdict from {self.source} on {self.system} / {self.text}"
+
+
 def api_key_hash(key):
     # Keys are 256-bit random strings, so a plain SHA-256 is enough: there is nothing to brute-force.
     return hashlib.sha256(key.encode("utf-8")).hexdigest()

@@ -239,6 +239,7 @@ class ScoringRun(models.Model):
             cache_hits=Coalesce(Sum("cache_hits"), 0),
             tokens=Coalesce(Sum(F("prompt_tokens") + F("completion_tokens")), 0),
             cost_usd=Coalesce(Sum("cost_usd"), 0.0),
+            missing_verdicts=Coalesce(Sum("missing_verdicts"), 0),
         )
         total = totals["total"]
         return {
@@ -252,6 +253,7 @@ class ScoringRun(models.Model):
             "cache_hits": totals["cache_hits"],
             "tokens": totals["tokens"],
             "cost_usd": round(totals["cost_usd"], 4),
+            "missing_verdicts": totals["missing_verdicts"],
             "error": self.error,
             "active": self.is_active,
             "can_resume": self.can_resume,
@@ -284,6 +286,9 @@ class RunChunk(models.Model):
     prompt_tokens = models.PositiveBigIntegerField(default=0)
     completion_tokens = models.PositiveBigIntegerField(default=0)
     cost_usd = models.FloatField(default=0.0)
+    missing_verdicts = models.PositiveIntegerField(
+        default=0, help_text="Recorded judge: triples of the chunk without a recorded verdict (left out of fs/gs)."
+    )
 
     class Meta:
         ordering = ["run", "index"]

@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from scoring.genres.prompts import templates_from_texts
 from scoring.jobs import enqueue_run, estimate_judge_requests, resume_run
 from scoring.models import Dataset
 from scoring.progress import publish_progress
@@ -30,7 +31,8 @@ def run_new(request, name):
     if choices:
         systems, metrics, _embedder, judge = choices
         try:
-            estimate = estimate_judge_requests(dataset, systems, metrics, judge)
+            templates = templates_from_texts(form.prompt_templates())
+            estimate = estimate_judge_requests(dataset, systems, metrics, judge, templates)
         except ValueError as error:  # the judge cannot be set up, e.g. no OpenAI key
             form.add_error("judge", str(error))
     if request.method == "POST" and request.POST.get("action") == "start" and estimate is not None:

@@ -4,7 +4,9 @@
         judge = OpenAIJudge(base_url=server.base_url, api_key="test-key")
 
 Routes: POST /v1/completions, /v1/chat/completions and /v1/embeddings, answered in the
-shapes the official client parses. Replies are derived from the prompt, so they are
+shapes the official client parses. /v1/completions takes a prompt or a list of prompts (one
+choice per prompt, as OpenAI and vLLM answer), unless ``refuse_lists`` makes it answer a list
+with HTTP 400, as an endpoint that takes one prompt does. Replies are derived from the prompt, so they are
 deterministic and can be predicted by a test:
 
 - a support question ("Text: ...", "Triple: [...]", "Supported:") is answered "True" when
@@ -19,9 +21,14 @@ fail (``Failure``) or hang (``Hang``); ``log``, ``count(path)``, ``paths()`` and
 ``max_in_flight`` show what was asked, and how many requests were open at once.
 """
 
+import argparse
+import contextlib
 import hashlib
 import json
 import re
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter
@@ -90,8 +97,10 @@ def fake_embedding(text, dimension):
 
 
 class FakeOpenAIServer:
-    def __init__(self, latency=0.0, embedding_dimension=1536):
+    def __init__(self, latency=0.0, embedding_dimension=1536, refuse_lists=False):
         self.latency = latency
+        # As Ollama: /v1/completions answers a list of prompts with HTTP 400.
+        self.refuse_lists = refuse_lists
         self.embedding_dimension = embedding_dimension
         self.log = []
         self.in_flight = 0
@@ -164,6 +173,9 @@ class FakeOpenAIServer:
         if self.latency:
             time.sleep(self.latency)
         if path == COMPLETIONS:
+            if self.refuse_lists and isinstance(body.get("prompt"), list):
+                error = {"message": "prompt must be a string", "type": "invalid_request_error", "code": None}
+                return 400, {}, {"error": error}
             return 200, {}, self._completion(body)
         if path == CHAT:
             return 200, {}, self._chat(body)
@@ -181,15 +193,19 @@ class FakeOpenAIServer:
         }
 
     def _completion(self, body):
-        prompt = body["prompt"]
-        reply = self._replier(prompt)
+        """One choice per prompt, ``index`` naming its prompt, as for a list of prompts."""
+        prompts = body["prompt"] if isinstance(body["prompt"], list) else [body["prompt"]]
+        replies = [self._replier(prompt) for prompt in prompts]
         return {
             "id": f"cmpl-fake-{len(self.log)}",
             "object": "text_completion",
             "created": int(time.time()),
             "model": body["model"],
-            "choices": [{"index": 0, "text": f" {reply}", "finish_reason": "stop", "logprobs": None}],
-            "usage": self._usage(prompt, reply),
+            "choices": [
+                {"index": index, "text": f" {reply}", "finish_reason": "stop", "logprobs": None}
+                for index, reply in enumerate(replies)
+            ],
+            "usage": self._usage(" ".join(prompts), " ".join(replies)),
         }
 
     def _chat(self, body):
@@ -258,3 +274,35 @@ class FakeOpenAIServer:
                 pass  # keep test output clean
 
         return Handler
+
+
+@contextlib.contextmanager
+def server_process(latency=0.0):
+    """A ``FakeOpenAIServer`` in a process of its own; yields its base URL.
+
+    Benchmarks use it so that the server's work does not share the client's interpreter lock.
+    """
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.fake_openai", "--latency", str(latency)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        yield process.stdout.readline().strip()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Serve the fake OpenAI-compatible API until stopped.")
+    parser.add_argument("--latency", type=float, default=0.0, help="Seconds before each answer.")
+    arguments = parser.parse_args()
+    with FakeOpenAIServer(latency=arguments.latency) as server:
+        print(server.base_url, flush=True)
+        signal.sigwait({signal.SIGTERM, signal.SIGINT})
+
+
+if __name__ == "__main__":
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+    main()

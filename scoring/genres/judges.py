@@ -19,9 +19,14 @@ display, and is counted by the caller; it never stops the batch.
 Two judges are registered (``get_judge``):
 
 - ``heuristic``: offline rules, no LLM; ``heuristic=True`` so pages label its scores as such.
-- ``openai``: an LLM behind any OpenAI-compatible endpoint, with the prompts of ``prompts.py``.
+- ``openai``: an LLM behind any OpenAI-compatible endpoint, with the prompts of ``prompts.py`` or
+  a researcher's own prompt templates (``prompts.PromptTemplate``).
+
+A third, ``RecordedJudge``, answers from verdicts produced elsewhere and imported; a run builds
+one per system from the database (``scoring.verdict_imports``).
 """
 
+import json
 import math
 import re
 import unicodedata
@@ -30,6 +35,8 @@ from functools import partial
 from itertools import product
 from typing import Protocol
 
+import openai
+
 from scoring.genres import prompts
 from scoring.genres.cache import InMemoryRequestCache, request_key
 from scoring.genres.openai_backend import (
@@ -37,6 +44,7 @@ from scoring.genres.openai_backend import (
     MalformedResponse,
     OpenAIService,
     RequestFailed,
+    SendInstead,
     Usage,
     environment,
 )
@@ -44,6 +52,8 @@ from scoring.genres.openai_backend import (
 SUPPORT = "support"
 SPLIT = "split"
 TASKS = (SUPPORT, SPLIT)
+# The aspect each task scores: prompt templates are given per aspect.
+ASPECT_OF_TASK = {SUPPORT: "fs", SPLIT: "gs"}
 
 
 @dataclass(frozen=True)
@@ -52,6 +62,7 @@ class SupportVerdict:
     parsed: bool
     reply: str
     error: str = ""
+    missing: bool = False  # recorded verdicts only: none was recorded for this triple
 
 
 @dataclass(frozen=True)
@@ -61,24 +72,39 @@ class SplitVerdict:
     parsed: bool = True
     reply: str = ""
     error: str = ""
+    missing: bool = False  # recorded verdicts only: none was recorded for this triple
 
     @property
     def score(self):
         return math.exp(-self.n)
 
 
+def _judged(verdicts):
+    """The verdicts that exist; None when the text has triples but none has a verdict."""
+    judged = [verdict for verdict in verdicts if not verdict.missing]
+    return judged if judged or not verdicts else None
+
+
 def factualness(verdicts):
-    """fs of one text: the share of its triples' verdicts that say supported; 0 without triples."""
-    if not verdicts:
-        return 0.0
-    return sum(verdict.supported for verdict in verdicts) / len(verdicts)
+    """fs of one text: the share of its triples' verdicts that say supported; 0 without triples.
+
+    A missing (recorded) verdict is left out; a text with none left is None, out of the mean.
+    """
+    judged = _judged(verdicts)
+    if judged is None:
+        return None
+    return sum(verdict.supported for verdict in judged) / len(judged) if judged else 0.0
 
 
 def granularity(verdicts):
-    """gs of one text: the mean of e^(-n) over its triples' verdicts; 0 without triples."""
-    if not verdicts:
-        return 0.0
-    return sum(verdict.score for verdict in verdicts) / len(verdicts)
+    """gs of one text: the mean of e^(-n) over its triples' verdicts; 0 without triples.
+
+    A missing (recorded) verdict is left out; a text with none left is None, out of the mean.
+    """
+    judged = _judged(verdicts)
+    if judged is None:
+        return None
+    return sum(verdict.score for verdict in judged) / len(judged) if judged else 0.0
 
 
 @dataclass(frozen=True)
@@ -170,7 +196,19 @@ def conjuncts(phrase):
     return parts or [phrase.strip()]
 
 
-class HeuristicJudge:
+class OfflineJudge:
+    """What a judge that sends no request answers about requests and their cost."""
+
+    def count_requests(self, pairs, task):
+        _check_task(task)
+        return RequestCount(judgements=len(pairs), requests=0, cached=0)
+
+    @property
+    def usage(self):
+        return Usage()
+
+
+class HeuristicJudge(OfflineJudge):
     """Offline rules instead of an LLM; every score it gives is marked heuristic.
 
     Support: subject and object must each have at least ``ENTITY_MIN_COVERAGE`` of their
@@ -206,24 +244,91 @@ class HeuristicJudge:
         sub_triples = [[s, relation, o] for s, o in product(subjects, objects)]
         count = len(sub_triples)
         reply = f"{len(subjects)} subject item(s) x {len(objects)} object item(s)"
-        return SplitVerdict(n=0 if count == 1 else count, sub_triples=sub_triples, reply=reply)
+        return SplitVerdict(n=prompts.finer_triples(count), sub_triples=sub_triples, reply=reply)
 
-    def count_requests(self, pairs, task):
-        _check_task(task)
-        return RequestCount(judgements=len(pairs), requests=0, cached=0)
 
-    @property
-    def usage(self):
-        return Usage()
+# Recorded verdicts --------------------------------------------------------------------------
+
+MISSING_VERDICT = "no recorded verdict for this triple"
+
+
+def triple_key(triple):
+    """How a triple is looked up among recorded verdicts: its elements, exactly, as JSON."""
+    return json.dumps(list(triple), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class RecordedVerdict:
+    """One verdict produced elsewhere: ``supported`` for fs; for gs the judge's ``reply`` (its
+    bracketed sub-triples are counted) or, without a reply, the number ``sub_triples``."""
+
+    aspect: str  # "fs" or "gs"
+    text: str
+    triple: tuple
+    supported: bool | None = None
+    reply: str = ""
+    sub_triples: int | None = None
+
+
+class RecordedJudge(OfflineJudge):
+    """Verdicts recorded elsewhere (another judge's run, the GENRES authors' release) instead
+    of an LLM: no request is ever sent. A triple without a recorded verdict gets a verdict
+    marked ``missing``, which the scores leave out; ``missing`` counts them.
+
+    Granularity from a recorded reply follows the authors' released code: n = the number of
+    bracketed sub-triples in the reply (``prompts.bracketed_sub_triples``), n = 1 counted as 0.
+    """
+
+    name = "recorded"
+    prompt_version = "recorded"
+    heuristic = False
+
+    def __init__(self, source, verdicts):
+        self.model = source  # the name the verdicts were imported under
+        self._verdicts = {(verdict.aspect, verdict.text, triple_key(verdict.triple)): verdict for verdict in verdicts}
+        self.missing = 0
+
+    def check_support(self, pairs):
+        return [self._support(self._lookup("fs", text, triple)) for text, triple in pairs]
+
+    def split(self, pairs):
+        return [self._split(self._lookup("gs", text, triple)) for text, triple in pairs]
+
+    def _lookup(self, aspect, text, triple):
+        verdict = self._verdicts.get((aspect, text, triple_key(triple)))
+        if verdict is None:
+            self.missing += 1
+        return verdict
+
+    @staticmethod
+    def _support(verdict):
+        if verdict is None:
+            return SupportVerdict(supported=False, parsed=False, reply="", error=MISSING_VERDICT, missing=True)
+        return SupportVerdict(supported=verdict.supported, parsed=True, reply="true" if verdict.supported else "false")
+
+    @staticmethod
+    def _split(verdict):
+        if verdict is None:
+            return SplitVerdict(n=0, parsed=False, error=MISSING_VERDICT, missing=True)
+        if verdict.reply:
+            count = prompts.bracketed_sub_triples(verdict.reply)
+            return SplitVerdict(n=prompts.finer_triples(count), reply=prompts.keep_reply(verdict.reply))
+        count = verdict.sub_triples
+        return SplitVerdict(n=prompts.finer_triples(count), reply=f"{count} sub-triple(s), recorded")
 
 
 # OpenAI-compatible judge -----------------------------------------------------------------
 
 COMPLETIONS = "completions"
 CHAT = "chat"
-# Cache look-ups, requests and cache writes go chunk by chunk: an interrupted run keeps what
-# it has paid for, and progress is reported between chunks.
+# Cache writes and progress reports go every this many replies: an interrupted run keeps what
+# it has paid for, and progress moves while the requests stream.
 DEFAULT_CHUNK_SIZE = 256
+# Prompts per request on the completions API, which takes a list of prompts (OpenAI, vLLM,
+# llama.cpp): one request then carries that many judgements. Chat takes one conversation.
+DEFAULT_BATCH_SIZE = 16
+# What an endpoint that takes one prompt answers to a list: a refused request.
+LIST_REFUSALS = (openai.BadRequestError, openai.UnprocessableEntityError)
 
 
 @dataclass(frozen=True)
@@ -236,17 +341,30 @@ class OpenAIJudge:
     """An LLM judge behind an OpenAI-compatible endpoint, at temperature 0.
 
     ``*-instruct`` models get the completions API, others chat (``api`` or GENRES_JUDGE_API
-    overrides). Every reply is cached by (model, request); identical questions in a batch are
-    asked once. ``progress(done, total)``, if given, is called between chunks, outside the
-    event loop. Other keyword arguments configure the ``OpenAIService`` (endpoint, key,
-    concurrency, retries, rate limiter).
+    overrides). Every reply is cached by (model, request) one prompt at a time, whether it
+    came alone or in a batch; identical questions in a batch are asked once. On the
+    completions API, ``batch_size`` prompts (GENRES_JUDGE_BATCH_SIZE) go in one request; an
+    endpoint that refuses a list is then asked one prompt at a time, for the rest of this
+    judge's life (``lists_refused``). ``progress(done, total)``, if given, is called every
+    ``chunk_size`` replies and at the end, from the caller's thread. Other keyword arguments
+    configure the ``OpenAIService`` (endpoint, key, concurrency, retries, rate limiter).
     """
 
     name = "openai"
     prompt_version = prompts.PROMPT_VERSION
     heuristic = False
 
-    def __init__(self, model=None, api=None, cache=None, progress=None, chunk_size=DEFAULT_CHUNK_SIZE, **service):
+    def __init__(
+        self,
+        model=None,
+        api=None,
+        cache=None,
+        progress=None,
+        chunk_size=DEFAULT_CHUNK_SIZE,
+        batch_size=None,
+        templates=(),
+        **service,
+    ):
         self.model = model or environment("GENRES_JUDGE_MODEL", DEFAULT_JUDGE_MODEL)
         api = api or environment("GENRES_JUDGE_API", "auto")
         if api == "auto":
@@ -254,6 +372,13 @@ class OpenAIJudge:
         if api not in (COMPLETIONS, CHAT):
             raise ValueError(f"unknown API {api!r}; choose auto, {COMPLETIONS} or {CHAT}")
         self.api = api
+        if batch_size is None:
+            batch_size = environment("GENRES_JUDGE_BATCH_SIZE", DEFAULT_BATCH_SIZE, int)
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        self.batch_size = batch_size if api == COMPLETIONS else 1
+        self.lists_refused = False
+        self.templates = {template.aspect: template for template in templates}
         self.cache = cache if cache is not None else InMemoryRequestCache()
         self.progress = progress
         self.chunk_size = chunk_size
@@ -263,9 +388,14 @@ class OpenAIJudge:
     def usage(self):
         return self.service.usage.snapshot()
 
+    @property
+    def prompt_templates(self):
+        """The SHA-256 of each aspect's own prompt template, for provenance; {} with the app's prompts."""
+        return {aspect: template.sha256 for aspect, template in sorted(self.templates.items())}
+
     def check_support(self, pairs):
         verdicts = []
-        for reply in self._replies(self._payloads(pairs, SUPPORT)):
+        for reply in self._replies(self._payloads(pairs, SUPPORT), SUPPORT):
             if reply.error:
                 verdicts.append(SupportVerdict(supported=False, parsed=False, reply="", error=reply.error))
             else:
@@ -275,7 +405,7 @@ class OpenAIJudge:
 
     def split(self, pairs):
         verdicts = []
-        for reply in self._replies(self._payloads(pairs, SPLIT)):
+        for reply in self._replies(self._payloads(pairs, SPLIT), SPLIT):
             if reply.error:
                 verdicts.append(SplitVerdict(n=0, parsed=False, error=reply.error))
             else:
@@ -284,43 +414,76 @@ class OpenAIJudge:
         return verdicts
 
     def count_requests(self, pairs, task):
-        keys = {request_key(self.model, payload) for payload in self._payloads(pairs, task)}
+        """Distinct questions, and how many the cache holds; ``requests`` counts questions, so
+        with batching fewer HTTP requests carry them."""
+        keys = {self._key(payload, task) for payload in self._payloads(pairs, task)}
         return RequestCount(judgements=len(pairs), requests=len(keys), cached=len(self.cache.get_many(keys)))
 
     def _payloads(self, pairs, task):
         """The exact request body (less the model) for each pair: what is sent and cached."""
         _check_task(task)
+        max_tokens = prompts.SUPPORT_MAX_TOKENS if task == SUPPORT else prompts.SPLIT_MAX_TOKENS
+        parameters = {"temperature": 0, "max_tokens": max_tokens}
+        template = self.templates.get(ASPECT_OF_TASK[task])
+        if template:
+            rendered = [template.render(text, triple) for text, triple in pairs]
+            if self.api == COMPLETIONS:
+                return [{"prompt": prompt, **parameters, "stop": prompts.COMPLETION_STOP} for prompt in rendered]
+            return [{"messages": [{"role": "user", "content": prompt}], **parameters} for prompt in rendered]
         if task == SUPPORT:
             built = [prompts.support_prompt(text, triple) for text, triple in pairs]
-            max_tokens = prompts.SUPPORT_MAX_TOKENS
         else:
             built = [prompts.split_prompt(triple) for _text, triple in pairs]
-            max_tokens = prompts.SPLIT_MAX_TOKENS
-        parameters = {"temperature": 0, "max_tokens": max_tokens}
         if self.api == COMPLETIONS:
             return [
                 {"prompt": prompt.as_completion(), **parameters, "stop": prompts.COMPLETION_STOP} for prompt in built
             ]
         return [{"messages": prompt.as_messages(), **parameters} for prompt in built]
 
-    def _replies(self, payloads):
-        keys = [request_key(self.model, payload) for payload in payloads]
+    def _key(self, payload, task):
+        """The cache key of a request: the request itself, and the hash of the template it came from."""
+        template = self.templates.get(ASPECT_OF_TASK[task])
+        return request_key(self.model, {**payload, "template_sha256": template.sha256} if template else payload)
+
+    def _replies(self, payloads, task):
+        """One reply per payload: from the cache, else streamed from the endpoint and cached."""
+        keys = [self._key(payload, task) for payload in payloads]
         payload_of = dict(zip(keys, payloads))
-        distinct = list(payload_of)
-        replies = {}
-        for start in range(0, len(distinct), self.chunk_size):
-            chunk = distinct[start : start + self.chunk_size]
-            cached = self.cache.get_many(chunk)
-            self.service.usage.cache_hits += len(cached)
-            replies.update((key, _Reply(text=value["reply"])) for key, value in cached.items())
-            missing = [key for key in chunk if key not in cached]
-            responses = self.service.run([self._request(payload_of[key]) for key in missing])
-            fresh = {key: self._read(response) for key, response in zip(missing, responses)}
-            replies.update(fresh)
+        replies = {key: _Reply(text=value["reply"]) for key, value in self.cache.get_many(payload_of).items()}
+        self.service.usage.cache_hits += len(replies)
+        missing = [key for key in payload_of if key not in replies]
+        fresh = {}
+        reported = None
+
+        def store():
+            nonlocal reported
             self.cache.set_many({key: {"reply": reply.text} for key, reply in fresh.items() if not reply.error})
+            fresh.clear()
+            reported = len(replies)
             if self.progress:
-                self.progress(min(start + self.chunk_size, len(distinct)), len(distinct))
+                self.progress(reported, len(payload_of))
+
+        for batch, response in self.service.stream(self._requests(missing, payload_of)):
+            for key, reply in zip(batch, self._read(response, len(batch))):
+                replies[key] = fresh[key] = reply
+            if len(fresh) >= self.chunk_size:
+                store()
+        if reported != len(replies):
+            store()
         return [replies[key] for key in keys]
+
+    def _requests(self, keys, payload_of):
+        """``(keys, request)`` pairs for the service, built as it asks for them: a batch of up to
+        ``batch_size`` prompts while the endpoint takes lists, single prompts once it refused one."""
+        start = 0
+        while start < len(keys):
+            size = 1 if self.lists_refused else self.batch_size
+            batch = tuple(keys[start : start + size])
+            start += size
+            if size == 1:
+                yield batch, self._request(payload_of[batch[0]])
+            else:
+                yield batch, partial(self._create_completions, batch=batch, payloads=[payload_of[key] for key in batch])
 
     def _request(self, payload):
         create = self._create_completion if self.api == COMPLETIONS else self._create_chat
@@ -329,15 +492,32 @@ class OpenAIJudge:
     async def _create_completion(self, client, payload):
         return _with_choices(await client.completions.create(model=self.model, **payload))
 
+    async def _create_completions(self, client, batch, payloads):
+        """Several prompts in one request (the payloads of one task share their parameters).
+
+        A refusal, or an answer without exactly one choice per prompt, means the endpoint does
+        not take lists: the prompts are sent one by one instead, and so is every later batch.
+        """
+        try:
+            batched = {**payloads[0], "prompt": [payload["prompt"] for payload in payloads]}
+            response = await client.completions.create(model=self.model, **batched)
+        except LIST_REFUSALS:
+            response = None
+        if response is None or sorted(choice.index for choice in response.choices) != list(range(len(batch))):
+            self.lists_refused = True
+            raise SendInstead([((key,), self._request(payload)) for key, payload in zip(batch, payloads)])
+        return response
+
     async def _create_chat(self, client, payload):
         return _with_choices(await client.chat.completions.create(model=self.model, **payload))
 
-    def _read(self, response):
+    def _read(self, response, count):
+        """The replies to the ``count`` prompts of one request, in order."""
         if isinstance(response, RequestFailed):
-            return _Reply(error=prompts.keep_reply(response.error))
-        choice = response.choices[0]
-        text = choice.text if self.api == COMPLETIONS else choice.message.content
-        return _Reply(text=(text or "").strip())
+            return [_Reply(error=prompts.keep_reply(response.error))] * count
+        choices = sorted(response.choices, key=lambda choice: choice.index)
+        texts = [choice.text if self.api == COMPLETIONS else choice.message.content for choice in choices]
+        return [_Reply(text=(text or "").strip()) for text in texts]
 
 
 def _with_choices(response):

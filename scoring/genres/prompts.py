@@ -17,6 +17,7 @@ Every prompt exists in two renderings of the same content: one string for comple
 the parameters or the parsing change, so that scores from different prompts are never mixed.
 """
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -208,6 +209,12 @@ def listed_triples(reply):
     return found
 
 
+def finer_triples(count):
+    """n of a triple split into ``count`` parts: n = 1 (the triple is its own only part) counts as
+    0, so an atomic triple is not split."""
+    return 0 if count == 1 else count
+
+
 def parse_split(reply):
     """(n, sub_triples, parsed) from a split reply.
 
@@ -223,9 +230,88 @@ def parse_split(reply):
         count = len(sub_triples)
     else:
         return 0, [], False
-    return (0 if count == 1 else count), sub_triples, True
+    return finer_triples(count), sub_triples, True
+
+
+def bracketed_sub_triples(reply):
+    """The number of sub-triples in a granularity reply, as the GENRES authors' released code
+    counts them: the bracketed items, min of the "[" and "]" counts (a stray bracket adds none).
+
+    The caller maps n = 1 to 0, as for every split: a triple that is its own only part is atomic.
+    """
+    return min(reply.count("["), reply.count("]"))
 
 
 def keep_reply(reply):
     """A reply shortened to what is worth storing and showing."""
     return reply if len(reply) <= MAX_KEPT_REPLY_CHARS else reply[:MAX_KEPT_REPLY_CHARS] + " [...]"
+
+
+# Prompt templates from files ---------------------------------------------------------------
+
+# A researcher's own judge prompt, one file per aspect, in the placeholder syntax of the GENRES
+# authors' prompt files, so theirs run unchanged: $TEXT$ stands for the source text, $TRIPLE$
+# for the triple written as json.dumps writes it (ASCII-escaped, as their scripts sent it).
+TEXT_PLACEHOLDER = "$TEXT$"
+TRIPLE_PLACEHOLDER = "$TRIPLE$"
+TEMPLATE_PLACEHOLDERS = {"fs": (TEXT_PLACEHOLDER, TRIPLE_PLACEHOLDER), "gs": (TRIPLE_PLACEHOLDER,)}
+MAX_TEMPLATE_CHARS = 100_000
+_PLACEHOLDER = re.compile(r"\$(TEXT|TRIPLE)\$")
+
+
+class TemplateError(ValueError):
+    """A prompt template that cannot be used; the message says why."""
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """A judge prompt for one aspect ("fs" or "gs"), read from a file.
+
+    The text is kept without its surrounding whitespace, as the authors' scripts read theirs.
+    A template is the whole prompt: the completion prompt, or the one user message for chat.
+    """
+
+    aspect: str
+    text: str
+
+    def __post_init__(self):
+        if self.aspect not in TEMPLATE_PLACEHOLDERS:
+            raise TemplateError(f"a prompt template is for fs or gs, not {self.aspect!r}")
+        object.__setattr__(self, "text", self.text.strip())
+        if len(self.text) > MAX_TEMPLATE_CHARS:
+            raise TemplateError(
+                f"the {self.aspect} prompt template has {len(self.text):,} characters; at most {MAX_TEMPLATE_CHARS:,}"
+            )
+        if "\x00" in self.text:
+            raise TemplateError(f"the {self.aspect} prompt template contains a NUL character")
+        missing = [placeholder for placeholder in TEMPLATE_PLACEHOLDERS[self.aspect] if placeholder not in self.text]
+        if missing:
+            raise TemplateError(
+                f"the {self.aspect} prompt template lacks the placeholder{'s' if len(missing) > 1 else ''} "
+                f"{' and '.join(missing)}; it needs {' and '.join(TEMPLATE_PLACEHOLDERS[self.aspect])}"
+            )
+
+    @classmethod
+    def from_file(cls, aspect, path):
+        try:
+            with open(path, encoding="utf-8") as template_file:
+                text = template_file.read(MAX_TEMPLATE_CHARS + 1)
+        except UnicodeDecodeError as error:
+            raise TemplateError(f"the {aspect} prompt template {path} is not UTF-8 text: {error}") from None
+        except OSError as error:
+            raise TemplateError(f"cannot read the {aspect} prompt template {path}: {error.strerror}") from None
+        return cls(aspect, text)
+
+    @property
+    def sha256(self):
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+    def render(self, text, triple):
+        """The prompt for one question. One pass: a text that itself holds "$TRIPLE$" stays as it is."""
+        values = {"TEXT": text, "TRIPLE": json.dumps(list(triple))}
+        return _PLACEHOLDER.sub(lambda match: values[match.group(1)], self.text)
+
+
+def templates_from_texts(texts):
+    """The templates of ``{aspect: template text}``, checked (``TemplateError``)."""
+    return [PromptTemplate(aspect, text) for aspect, text in sorted(texts.items())]

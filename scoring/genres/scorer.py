@@ -16,6 +16,7 @@ import json
 from dataclasses import asdict, dataclass, field
 
 from scoring.genres.judges import factualness, granularity
+from scoring.genres.prompts import templates_from_texts
 from scoring.genres.prf import exact_prf, relaxed_prf
 from scoring.genres.similarity import EMBEDDING_MODES, completeness, embed_triple_lists, uniqueness
 from scoring.genres.stats import empty_share, tokens_per_triple
@@ -39,6 +40,10 @@ class ScoreSettings:
     lda_topics: int | None = None  # None: scaled to the dataset (topics.default_topic_count)
     lda_seed: int = 13
     relaxed_threshold: float = 0.5
+    # A researcher's own judge prompts, {"fs": text, "gs": text}, stored with the run.
+    prompt_templates: dict = field(default_factory=dict)
+    # The recorded judge: the source name its verdicts were imported under.
+    verdict_source: str = ""
 
     def __post_init__(self):
         if self.embedding_mode not in EMBEDDING_MODES:
@@ -49,6 +54,14 @@ class ScoreSettings:
             raise ValueError(f"lda_topics must be at least 2, not {self.lda_topics}")
         if not 0 < self.relaxed_threshold <= 1:
             raise ValueError(f"relaxed_threshold is a Jaccard share in (0, 1], not {self.relaxed_threshold}")
+        if self.prompt_templates and self.judge != "openai":
+            raise ValueError(f"prompt templates are for the openai judge; the {self.judge} judge asks no LLM")
+        self.judge_templates()  # a template without its placeholders raises TemplateError here
+        if (self.judge == "recorded") != bool(self.verdict_source):
+            raise ValueError("the recorded judge, and only it, needs the source name of imported verdicts")
+
+    def judge_templates(self):
+        return templates_from_texts(self.prompt_templates)
 
     def threshold_for(self, embedder):
         return embedder.default_threshold if self.threshold is None else self.threshold
@@ -71,6 +84,8 @@ class ScoreSettings:
             "judge_model": judge.model if judge else None,
             "prompt_version": judge.prompt_version if judge else None,
             "heuristic_judge": judge.heuristic if judge else None,
+            # Only with templates: runs with the app's own prompts keep their fingerprint.
+            **({"prompt_templates": judge.prompt_templates} if getattr(judge, "prompt_templates", None) else {}),
             "lda_topics": topic_model.num_topics if topic_model else self.lda_topics,
             "lda_seed": self.lda_seed,
             "relaxed_threshold": self.relaxed_threshold,

@@ -64,6 +64,8 @@ def test_admin_starts_a_run_and_watches_it_reach_100_percent(site, page, screens
     page.goto(f"{site}/datasets/demo-sentences/")
     page.click("text=New scoring run")
     expect(page.locator("#estimate")).to_contain_text("No judge requests")
+    expect(page.locator("#id_fs_prompt")).to_be_empty()  # optional: the app's own prompts
+    page.screenshot(path=str(screenshot_dir / "run-form.png"), full_page=True)
     page.fill("#id_chunk_texts", "10")  # 40 texts: four chunks, the bar moves in quarters
     page.click("button[value=start]")
 

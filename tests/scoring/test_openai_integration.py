@@ -75,7 +75,8 @@ def test_completions_and_embeddings_then_a_second_run_from_the_cache(file_databa
     first.refresh_from_db()
     assert first.status == "done", first.error
     paths = server.paths()
-    assert paths[COMPLETIONS] == 4 and paths[EMBEDDINGS] >= 1 and paths[CHAT] == 0
+    # Two distinct questions each for fs and gs, each pair in one request (a batch of prompts).
+    assert paths[COMPLETIONS] == 2 and paths[EMBEDDINGS] >= 1 and paths[CHAT] == 0
     provenance = first.provenance
     assert (provenance["judge_model"], provenance["embedder_model"], provenance["threshold"]) == (
         "gpt-3.5-turbo-instruct", "text-embedding-ada-002", 0.95,
@@ -113,10 +114,11 @@ def test_chat_with_a_429_and_a_timeout_before_the_answers(file_database, dataset
 def test_a_judge_request_that_keeps_failing_is_an_unsupported_verdict_with_its_error(file_database, dataset, server):
     server.script(Failure(500), Failure(500))
     run = score(
-        file_database, dataset, server, ["fs"], GENRES_OPENAI_CONCURRENCY="1", GENRES_OPENAI_MAX_ATTEMPTS="2"
+        file_database, dataset, server, ["fs"],
+        GENRES_OPENAI_CONCURRENCY="1", GENRES_OPENAI_MAX_ATTEMPTS="2", GENRES_JUDGE_BATCH_SIZE="1",
     )
     assert run.status == "done", run.error
-    # One request at a time: the first question (about the first text) got both 500s.
+    # One question per request, one at a time: the first (about the first text) got both 500s.
     [first] = TextScore.objects.get(run=run, output__text__external_id="t1").details
     assert "HTTP 500" in first["error"] and "after 2 attempts" in first["error"]
     assert (first["supported"], first["parsed"]) == (False, False)

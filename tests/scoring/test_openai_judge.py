@@ -31,6 +31,8 @@ def server():
 
 def make_judge(server, **options):
     options.setdefault("retry", FAST_RETRIES)
+    # One prompt per request: these tests count requests (batches: test_judge_batches.py).
+    options.setdefault("batch_size", 1)
     return get_judge("openai", base_url=server.base_url, api_key="test-key", **options)
 
 

@@ -10,7 +10,7 @@ from django.conf import settings
 from tests.fake_openai import FakeOpenAIServer
 
 from scoring.genres.judges import OpenAIJudge
-from scoring.genres.openai_backend import OpenAIService, run_to_completion
+from scoring.genres.openai_backend import OpenAIService
 from scoring.genres.ratelimit import LocalRateLimiter, NoRateLimit, RedisRateLimiter, rate_limiter
 
 
@@ -42,8 +42,8 @@ def test_local_bucket_refills_with_time_up_to_its_capacity():
 def test_local_acquire_waits_its_turn():
     clock = FakeClock()
     limiter = LocalRateLimiter(requests_per_minute=6000, burst=1, clock=clock)  # 100 per second
-    run_to_completion(limiter.acquire())
-    run_to_completion(limiter.acquire())
+    asyncio.run(limiter.acquire())
+    asyncio.run(limiter.acquire())
     assert limiter.reserve() == pytest.approx(0.02)
 
 
@@ -97,7 +97,7 @@ def test_redis_acquire_returns_at_once_while_tokens_last(redis_client, bucket_ke
     async def three():
         await asyncio.gather(limiter.acquire(), limiter.acquire(), limiter.acquire())
 
-    run_to_completion(three())
+    asyncio.run(three())
     assert limiter.reserve() == pytest.approx(0.1, abs=0.02)
 
 
@@ -121,6 +121,6 @@ def test_a_judge_draws_on_the_shared_bucket(redis_client, bucket_key):
     limiter = RedisRateLimiter(redis_client, requests_per_minute=60, burst=10, key=bucket_key)
     pairs = [("Ada wrote notes.", ["Ada", "wrote", f"note {number}"]) for number in range(3)]
     with FakeOpenAIServer() as server:
-        OpenAIJudge(base_url=server.base_url, limiter=limiter).check_support(pairs)
+        OpenAIJudge(base_url=server.base_url, limiter=limiter, batch_size=1).check_support(pairs)
     tokens = float(redis_client.hget(bucket_key, "tokens"))
     assert 7 <= tokens < 8  # 10 - 3, plus what one token a second refilled meanwhile

@@ -61,6 +61,7 @@ def test_resume_after_a_killed_worker_finishes_every_chunk_once(file_database):
             OPENAI_BASE_URL=server.base_url,
             OPENAI_API_KEY="test-key",
             GENRES_OPENAI_CONCURRENCY="1",  # one request at a time: a chunk takes ~0.75 s
+            GENRES_JUDGE_BATCH_SIZE="1",  # one question per request
         )
         enqueue_run(run)
         worker = start_worker(env, burst=False)

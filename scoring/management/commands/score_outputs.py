@@ -8,6 +8,7 @@ from tqdm import tqdm
 
 from scoring.genres.embedders import EMBEDDERS
 from scoring.genres.judges import JUDGES
+from scoring.genres.prompts import TEMPLATE_PLACEHOLDERS, PromptTemplate
 from scoring.genres.scorer import METRICS, ScoreSettings
 from scoring.jobs import enqueue_run, run_in_process
 from scoring.models import Dataset, System
@@ -37,7 +38,20 @@ class Command(BaseCommand):
             help=f"Comma-separated, of {','.join(METRICS)} (default: all).",
         )
         parser.add_argument("--embedder", choices=list(EMBEDDERS), default="hashing")
-        parser.add_argument("--judge", choices=list(JUDGES), default="heuristic")
+        parser.add_argument(
+            "--judge",
+            choices=[*JUDGES, "recorded"],
+            default="heuristic",
+            help="recorded: verdicts imported with import_verdicts (--verdict-source), no LLM called.",
+        )
+        parser.add_argument("--verdict-source", default="", help="The recorded judge's source name (import_verdicts).")
+        for aspect, placeholders in TEMPLATE_PLACEHOLDERS.items():
+            parser.add_argument(
+                f"--{aspect}-prompt",
+                metavar="FILE",
+                help=f"The {aspect} judge prompt from this template file (UTF-8, with {' and '.join(placeholders)}; "
+                "the openai judge only); default: the app's own prompt.",
+            )
         parser.add_argument(
             "--chunk-texts", type=int, default=DEFAULT_CHUNK_TEXTS, help="Texts per chunk (one job each)."
         )
@@ -50,12 +64,22 @@ class Command(BaseCommand):
             raise CommandError(f'there is no dataset "{options["dataset"]}"')
         systems = self.systems(dataset, options["systems"], options["no_ground_truth"])
         try:
+            templates = [
+                PromptTemplate.from_file(aspect, options[f"{aspect}_prompt"])
+                for aspect in TEMPLATE_PLACEHOLDERS
+                if options[f"{aspect}_prompt"]
+            ]
+            score_settings = ScoreSettings(
+                embedder=options["embedder"],
+                judge=options["judge"],
+                prompt_templates={template.aspect: template.text for template in templates},
+                verdict_source=options["verdict_source"],
+            )
+        except ValueError as error:  # TemplateError included
+            raise CommandError(str(error)) from error
+        try:
             run = ScoringRun.create(
-                dataset,
-                systems,
-                options["metrics"],
-                ScoreSettings(embedder=options["embedder"], judge=options["judge"]),
-                chunk_texts=options["chunk_texts"],
+                dataset, systems, options["metrics"], score_settings, chunk_texts=options["chunk_texts"]
             )
         except RunRefused as error:
             raise CommandError(str(error)) from error
@@ -103,10 +127,13 @@ class Command(BaseCommand):
 
     @staticmethod
     def result(run):
-        return {
+        result = {
             "dataset": run.dataset.name,
             "systems": {score.system.name: score.values for score in run.system_scores.select_related("system")},
         }
+        if run.provenance["judge"] == "recorded":
+            result["missing_verdicts"] = run.progress_state()["missing_verdicts"]
+        return result
 
     def print_table(self, run):
         provenance = run.provenance
@@ -120,6 +147,12 @@ class Command(BaseCommand):
         for score in run.system_scores.select_related("system"):
             cells = [self.cell(score.values[column]) for column in TABLE_COLUMNS]
             self.stdout.write(score.system.name[:23].ljust(24) + "".join(c.rjust(w) for c, w in zip(cells, widths)))
+        if provenance["judge"] == "recorded":
+            missing = run.progress_state()["missing_verdicts"]
+            self.stdout.write(
+                f"Recorded verdicts from \"{provenance['judge_model']}\": {missing} triple judgement(s) without a "
+                "verdict, left out of the fs and gs means"
+            )
 
     @staticmethod
     def cell(value):

@@ -1,0 +1,119 @@
+"""Importing per-triple verdicts produced elsewhere, and reading them back for the recorded judge.
+
+``import_verdicts`` stores one system's verdicts on a dataset under a source name, all or
+nothing: a file with one bad record (or naming a text the dataset lacks) changes nothing and
+the refusal names the record. A new import replaces what that source held for the system on
+the dataset for the aspects the file covers.
+"""
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from scoring.genres.judges import RecordedVerdict, triple_key
+from scoring.genres.verdict_formats import (
+    VerdictFormatError,
+    parse_authors_factualness,
+    parse_authors_granularity,
+    parse_jsonl,
+)
+from scoring.models import ImportedVerdict, Output, Text, text_hash
+
+
+@dataclass(frozen=True)
+class VerdictImport:
+    source: str
+    system: str
+    verdicts: dict  # aspect -> number stored
+    texts: int
+
+
+def _load_json(path):
+    try:
+        with open(path, encoding="utf-8") as verdict_file:
+            return json.load(verdict_file)
+    except (ValueError, RecursionError) as error:
+        raise VerdictFormatError(f"{path}: not a JSON file ({error})") from None
+
+
+def _text_finder(dataset):
+    """text reference -> Text: an exact id first, else the text itself; None when unknown."""
+    texts = list(Text.objects.filter(dataset=dataset))
+    by_label = {text.label: text for text in texts}
+    by_hash = {text.content_sha256: text for text in texts}
+    return lambda reference: by_label.get(reference) or by_hash.get(text_hash(reference))
+
+
+def read_verdicts(dataset, system, layout, path, triples_path=None):
+    """(Text, RecordedVerdict) pairs of a verdict file; VerdictFormatError names the bad record."""
+    find_text = _text_finder(dataset)
+    if layout == "jsonl":
+        with open(path, encoding="utf-8") as verdict_file:
+            verdicts = parse_jsonl(verdict_file)
+    elif layout == "authors-gs":
+        verdicts = parse_authors_granularity(_load_json(path))
+    elif triples_path:  # authors-fs aligned with the triples the authors judged
+        given = _load_json(triples_path)
+        if not isinstance(given, dict):
+            raise VerdictFormatError(f"{triples_path}: an object from each text to its triples is expected")
+        verdicts = parse_authors_factualness(_load_json(path), given.get)
+    else:  # authors-fs aligned with the system's stored triples
+        stored = dict(Output.objects.filter(system=system, text__dataset=dataset).values_list("text_id", "triples"))
+
+        def triples_of(reference):
+            text = find_text(reference)
+            return stored.get(text.pk) if text else None
+
+        verdicts = parse_authors_factualness(_load_json(path), triples_of)
+    pairs = []
+    for verdict in verdicts:
+        text = find_text(verdict.text)
+        if text is None:
+            raise VerdictFormatError(f'the text "{verdict.text[:60]}" is not in dataset "{dataset.name}"')
+        pairs.append((text, verdict))
+    return pairs
+
+
+@transaction.atomic
+def import_verdicts(dataset, system, source, layout, path, triples_path=None):
+    pairs = read_verdicts(dataset, system, layout, path, triples_path)
+    rows = {}
+    for text, verdict in pairs:
+        key = triple_key(verdict.triple)
+        triple_hash = hashlib.sha256(key.encode("utf-8")).hexdigest()
+        # A triple judged twice in one file (the same triple twice in an output) keeps one
+        # verdict, and two that disagree refuse the file.
+        earlier = rows.get((text.pk, verdict.aspect, triple_hash))
+        if earlier and (earlier.supported, earlier.reply, earlier.sub_triples) != (
+            verdict.supported, verdict.reply, verdict.sub_triples
+        ):
+            raise VerdictFormatError(
+                f'text "{text.label}": two different {verdict.aspect} verdicts on the triple {key}'
+            )
+        rows[text.pk, verdict.aspect, triple_hash] = ImportedVerdict(
+            source=source,
+            system=system,
+            text=text,
+            aspect=verdict.aspect,
+            triple=list(verdict.triple),
+            triple_hash=triple_hash,
+            supported=verdict.supported,
+            reply=verdict.reply,
+            sub_triples=verdict.sub_triples,
+        )
+    aspects = sorted({aspect for _text, aspect, _hash in rows})
+    ImportedVerdict.objects.filter(source=source, system=system, text__dataset=dataset, aspect__in=aspects).delete()
+    ImportedVerdict.objects.bulk_create(rows.values(), batch_size=500)
+    counts = {aspect: sum(1 for key in rows if key[1] == aspect) for aspect in aspects}
+    return VerdictImport(source, system.name, counts, len({text_pk for text_pk, _aspect, _hash in rows}))
+
+
+def recorded_verdicts(source, system, text_ids):
+    """The RecordedVerdicts of ``source`` on ``system``'s outputs of these texts."""
+    rows = ImportedVerdict.objects.filter(source=source, system=system, text_id__in=text_ids).select_related("text")
+    return [
+        RecordedVerdict(row.aspect, row.text.content, tuple(row.triple), row.supported, row.reply, row.sub_triples)
+        for row in rows
+    ]
