@@ -96,6 +96,40 @@ def win_rate_rows(data):
                     yield [aspect, system, opponent, _number(rate), count]
 
 
+def score_interval_rows(data):
+    yield ["aspect", "system", "mean", "ci_low", "ci_high", "texts", "rank_best", "rank_worst"]
+    for aspect, tests in (data["significance"]["scores"] or {}).items():
+        for system, entry in tests["intervals"].items():
+            yield [
+                aspect, system, *(_number(entry[key]) for key in ("mean", "ci_low", "ci_high")), entry["texts"],
+                *tests["rank"][system],
+            ]  # fmt: skip
+
+
+def significance_rows(data):
+    """Every ordered pair once per source: the paired tests of the scores, and the human ratings' intervals."""
+    yield ["source", "aspect", "system", "opponent", "difference", "p_holm", "shared_texts", "apart"]
+    alpha = data["significance"]["alpha"]
+    for aspect, tests in (data["significance"]["scores"] or {}).items():
+        systems = tests["systems"]
+        for row, system in enumerate(systems):
+            for column, opponent in enumerate(systems):
+                p_value = tests["p_value"][row][column]
+                if row != column and p_value is not None:
+                    difference = tests["difference"][row][column]
+                    apart = 0 if p_value >= alpha else (1 if difference > 0 else -1)
+                    yield ["scores", aspect, system, opponent, _number(difference), _number(p_value),
+                           tests["shared"][row][column], apart]  # fmt: skip
+    for method, by_aspect in data["significance"]["human"].items():
+        for aspect, matrix in by_aspect.items():
+            systems = matrix["systems"]
+            for row, system in enumerate(systems):
+                for column, opponent in enumerate(systems):
+                    if row != column:
+                        yield [method, aspect, system, opponent, _number(matrix["difference"][row][column], 2), "",
+                               "", int(matrix["separated"][row][column])]  # fmt: skip
+
+
 CSV_TABLES = {
     "scores": scores_rows,
     "human-ratings": human_rows,
@@ -103,9 +137,18 @@ CSV_TABLES = {
     "comparison": comparison_rows,
     "correlations": correlation_rows,
     "win-rates": win_rate_rows,
+    "score-intervals": score_interval_rows,
+    "significance": significance_rows,
 }
 # The table holding each figure's numbers: its "data as CSV" link.
-PLOT_TABLES = {"ratings": "comparison", "scatter": "comparison", "win_rates": "win-rates", "profile": "scores"}
+PLOT_TABLES = {
+    "ratings": "comparison",
+    "scatter": "comparison",
+    "win_rates": "win-rates",
+    "profile": "scores",
+    "significance": "significance",
+    "human_significance": "significance",
+}
 
 
 def section_context(data, links):
@@ -119,6 +162,7 @@ def section_context(data, links):
         "human_tables": presenters.human_tables(data),
         "agreement_rows": presenters.agreement_rows(data),
         "comparison_tables": presenters.comparison_tables(data),
+        "interval_table": presenters.interval_table(data),
     }
 
 

@@ -31,6 +31,7 @@ RENDERED_FOR = 3600
 SECTIONS = {
     "verdict": ("judgements", "scores"),
     "scores": ("scores",),
+    "significance": ("scores",),
     "human": ("judgements",),
     "comparison": ("judgements", "scores"),
 }
