@@ -5,10 +5,12 @@ import io
 import json
 from pathlib import Path
 
+import pyarrow as pa
 from django.contrib.staticfiles import finders
+from pyarrow import parquet
 from django.template.loader import render_to_string
 
-from leaderboard import presenters
+from leaderboard import presenters, significance
 from leaderboard.metrics import COLUMN_KEYS
 from leaderboard.services import METHODS
 
@@ -97,29 +99,16 @@ def win_rate_rows(data):
 
 
 def score_interval_rows(data):
-    yield ["aspect", "system", "mean", "ci_low", "ci_high", "texts", "rank_best", "rank_worst"]
-    for aspect, tests in (data["significance"]["scores"] or {}).items():
-        for system, entry in tests["intervals"].items():
-            yield [
-                aspect, system, *(_number(entry[key]) for key in ("mean", "ci_low", "ci_high")), entry["texts"],
-                *tests["rank"][system],
-            ]  # fmt: skip
+    yield list(significance.INTERVAL_FIELDS)
+    for record in significance.interval_records(data["significance"]["scores"] or {}):
+        yield [_number(value) if key in ("mean", "ci_low", "ci_high") else value for key, value in record.items()]
 
 
 def significance_rows(data):
     """Every ordered pair once per source: the paired tests of the scores, and the human ratings' intervals."""
-    yield ["source", "aspect", "system", "opponent", "difference", "p_holm", "shared_texts", "apart"]
-    alpha = data["significance"]["alpha"]
-    for aspect, tests in (data["significance"]["scores"] or {}).items():
-        systems = tests["systems"]
-        for row, system in enumerate(systems):
-            for column, opponent in enumerate(systems):
-                p_value = tests["p_value"][row][column]
-                if row != column and p_value is not None:
-                    difference = tests["difference"][row][column]
-                    apart = 0 if p_value >= alpha else (1 if difference > 0 else -1)
-                    yield ["scores", aspect, system, opponent, _number(difference), _number(p_value),
-                           tests["shared"][row][column], apart]  # fmt: skip
+    yield ["source", *significance.PAIR_FIELDS]
+    for record in significance.pair_records(data["significance"]["scores"] or {}, data["significance"]["alpha"]):
+        yield ["scores", *(_number(value) if key in ("difference", "p_holm") else value for key, value in record.items())]
     for method, by_aspect in data["significance"]["human"].items():
         for aspect, matrix in by_aspect.items():
             systems = matrix["systems"]
@@ -151,9 +140,16 @@ PLOT_TABLES = {
 }
 
 
+def parquet_link(csv_link):
+    """The Parquet twin of a table's CSV URL or file name: the same path and query, ``.parquet``."""
+    path, mark, query = csv_link.partition("?")
+    return path.removesuffix(".csv") + ".parquet" + mark + query
+
+
 def section_context(data, links):
     """What the section templates need; ``links`` maps CSV table names to their URLs or files."""
     return {
+        "parquet_links": {table: parquet_link(link) for table, link in links.items()},
         "data": data,
         "methods": METHODS,
         "links": {table.replace("-", "_"): link for table, link in links.items()},
@@ -173,8 +169,25 @@ def csv_text(table, data):
     return buffer.getvalue()
 
 
-def csv_file_name(dataset_name, table):
-    return f"{dataset_name}-{table}.csv".replace(" ", "_")
+def arrow_table(table, data):
+    """A CSV table as an Arrow table: the same columns and rows, each column typed, empty cells null.
+
+    Arrow infers each column's type from its values, so a column of counts with gaps stays
+    integer (pandas would make it float).
+    """
+    header, *rows = CSV_TABLES[table](data)
+    columns = zip(*rows) if rows else [()] * len(header)
+    return pa.table({name: pa.array([None if value == "" else value for value in values]) for name, values in zip(header, columns)})
+
+
+def parquet_bytes(table, data):
+    buffer = io.BytesIO()
+    parquet.write_table(arrow_table(table, data), buffer)
+    return buffer.getvalue()
+
+
+def csv_file_name(dataset_name, table, extension="csv"):
+    return f"{dataset_name}-{table}.{extension}".replace(" ", "_")
 
 
 def _static_text(path):
@@ -204,7 +217,7 @@ def static_html(data, links):
 
 
 def write_export(data, out_dir):
-    """Write leaderboard.json, every CSV table and index.html into ``out_dir``; return the paths."""
+    """Write leaderboard.json, every table as CSV and Parquet, and index.html into ``out_dir``; return the paths."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     name = data["dataset"]["name"]
@@ -217,7 +230,9 @@ def write_export(data, out_dir):
         path = out_dir / csv_file_name(name, table)
         path.write_text(csv_text(table, data), encoding="utf-8")
         links[table] = path.name
-        written.append(path)
+        parquet_path = out_dir / csv_file_name(name, table, "parquet")
+        parquet_path.write_bytes(parquet_bytes(table, data))
+        written += [path, parquet_path]
     html_path = out_dir / "index.html"
     html_path.write_text(static_html(data, links), encoding="utf-8")
     written.append(html_path)

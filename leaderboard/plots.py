@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from annotation.ratings import INITIAL_RATING
-from leaderboard.significance import ALPHA
+from leaderboard.significance import ALPHA, direction
 
 HUMAN_COLOUR = "#2f5ea8"
 METRIC_COLOUR = "#d9822b"
@@ -298,12 +298,7 @@ def significance_heatmaps(score_tests, aspects):
     for code, tests in score_tests.items():
         signs, customdata, texts = [], [], []
         for differences, p_values in zip(tests["difference"], tests["p_value"]):
-            signs.append(
-                [
-                    None if p is None else (0 if p >= ALPHA else (1 if difference > 0 else -1))
-                    for difference, p in zip(differences, p_values)
-                ]
-            )
+            signs.append([direction(difference, p) for difference, p in zip(differences, p_values)])
             customdata.append([[difference, p] for difference, p in zip(differences, p_values)])
             texts.append(["" if difference is None else f"{100 * difference:+.1f}" for difference in differences])
         views[code] = (tests["systems"], signs, customdata, texts)

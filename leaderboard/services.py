@@ -77,12 +77,13 @@ class Builder:
     the metric-battle ratings differ by margin.
     """
 
-    def __init__(self, dataset, metric_ratings=None):
-        """``metric_ratings``: ``{(setting key, margin): ratings}`` still current, from an earlier build."""
+    def __init__(self, dataset, metric_ratings=None, score_tests=None):
+        """``metric_ratings``: ``{(setting key, margin): ratings}`` still current, from an earlier build;
+        ``score_tests``: ``{setting key: intervals and tests}`` likewise."""
         self.dataset = dataset
         self.settings = metrics.scoring_settings(dataset)
         self._scores = {}
-        self._score_tests = {}
+        self._score_tests = dict(score_tests or {})
         self._metric_ratings = dict(metric_ratings or {})
 
     @cached_property
@@ -99,11 +100,11 @@ class Builder:
 
     def score_tests(self, setting):
         """The intervals and paired tests of one setting's scores, shared by all its margins."""
-        scores = self.scores(setting)
-        if not scores:
+        if setting is None:
             return None
         if setting["key"] not in self._score_tests:
-            self._score_tests[setting["key"]] = test_scores(scores)
+            scores = self.scores(setting)
+            self._score_tests[setting["key"]] = test_scores(scores) if scores else None
         return self._score_tests[setting["key"]]
 
     def leaderboard(self, setting_key=None, margin=DEFAULT_MARGIN):

@@ -193,6 +193,45 @@ def score_significance(per_text, systems, interval_rounds=INTERVAL_ROUNDS, test_
     }
 
 
+def direction(difference, p_value, alpha=ALPHA):
+    """1 when a pair's row system is significantly above, −1 below, 0 neither; None when untested."""
+    if p_value is None:
+        return None
+    return 0 if p_value >= alpha else (1 if difference > 0 else -1)
+
+
+INTERVAL_FIELDS = ("aspect", "system", "mean", "ci_low", "ci_high", "texts", "rank_best", "rank_worst")
+PAIR_FIELDS = ("aspect", "system", "opponent", "difference", "p_holm", "shared_texts", "apart")
+
+
+def interval_records(tests_by_aspect):
+    """Rows ``{aspect, system, mean, ci_low, ci_high, texts, rank_best, rank_worst}`` of :func:`score_significance` results."""
+    for aspect, tests in tests_by_aspect.items():
+        for system, entry in tests["intervals"].items():
+            best, worst = tests["rank"][system]
+            yield {"aspect": aspect, "system": system, **entry, "rank_best": best, "rank_worst": worst}
+
+
+def pair_records(tests_by_aspect, alpha=ALPHA):
+    """Every tested ordered pair: ``{aspect, system, opponent, difference, p_holm, shared_texts, apart}``."""
+    for aspect, tests in tests_by_aspect.items():
+        for row, system in enumerate(tests["systems"]):
+            for column, opponent in enumerate(tests["systems"]):
+                p_value = tests["p_value"][row][column]
+                if p_value is None:
+                    continue
+                difference = tests["difference"][row][column]
+                yield {
+                    "aspect": aspect,
+                    "system": system,
+                    "opponent": opponent,
+                    "difference": difference,
+                    "p_holm": p_value,
+                    "shared_texts": tests["shared"][row][column],
+                    "apart": direction(difference, p_value, alpha),
+                }
+
+
 def interval_separation(board):
     """The human side: ``{"systems", "separated"}`` from a ratings board ``{system: {"rating", "ci_low", "ci_high"}}``.
 

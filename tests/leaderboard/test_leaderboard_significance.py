@@ -74,3 +74,27 @@ def test_the_section_says_so_when_nothing_is_scored(admin_client):
     section = page[page.index('data-section="significance"') : page.index('data-section="human"')]
     assert "No finished scoring run on this dataset yet." in section
     assert table(admin_client, dataset, "score-intervals") == []
+
+
+def test_new_judgements_keep_the_tests_new_scores_redo_them(monkeypatch):
+    from annotation.models import Judgement
+    from leaderboard import jobs, services
+    from leaderboard.models import Snapshot
+    from tests.leaderboard.leaderboard_fixtures import store_run
+
+    dataset, systems = scored_dataset(name="eight", texts=8)
+    judged_campaign(dataset, systems, ranking_labels(HUMAN_ORDER), is_open=False)
+    tested = []
+    test_scores = services.test_scores
+    monkeypatch.setattr(services, "test_scores", lambda scores: tested.append(1) or test_scores(scores))
+    jobs.build_leaderboards(dataset.pk)
+    Judgement.objects.filter(assignment__item__campaign__dataset=dataset).first().delete()
+    jobs.build_leaderboards(dataset.pk)
+    assert tested == [1]
+    assert Snapshot.objects.get(dataset=dataset).data["significance"]["scores"]["ts"]["rank"]["alpha"] == [1, 1]
+    # Scores of a new run: gamma now ties beta on every text, so they share ranks 2-3.
+    store_run(dataset, systems, lambda system, position, aspect: {"alpha": 0.9}.get(system, 0.5))
+    jobs.build_leaderboards(dataset.pk)
+    assert tested == [1, 1]
+    ranks = Snapshot.objects.get(dataset=dataset).data["significance"]["scores"]["ts"]["rank"]
+    assert ranks == {"alpha": [1, 1], "beta": [2, 3], "gamma": [2, 3]}
