@@ -75,3 +75,21 @@ def test_a_closed_adaptive_campaign_has_nothing_next():
 
 
 FIRST_ASPECT_CODES = list(FIRST_FOUR)
+
+
+def test_the_creation_form_offers_the_adaptive_order_and_the_page_shows_it(admin_client):
+    from django.urls import reverse
+
+    dataset, systems = make_dataset(texts=4)
+    people = make_annotators(2)
+    form = {
+        "name": "pilot", "dataset": dataset.pk, "systems": [system.pk for system in systems], "sample_size": 4,
+        "seed": 11, "annotators": [person.pk for person in people], "overlap_percent": 0,
+    }  # fmt: skip
+    assert b"Least certain pairs first (adaptive)" in admin_client.get(reverse("campaign_create")).content
+    admin_client.post(reverse("campaign_create"), {**form, "pair_order": "adaptive"})
+    admin_client.post(reverse("campaign_create"), {**form, "name": "plain"})  # not given: the queue order
+    adaptive, plain = Campaign.objects.get(name="pilot"), Campaign.objects.get(name="plain")
+    assert (adaptive.pair_order, plain.pair_order) == ("adaptive", "queue")
+    assert b"Adaptive</strong> pair order" in admin_client.get(adaptive.get_absolute_url()).content
+    assert b"Adaptive</strong> pair order" not in admin_client.get(plain.get_absolute_url()).content
