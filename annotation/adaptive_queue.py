@@ -15,11 +15,17 @@ def next_adaptive_assignment(annotator, campaign):
     pending = (
         Assignment.objects.filter(annotator=annotator, item__campaign=campaign, status=Assignment.Status.PENDING)
         .annotate(first_judged=Count("judgements", filter=Q(judgements__aspect__in=FIRST_ASPECTS)))
-        .values_list("pk", "item__text_id", "item__system_a__name", "item__system_b__name", "queue_position", "first_judged")
+        .values_list(
+            "pk", "item__text_id", "item__system_a__name", "item__system_b__name", "queue_position", "first_judged"
+        )
     )
     candidates = [
         adaptive.Candidate(
-            key=pk, text=text, pair=(system_a, system_b), position=position, first_aspects_done=judged == len(FIRST_ASPECTS)
+            key=pk,
+            text=text,
+            pair=(system_a, system_b),
+            position=position,
+            first_aspects_done=judged == len(FIRST_ASPECTS),
         )
         for pk, text, system_a, system_b, position, judged in pending
     ]

@@ -55,7 +55,8 @@ def study_items():
     systems = list(by_system)
     differences = {
         (text, a, b): {
-            aspect: (qualities[text, a][aspect] - qualities[text, b][aspect]) / spreads[aspect] for aspect in study.ASPECTS
+            aspect: (qualities[text, a][aspect] - qualities[text, b][aspect]) / spreads[aspect]
+            for aspect in study.ASPECTS
         }
         for text in text_ids
         for a, b in combinations(systems, 2)
@@ -94,13 +95,17 @@ def play(queue, labels, systems, adaptive, every, target):
     judgements, served, curve = 0, 0, []
     while pending:
         candidates = [
-            Candidate(key=item, text=item[0], pair=item[1:], position=position[item], first_aspects_done=item in first_done)
+            Candidate(
+                key=item, text=item[0], pair=item[1:], position=position[item], first_aspects_done=item in first_done
+            )
             for item in pending
         ]
         # A text ready for completeness comes first whatever the priorities: spare computing them.
         ready = any(lacking[item[0]] == 0 for item in pending)
         if adaptive and not ready:
-            priorities = pair_priorities({aspect: Battles.from_labels(rows, systems) for aspect, rows in records.items()})
+            priorities = pair_priorities(
+                {aspect: Battles.from_labels(rows, systems) for aspect, rows in records.items()}
+            )
             item = choose(candidates, priorities)
         else:
             # With no priorities, choose follows the queue (and a ready text's completeness comes first).
@@ -165,8 +170,10 @@ def main(argv=None):
             for level in LEVELS:
                 results[order][level].append(needed(curve, level))
         print(
-            f"  seed {seed}: " + "; ".join(
-                f"τ ≥ {level:g} after {results['queue'][level][-1]:,} (queue) / {results['adaptive'][level][-1]:,} (adaptive)"
+            f"  seed {seed}: "
+            + "; ".join(
+                f"τ ≥ {level:g} after {results['queue'][level][-1]:,} (queue) / "
+                f"{results['adaptive'][level][-1]:,} (adaptive)"
                 for level in LEVELS
             ),
             flush=True,

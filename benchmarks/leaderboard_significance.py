@@ -8,8 +8,10 @@ machine's load falls on both alike:
   rounds; sign-flip tests of the 105 pairs per aspect, 10,000 patterns, Holm);
 * the whole build (``leaderboard.jobs.build_snapshots``, what the RQ job runs) as after new
   scores (no snapshot to reuse: the metric battles are rated again too), with the tests and
-  without them (``test_scores`` replaced by one that returns None);
-* the build after a new judgement, which reuses the tests of the last build.
+  without them (``test_scores`` replaced by one that returns None).
+
+A build after new judgements alone reuses the tests of the last build: ``benchmarks.leaderboard_page``
+times it.
 
     python -m benchmarks.leaderboard_significance [--rounds 3]
 """
@@ -28,12 +30,11 @@ def median_ms(seconds):
 
 
 def run(rounds):
-    from annotation.models import Judgement
     from leaderboard import metrics, services
     from leaderboard.jobs import build_snapshots
     from leaderboard.models import Snapshot
 
-    dataset, unjudged = build(random.Random(SEED))
+    dataset, _ = build(random.Random(SEED))
     setting = metrics.scoring_settings(dataset)[0]["key"]
     scores = metrics.metric_scores(dataset, setting)
     print(f"{len(scores['rows'])} systems × {dataset.texts.count()} texts, load average {os.getloadavg()}", flush=True)
@@ -54,19 +55,9 @@ def run(rounds):
             build_snapshots(dataset)
             builds[label].append(time.perf_counter() - start)
     services.test_scores = real_tests
-    build_snapshots(dataset)
-    pending = iter(unjudged)
-    after_judgement = []
-    for _ in range(rounds):
-        # bulk_create: no rebuild scheduled, which needs a Redis this benchmark does not start.
-        Judgement.objects.bulk_create([Judgement(assignment=next(pending), aspect="ts", label="tie")])
-        start = time.perf_counter()
-        build_snapshots(dataset)
-        after_judgement.append(time.perf_counter() - start)
     print(f"  intervals and tests alone      {median_ms(alone)}")
     for label, seconds in builds.items():
         print(f"  build as after new scores, {label:<14} {median_ms(seconds)}")
-    print(f"  build after a new judgement (tests reused) {median_ms(after_judgement)}")
     share = statistics.median(alone) / statistics.median(builds["with tests"])
     ratio = statistics.median(builds["with tests"]) / statistics.median(builds["without tests"])
     print(f"  build with / without tests: {ratio:.2f}; the tests' share of a build: {share:.0%}")

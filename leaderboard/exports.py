@@ -108,7 +108,8 @@ def significance_rows(data):
     """Every ordered pair once per source: the paired tests of the scores, and the human ratings' intervals."""
     yield ["source", *significance.PAIR_FIELDS]
     for record in significance.pair_records(data["significance"]["scores"] or {}, data["significance"]["alpha"]):
-        yield ["scores", *(_number(value) if key in ("difference", "p_holm") else value for key, value in record.items())]
+        cells = (_number(value) if key in ("difference", "p_holm") else value for key, value in record.items())
+        yield ["scores", *cells]
     for method, by_aspect in data["significance"]["human"].items():
         for aspect, matrix in by_aspect.items():
             systems = matrix["systems"]
@@ -177,7 +178,9 @@ def arrow_table(table, data):
     """
     header, *rows = CSV_TABLES[table](data)
     columns = zip(*rows) if rows else [()] * len(header)
-    return pa.table({name: pa.array([None if value == "" else value for value in values]) for name, values in zip(header, columns)})
+    return pa.table(
+        {name: pa.array([None if value == "" else value for value in values]) for name, values in zip(header, columns)}
+    )
 
 
 def parquet_bytes(table, data):

@@ -79,7 +79,9 @@ def text_scores(dataset, setting=None):
             },
         )
         row.update(values)
-    return pd.DataFrame(list(rows.values()), columns=TEXT_SCORE_COLUMNS).astype({key: float for key in (*ASPECTS, *PRF_VALUES)})
+    return pd.DataFrame(list(rows.values()), columns=TEXT_SCORE_COLUMNS).astype(
+        {key: float for key in (*ASPECTS, *PRF_VALUES)}
+    )
 
 
 def _score_tests(dataset, setting):

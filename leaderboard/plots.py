@@ -175,6 +175,19 @@ def rating_vs_score(human, mean_scores, aspects, method_name):
     return _as_json(figure)
 
 
+def _matrix_figure(figure, aspects, size):
+    """Lay out one heatmap per aspect of systems × systems (``size`` of the largest), a drop-down between them."""
+    _layout(
+        figure,
+        max(360, 140 + 30 * size),
+        updatemenus=_aspect_buttons(aspects, 1, menu="dropdown"),
+        margin=dict(l=140, r=16, t=64, b=120),
+    )
+    figure.update_yaxes(autorange="reversed", showgrid=False)
+    figure.update_xaxes(tickangle=-30, showgrid=False)
+    return _as_json(figure)
+
+
 def win_rate_heatmaps(win_rates, aspects):
     """Per aspect, the share of points each row system took from each column system."""
     figure = go.Figure()
@@ -199,15 +212,7 @@ def win_rate_heatmaps(win_rates, aspects):
             ygap=1,
         )
     size = max((len(matrix["systems"]) for matrix in win_rates.values()), default=0)
-    _layout(
-        figure,
-        max(360, 140 + 30 * size),
-        updatemenus=_aspect_buttons(aspects, 1, menu="dropdown"),
-        margin=dict(l=140, r=16, t=64, b=120),
-    )
-    figure.update_yaxes(autorange="reversed", showgrid=False)
-    figure.update_xaxes(tickangle=-30, showgrid=False)
-    return _as_json(figure)
+    return _matrix_figure(figure, aspects, size)
 
 
 def score_profile(rows, aspects):
@@ -278,15 +283,7 @@ def _sign_heatmaps(views, aspects, hovertemplate, legend_title):
             ygap=1,
         )
     size = max((len(view[0]) for view in views.values()), default=0)
-    _layout(
-        figure,
-        max(360, 140 + 30 * size),
-        updatemenus=_aspect_buttons(aspects, 1, menu="dropdown"),
-        margin=dict(l=140, r=16, t=64, b=120),
-    )
-    figure.update_yaxes(autorange="reversed", showgrid=False)
-    figure.update_xaxes(tickangle=-30, showgrid=False)
-    return _as_json(figure)
+    return _matrix_figure(figure, aspects, size)
 
 
 def significance_heatmaps(score_tests, aspects):
@@ -317,7 +314,7 @@ def separation_heatmaps(separation, aspects, method_name):
             matrix["systems"],
             matrix["separated"],
             matrix["difference"],
-            [["" if difference is None else f"{difference:+.0f}" for difference in row] for row in matrix["difference"]],
+            [["" if value is None else f"{value:+.0f}" for value in row] for row in matrix["difference"]],
         )
         for code, matrix in separation.items()
     }

@@ -36,7 +36,9 @@ def rank_text(rank):
 
 
 OVERLAPPING_INTERVALS = "95% intervals overlap with other systems: the ranks in this range are all possible"
-NOT_SIGNIFICANT = "Not significantly different from some systems (paired tests, Holm-corrected): the ranks in this range are all possible"
+NOT_SIGNIFICANT = (
+    "Not significantly different from some systems (paired tests, Holm-corrected): the ranks in this range are all possible"
+)
 
 
 def _rank_cell(rank, tied_title=OVERLAPPING_INTERVALS):

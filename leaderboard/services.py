@@ -266,7 +266,8 @@ def assemble(dataset, settings, setting, margin, human_side, scores, metric_rati
         "profile": plots.score_profile(rows, ASPECT_NAMES),
         "significance": plots.significance_heatmaps(score_tests or {}, ASPECT_NAMES),
         "human_significance": {
-            method: plots.separation_heatmaps(separation[method], ASPECT_NAMES, name) for method, name in METHODS.items()
+            method: plots.separation_heatmaps(separation[method], ASPECT_NAMES, name)
+            for method, name in METHODS.items()
         },
     }
     return {

@@ -205,7 +205,7 @@ PAIR_FIELDS = ("aspect", "system", "opponent", "difference", "p_holm", "shared_t
 
 
 def interval_records(tests_by_aspect):
-    """Rows ``{aspect, system, mean, ci_low, ci_high, texts, rank_best, rank_worst}`` of :func:`score_significance` results."""
+    """Rows of :data:`INTERVAL_FIELDS` from :func:`score_significance` results per aspect."""
     for aspect, tests in tests_by_aspect.items():
         for system, entry in tests["intervals"].items():
             best, worst = tests["rank"][system]

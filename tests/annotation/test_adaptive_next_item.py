@@ -4,7 +4,12 @@ import pytest
 
 from annotation.models import ASPECTS, Assignment, Campaign, Judgement
 from annotation.services import create_campaign, next_assignment
-from tests.annotation.campaign_factories import FIRST_FOUR, judge, make_annotators, make_dataset
+from tests.annotation.campaign_factories import (
+    FIRST_FOUR,
+    judge,
+    make_annotators,
+    make_dataset,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +30,9 @@ def settle_alpha_over_beta(campaign, texts=6):
     pairs = Assignment.objects.filter(
         item__campaign=campaign, item__text_id__in=chosen, item__system_a__name="alpha", item__system_b__name="beta"
     )
-    Judgement.objects.bulk_create(Judgement(assignment=pair, aspect=aspect, label="a") for pair in pairs for aspect in ASPECTS)
+    Judgement.objects.bulk_create(
+        Judgement(assignment=pair, aspect=aspect, label="a") for pair in pairs for aspect in ASPECTS
+    )
     pairs.update(status=Assignment.Status.DONE)
 
 

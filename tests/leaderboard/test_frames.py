@@ -4,7 +4,12 @@ import pandas as pd
 import pytest
 
 from leaderboard import frames
-from tests.leaderboard.leaderboard_fixtures import HUMAN_ORDER, judged_campaign, ranking_labels, scored_dataset
+from tests.leaderboard.leaderboard_fixtures import (
+    HUMAN_ORDER,
+    judged_campaign,
+    ranking_labels,
+    scored_dataset,
+)
 
 pytestmark = pytest.mark.django_db
 

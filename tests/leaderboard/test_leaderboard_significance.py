@@ -6,7 +6,13 @@ import io
 import pytest
 from django.urls import reverse
 
-from tests.leaderboard.leaderboard_fixtures import HUMAN_ORDER, get_built, judged_campaign, ranking_labels, scored_dataset
+from tests.leaderboard.leaderboard_fixtures import (
+    HUMAN_ORDER,
+    get_built,
+    judged_campaign,
+    ranking_labels,
+    scored_dataset,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -31,7 +37,10 @@ def test_eight_texts_separate_three_systems_four_do_not(admin_client):
         "rank_best": "1", "rank_worst": "1",
     }  # fmt: skip
     assert (intervals["cs", "gamma"]["rank_best"], intervals["cs", "gamma"]["rank_worst"]) == ("3", "3")
-    tests = {(row["source"], row["aspect"], row["system"], row["opponent"]): row for row in table(admin_client, eight, "significance")}
+    tests = {
+        (row["source"], row["aspect"], row["system"], row["opponent"]): row
+        for row in table(admin_client, eight, "significance")
+    }
     alpha_beta = tests["scores", "ts", "alpha", "beta"]
     assert (alpha_beta["difference"], alpha_beta["p_holm"], alpha_beta["shared_texts"], alpha_beta["apart"]) == (
         "0.4", "0.0234", "8", "1",
@@ -41,7 +50,10 @@ def test_eight_texts_separate_three_systems_four_do_not(admin_client):
     assert {row["apart"] for key, row in tests.items() if key[0] == "elo"} <= {"-1", "0", "1"}
     assert len([key for key in tests if key[:2] == ("elo", "ts")]) == 6
 
-    ranks = {(row["aspect"], row["system"]): (row["rank_best"], row["rank_worst"]) for row in table(admin_client, four, "score-intervals")}
+    ranks = {
+        (row["aspect"], row["system"]): (row["rank_best"], row["rank_worst"])
+        for row in table(admin_client, four, "score-intervals")
+    }
     assert set(ranks.values()) == {("1", "3")}
     assert {row["apart"] for row in table(admin_client, four, "significance")} == {"0"}
 
