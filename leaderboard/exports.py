@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pyarrow as pa
 from django.contrib.staticfiles import finders
-from pyarrow import parquet
 from django.template.loader import render_to_string
+from pyarrow import parquet
 
 from leaderboard import presenters, significance
 from leaderboard.metrics import COLUMN_KEYS

@@ -85,7 +85,7 @@ def text_scores(dataset, setting=None):
 
 
 def _score_tests(dataset, setting):
-    return services.test_scores(metrics.metric_scores(dataset, _setting(dataset, setting)))
+    return services.significance_of_scores(metrics.metric_scores(dataset, _setting(dataset, setting)))
 
 
 def system_means(dataset, setting=None):

@@ -104,7 +104,7 @@ class Builder:
             return None
         if setting["key"] not in self._score_tests:
             scores = self.scores(setting)
-            self._score_tests[setting["key"]] = test_scores(scores) if scores else None
+            self._score_tests[setting["key"]] = significance_of_scores(scores) if scores else None
         return self._score_tests[setting["key"]]
 
     def leaderboard(self, setting_key=None, margin=DEFAULT_MARGIN):
@@ -148,7 +148,7 @@ def rate_metric_battles(scores, margin):
     return rated
 
 
-def test_scores(scores):
+def significance_of_scores(scores):
     """Per aspect, bootstrap intervals of the means, paired tests and tied ranks (``leaderboard.significance``)."""
     systems = [row["system"] for row in scores["rows"]]
     return {aspect: significance.score_significance(scores["per_text"][aspect], systems) for aspect in ASPECTS}

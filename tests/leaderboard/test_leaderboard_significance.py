@@ -97,8 +97,10 @@ def test_new_judgements_keep_the_tests_new_scores_redo_them(monkeypatch):
     dataset, systems = scored_dataset(name="eight", texts=8)
     judged_campaign(dataset, systems, ranking_labels(HUMAN_ORDER), is_open=False)
     tested = []
-    test_scores = services.test_scores
-    monkeypatch.setattr(services, "test_scores", lambda scores: tested.append(1) or test_scores(scores))
+    significance_of_scores = services.significance_of_scores
+    monkeypatch.setattr(
+        services, "significance_of_scores", lambda scores: tested.append(1) or significance_of_scores(scores)
+    )
     jobs.build_leaderboards(dataset.pk)
     Judgement.objects.filter(assignment__item__campaign__dataset=dataset).first().delete()
     jobs.build_leaderboards(dataset.pk)
