@@ -10,6 +10,8 @@ import csv
 import io
 import json
 
+import pandas as pd
+
 from annotation.models import Judgement, Label
 
 COLUMNS = (
@@ -37,6 +39,8 @@ COLUMNS = (
 # which import_judgments removes again.
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 ROWS_PER_QUERY = 2000
+TIMESTAMP_COLUMNS = ("judged_at", "first_judged_at", "item_started_at", "item_completed_at")
+PARQUET_TYPE = "application/vnd.apache.parquet"
 
 
 def _timestamp(value):
@@ -115,6 +119,26 @@ def csv_lines(campaign):
     for record in judgement_records(campaign):
         writer.writerow([spreadsheet_safe(record[column]) for column in COLUMNS])
         yield flush()
+
+
+def judgement_frame(campaign):
+    """The export rows as a pandas DataFrame, timestamps as datetimes."""
+    frame = pd.DataFrame(judgement_records(campaign), columns=COLUMNS)
+    for column in TIMESTAMP_COLUMNS:
+        frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
+    return frame
+
+
+def parquet_bytes(frame):
+    """A DataFrame as one Parquet file (pyarrow), without the pandas index."""
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, engine="pyarrow", index=False)
+    return buffer.getvalue()
+
+
+def parquet_chunks(campaign):
+    """The Parquet export, in one piece: a Parquet file is written whole, its index at the end."""
+    yield parquet_bytes(judgement_frame(campaign))
 
 
 def jsonl_lines(campaign):

@@ -95,6 +95,14 @@ class CampaignCreateForm(forms.Form):
         label="Overlap (%)",
         help_text="Share of texts judged by two different annotators, to measure agreement.",
     )
+    pair_order = forms.ChoiceField(
+        required=False,
+        choices=Campaign.PairOrder.choices,
+        initial=Campaign.PairOrder.QUEUE,
+        label="Order of pairs",
+        help_text="Adaptive serves next the pairs the judgements so far leave least certain: the ranking "
+        "settles with fewer judgements, but annotators change text more often.",
+    )
     instructions = forms.CharField(
         required=False,
         max_length=MAX_INSTRUCTIONS_CHARS,
@@ -161,6 +169,7 @@ class CampaignCreateForm(forms.Form):
             "seed": data["seed"],
             "overlap_share": data["overlap_percent"] / 100,
             "instructions": data["instructions"],
+            "pair_order": data["pair_order"] or Campaign.PairOrder.QUEUE,
             "sample_size": data["sample_size"] or None,
             "text_references": [reference.strip() for reference in data["text_references"]] or None,
         }

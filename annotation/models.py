@@ -50,6 +50,10 @@ class AnnotatorProgress:
 
 
 class Campaign(models.Model):
+    class PairOrder(models.TextChoices):
+        QUEUE = "queue", "Queue order (every text's pairs in turn)"
+        ADAPTIVE = "adaptive", "Least certain pairs first (adaptive)"
+
     name = models.CharField(max_length=100, unique=True, validators=[name_validator])
     dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="campaigns")
     systems = models.ManyToManyField(System, related_name="campaigns")
@@ -61,6 +65,12 @@ class Campaign(models.Model):
         help_text="Share of texts judged by two different annotators, for agreement.",
     )
     instructions = models.TextField(blank=True)
+    pair_order = models.CharField(
+        max_length=10,
+        choices=PairOrder.choices,
+        default=PairOrder.QUEUE,
+        help_text="Adaptive: serve next the pairs whose order the judgements so far leave least certain.",
+    )
     annotators = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="CampaignAnnotator", related_name="annotation_campaigns"
     )

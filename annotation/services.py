@@ -16,6 +16,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation import sampling
+from annotation.adaptive_queue import next_adaptive_assignment
 from annotation.models import (
     ASPECTS,
     FIRST_ASPECTS,
@@ -138,12 +139,13 @@ def create_campaign(
     created_by=None,
     sample_size=None,
     text_references=None,
+    pair_order=Campaign.PairOrder.QUEUE,
 ):
     """Create a campaign: sample texts, make every system pair an item on each, fill the queues.
 
     Give either ``sample_size`` (texts drawn at random, with ``seed``, among the texts every
     chosen system has an output for) or ``text_references`` (explicit texts, refused if any
-    lacks an output).
+    lacks an output). ``pair_order`` adaptive serves the least certain pairs first (``annotation.adaptive``).
     """
     systems = sorted(set(systems), key=lambda system: system.pk)
     annotators = list(dict.fromkeys(annotators))
@@ -187,6 +189,7 @@ def create_campaign(
             overlap_share=overlap_share,
             instructions=instructions,
             created_by=created_by,
+            pair_order=pair_order,
         )
         try:
             campaign.full_clean()
@@ -402,15 +405,20 @@ def next_assignment(annotator, campaign):
         status=Assignment.Status.PENDING,
     )
     current_text = pending.order_by("queue_position", "pk").values("item__text_id")[:1]
-    return (
+    following = (
         pending.filter(item__text_id=Subquery(current_text))
         .annotate(first_judged=Count("judgements", filter=Q(judgements__aspect__in=FIRST_ASPECTS)))
         .order_by(
             Case(When(first_judged__lt=len(FIRST_ASPECTS), then=0), default=1), "queue_position", "pk"
         )
-        .select_related("item")
+        .select_related("item__campaign")
         .first()
     )
+    # An adaptive campaign orders the pending pairs by uncertainty instead (annotation.adaptive);
+    # the query above has checked that there is something next for this annotator.
+    if following is not None and following.item.campaign.pair_order == Campaign.PairOrder.ADAPTIVE:
+        return next_adaptive_assignment(annotator, following.item.campaign)
+    return following
 
 
 @transaction.atomic

@@ -13,6 +13,12 @@ urlpatterns = [
     path(
         "campaigns/<int:pk>/judgements.jsonl", campaigns.campaign_export, {"file_format": "jsonl"}, name="campaign_jsonl"
     ),
+    path(
+        "campaigns/<int:pk>/judgements.parquet",
+        campaigns.campaign_export,
+        {"file_format": "parquet"},
+        name="campaign_parquet",
+    ),
     # Annotator pages (the annotator UI): add their routes below this line.
     path("signed-in/", annotate.after_sign_in, name="after_sign_in"),
     path("annotate/", annotate.annotator_home, name="annotate_home"),

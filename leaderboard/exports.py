@@ -5,10 +5,12 @@ import io
 import json
 from pathlib import Path
 
+import pyarrow as pa
 from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
+from pyarrow import parquet
 
-from leaderboard import presenters
+from leaderboard import presenters, significance
 from leaderboard.metrics import COLUMN_KEYS
 from leaderboard.services import METHODS
 
@@ -96,6 +98,28 @@ def win_rate_rows(data):
                     yield [aspect, system, opponent, _number(rate), count]
 
 
+def score_interval_rows(data):
+    yield list(significance.INTERVAL_FIELDS)
+    for record in significance.interval_records(data["significance"]["scores"] or {}):
+        yield [_number(value) if key in ("mean", "ci_low", "ci_high") else value for key, value in record.items()]
+
+
+def significance_rows(data):
+    """Every ordered pair once per source: the paired tests of the scores, and the human ratings' intervals."""
+    yield ["source", *significance.PAIR_FIELDS]
+    for record in significance.pair_records(data["significance"]["scores"] or {}, data["significance"]["alpha"]):
+        cells = (_number(value) if key in ("difference", "p_holm") else value for key, value in record.items())
+        yield ["scores", *cells]
+    for method, by_aspect in data["significance"]["human"].items():
+        for aspect, matrix in by_aspect.items():
+            systems = matrix["systems"]
+            for row, system in enumerate(systems):
+                for column, opponent in enumerate(systems):
+                    if row != column:
+                        yield [method, aspect, system, opponent, _number(matrix["difference"][row][column], 2), "",
+                               "", int(matrix["separated"][row][column])]  # fmt: skip
+
+
 CSV_TABLES = {
     "scores": scores_rows,
     "human-ratings": human_rows,
@@ -103,14 +127,30 @@ CSV_TABLES = {
     "comparison": comparison_rows,
     "correlations": correlation_rows,
     "win-rates": win_rate_rows,
+    "score-intervals": score_interval_rows,
+    "significance": significance_rows,
 }
 # The table holding each figure's numbers: its "data as CSV" link.
-PLOT_TABLES = {"ratings": "comparison", "scatter": "comparison", "win_rates": "win-rates", "profile": "scores"}
+PLOT_TABLES = {
+    "ratings": "comparison",
+    "scatter": "comparison",
+    "win_rates": "win-rates",
+    "profile": "scores",
+    "significance": "significance",
+    "human_significance": "significance",
+}
+
+
+def parquet_link(csv_link):
+    """The Parquet twin of a table's CSV URL or file name: the same path and query, ``.parquet``."""
+    path, mark, query = csv_link.partition("?")
+    return path.removesuffix(".csv") + ".parquet" + mark + query
 
 
 def section_context(data, links):
     """What the section templates need; ``links`` maps CSV table names to their URLs or files."""
     return {
+        "parquet_links": {table: parquet_link(link) for table, link in links.items()},
         "data": data,
         "methods": METHODS,
         "links": {table.replace("-", "_"): link for table, link in links.items()},
@@ -119,6 +159,7 @@ def section_context(data, links):
         "human_tables": presenters.human_tables(data),
         "agreement_rows": presenters.agreement_rows(data),
         "comparison_tables": presenters.comparison_tables(data),
+        "interval_table": presenters.interval_table(data),
     }
 
 
@@ -129,8 +170,27 @@ def csv_text(table, data):
     return buffer.getvalue()
 
 
-def csv_file_name(dataset_name, table):
-    return f"{dataset_name}-{table}.csv".replace(" ", "_")
+def arrow_table(table, data):
+    """A CSV table as an Arrow table: the same columns and rows, each column typed, empty cells null.
+
+    Arrow infers each column's type from its values, so a column of counts with gaps stays
+    integer (pandas would make it float).
+    """
+    header, *rows = CSV_TABLES[table](data)
+    columns = zip(*rows) if rows else [()] * len(header)
+    return pa.table(
+        {name: pa.array([None if value == "" else value for value in values]) for name, values in zip(header, columns)}
+    )
+
+
+def parquet_bytes(table, data):
+    buffer = io.BytesIO()
+    parquet.write_table(arrow_table(table, data), buffer)
+    return buffer.getvalue()
+
+
+def csv_file_name(dataset_name, table, extension="csv"):
+    return f"{dataset_name}-{table}.{extension}".replace(" ", "_")
 
 
 def _static_text(path):
@@ -160,7 +220,7 @@ def static_html(data, links):
 
 
 def write_export(data, out_dir):
-    """Write leaderboard.json, every CSV table and index.html into ``out_dir``; return the paths."""
+    """Write leaderboard.json, every table as CSV and Parquet, and index.html into ``out_dir``; return the paths."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     name = data["dataset"]["name"]
@@ -173,7 +233,9 @@ def write_export(data, out_dir):
         path = out_dir / csv_file_name(name, table)
         path.write_text(csv_text(table, data), encoding="utf-8")
         links[table] = path.name
-        written.append(path)
+        parquet_path = out_dir / csv_file_name(name, table, "parquet")
+        parquet_path.write_bytes(parquet_bytes(table, data))
+        written += [path, parquet_path]
     html_path = out_dir / "index.html"
     html_path.write_text(static_html(data, links), encoding="utf-8")
     written.append(html_path)

@@ -118,7 +118,9 @@ def build_snapshots(dataset, asked=()):
     built_at = timezone.now()
     judgement_version = _digest(human.judgement_version(dataset))
     scores_version = _digest(metrics.scores_version(dataset))
-    builder = services.Builder(dataset, _current_metric_ratings(dataset, scores_version))
+    builder = services.Builder(
+        dataset, _current_metric_ratings(dataset, scores_version), _current_score_tests(dataset, scores_version)
+    )
     known = {setting["key"] for setting in builder.settings}
     newest = builder.settings[0]["key"] if builder.settings else ""
     unknown = [(key, margin) for key, margin in asked if key and key not in known]
@@ -163,6 +165,14 @@ def _current_metric_ratings(dataset, scores_version):
         for snapshot in kept.defer("plots")
         if snapshot.data["metric_ratings"] is not None
     }
+
+
+def _current_score_tests(dataset, scores_version):
+    """The intervals and paired tests of the last build where the scores are unchanged (as above)."""
+    kept = Snapshot.objects.filter(dataset=dataset, scores_version=scores_version).exclude(setting="")
+    tests = {snapshot.setting: snapshot.data.get("significance", {}).get("scores") for snapshot in kept.defer("plots")}
+    # A snapshot built before the tests existed has none: they are computed afresh.
+    return {setting: tested for setting, tested in tests.items() if tested is not None}
 
 
 def changes(previous, snapshot):

@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from annotation.ratings import INITIAL_RATING
+from leaderboard.significance import ALPHA, direction
 
 HUMAN_COLOUR = "#2f5ea8"
 METRIC_COLOUR = "#d9822b"
@@ -174,6 +175,19 @@ def rating_vs_score(human, mean_scores, aspects, method_name):
     return _as_json(figure)
 
 
+def _matrix_figure(figure, aspects, size):
+    """Lay out one heatmap per aspect of systems × systems (``size`` of the largest), a drop-down between them."""
+    _layout(
+        figure,
+        max(360, 140 + 30 * size),
+        updatemenus=_aspect_buttons(aspects, 1, menu="dropdown"),
+        margin=dict(l=140, r=16, t=64, b=120),
+    )
+    figure.update_yaxes(autorange="reversed", showgrid=False)
+    figure.update_xaxes(tickangle=-30, showgrid=False)
+    return _as_json(figure)
+
+
 def win_rate_heatmaps(win_rates, aspects):
     """Per aspect, the share of points each row system took from each column system."""
     figure = go.Figure()
@@ -198,15 +212,7 @@ def win_rate_heatmaps(win_rates, aspects):
             ygap=1,
         )
     size = max((len(matrix["systems"]) for matrix in win_rates.values()), default=0)
-    _layout(
-        figure,
-        max(360, 140 + 30 * size),
-        updatemenus=_aspect_buttons(aspects, 1, menu="dropdown"),
-        margin=dict(l=140, r=16, t=64, b=120),
-    )
-    figure.update_yaxes(autorange="reversed", showgrid=False)
-    figure.update_xaxes(tickangle=-30, showgrid=False)
-    return _as_json(figure)
+    return _matrix_figure(figure, aspects, size)
 
 
 def score_profile(rows, aspects):
@@ -239,3 +245,82 @@ def score_profile(rows, aspects):
         margin=dict(l=70, r=70, t=40, b=40),
     )
     return _as_json(figure)
+
+
+# Significance matrices: the row system significantly below (−1) or above (1) the column, or neither.
+_SIGN_COLOURS = ("#c0504d", "#eef1f5", "#2f8a55")
+_SIGN_SCALE = [
+    [bound, colour] for index, colour in enumerate(_SIGN_COLOURS) for bound in (index / 3, (index + 1) / 3)
+]
+_SIGN_LABELS = ("row below", "not apart", "row above")
+
+
+def _sign_heatmaps(views, aspects, hovertemplate, legend_title):
+    """One heatmap per aspect of ``views[aspect] = (systems, signs, customdata, texts)``, a drop-down between them."""
+    figure = go.Figure()
+    for index, (code, name) in enumerate(aspects):
+        systems, signs, customdata, texts = views.get(code, ([], [], [], []))
+        figure.add_heatmap(
+            x=systems,
+            y=systems,
+            z=signs,
+            customdata=customdata,
+            text=texts,
+            texttemplate="%{text}",
+            textfont=dict(size=10),
+            zmin=-1,
+            zmax=1,
+            colorscale=_SIGN_SCALE,
+            hovertemplate=hovertemplate,
+            colorbar=dict(
+                title=dict(text=legend_title, side="right"),
+                tickvals=[-2 / 3, 0, 2 / 3],
+                ticktext=list(_SIGN_LABELS),
+                thickness=12,
+            ),
+            visible=index == 0,
+            xgap=1,
+            ygap=1,
+        )
+    size = max((len(view[0]) for view in views.values()), default=0)
+    return _matrix_figure(figure, aspects, size)
+
+
+def significance_heatmaps(score_tests, aspects):
+    """Per aspect, which system's mean score is significantly above which (paired tests, Holm-corrected).
+
+    ``score_tests`` maps aspect → ``leaderboard.significance.score_significance`` output.
+    """
+    views = {}
+    for code, tests in score_tests.items():
+        signs, customdata, texts = [], [], []
+        for differences, p_values in zip(tests["difference"], tests["p_value"]):
+            signs.append([direction(difference, p) for difference, p in zip(differences, p_values)])
+            customdata.append([[difference, p] for difference, p in zip(differences, p_values)])
+            texts.append(["" if difference is None else f"{100 * difference:+.1f}" for difference in differences])
+        views[code] = (tests["systems"], signs, customdata, texts)
+    return _sign_heatmaps(
+        views,
+        aspects,
+        "%{y} − %{x}<br>mean difference ×100 %{text}<br>Holm-adjusted p %{customdata[1]:.4f}<extra></extra>",
+        f"paired test, α {ALPHA:g}",
+    )
+
+
+def separation_heatmaps(separation, aspects, method_name):
+    """Per aspect, which human ratings are apart: their 95% intervals do not overlap."""
+    views = {
+        code: (
+            matrix["systems"],
+            matrix["separated"],
+            matrix["difference"],
+            [["" if value is None else f"{value:+.0f}" for value in row] for row in matrix["difference"]],
+        )
+        for code, matrix in separation.items()
+    }
+    return _sign_heatmaps(
+        views,
+        aspects,
+        "%{y} − %{x}<br>" + method_name + " difference %{text}<extra></extra>",
+        "95% intervals",
+    )

@@ -35,13 +35,15 @@ def rank_text(rank):
     return str(best) if best == worst else f"{best}–{worst}"
 
 
-def _rank_cell(rank):
+OVERLAPPING_INTERVALS = "95% intervals overlap with other systems: the ranks in this range are all possible"
+NOT_SIGNIFICANT = (
+    "Not significantly different from some systems (paired tests, Holm-corrected): the ranks in this range are all possible"
+)
+
+
+def _rank_cell(rank, tied_title=OVERLAPPING_INTERVALS):
     tied = rank is not None and rank[0] != rank[1]
-    return Cell(
-        rank_text(rank),
-        sort=None if rank is None else rank[0],
-        title="95% intervals overlap with other systems: the ranks in this range are all possible" if tied else "",
-    )
+    return Cell(rank_text(rank), sort=None if rank is None else rank[0], title=tied_title if tied else "")
 
 
 def score_table(data):
@@ -75,6 +77,31 @@ def score_table(data):
             {"system": row["system"], "ground_truth": row["ground_truth"], "current": row["current"], "cells": cells}
         )
     return {"groups": groups, "headers": headers, "rows": table_rows}
+
+
+def interval_table(data):
+    """Per system (score table order), per aspect: mean ×100, its bootstrap interval and its tied rank."""
+    tests = data["significance"]["scores"]
+    if not tests:
+        return None
+    names = {aspect["code"]: aspect["name"] for aspect in data["aspects"]}
+    rows = []
+    for row in data["scores"]:
+        cells = []
+        for aspect, entry in tests.items():
+            interval = entry["intervals"].get(row["system"])
+            if interval is None:
+                cells.append({"mean": Cell(NOT_APPLICABLE), "interval": "", "rank": _rank_cell(None)})
+                continue
+            cells.append(
+                {
+                    "mean": Cell(hundred(interval["mean"]), sort=interval["mean"]),
+                    "interval": f"{hundred(interval['ci_low'])} – {hundred(interval['ci_high'])}",
+                    "rank": _rank_cell(entry["rank"][row["system"]], NOT_SIGNIFICANT),
+                }
+            )
+        rows.append({"system": row["system"], "ground_truth": row["ground_truth"], "cells": cells})
+    return {"aspects": [names[aspect] for aspect in tests], "rows": rows}
 
 
 def human_tables(data):

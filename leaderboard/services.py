@@ -13,7 +13,7 @@ from scipy.stats import rankdata
 from annotation.agreement import A, B
 from annotation.models import ASPECTS, Aspect
 from annotation.ratings import BOOTSTRAP_ROUNDS
-from leaderboard import human, metrics, plots
+from leaderboard import human, metrics, plots, significance
 from leaderboard.battles import DEFAULT_MARGIN, metric_battles, metric_labels
 from leaderboard.correlation import item_agreement, rank_correlation
 from scoring.runs import ScoringRun
@@ -77,11 +77,13 @@ class Builder:
     the metric-battle ratings differ by margin.
     """
 
-    def __init__(self, dataset, metric_ratings=None):
-        """``metric_ratings``: ``{(setting key, margin): ratings}`` still current, from an earlier build."""
+    def __init__(self, dataset, metric_ratings=None, score_tests=None):
+        """``metric_ratings``: ``{(setting key, margin): ratings}`` still current, from an earlier build;
+        ``score_tests``: ``{setting key: intervals and tests}`` likewise."""
         self.dataset = dataset
         self.settings = metrics.scoring_settings(dataset)
         self._scores = {}
+        self._score_tests = dict(score_tests or {})
         self._metric_ratings = dict(metric_ratings or {})
 
     @cached_property
@@ -96,6 +98,15 @@ class Builder:
             self._scores[key] = metrics.metric_scores(self.dataset, key)
         return self._scores[key]
 
+    def score_tests(self, setting):
+        """The intervals and paired tests of one setting's scores, shared by all its margins."""
+        if setting is None:
+            return None
+        if setting["key"] not in self._score_tests:
+            scores = self.scores(setting)
+            self._score_tests[setting["key"]] = significance_of_scores(scores) if scores else None
+        return self._score_tests[setting["key"]]
+
     def leaderboard(self, setting_key=None, margin=DEFAULT_MARGIN):
         """The whole leaderboard for one scoring setting (the newest when not given) and margin."""
         setting = pick_setting(self.settings, setting_key)
@@ -106,7 +117,10 @@ class Builder:
             if key not in self._metric_ratings:
                 self._metric_ratings[key] = rate_metric_battles(scores, margin)
             metric_ratings = self._metric_ratings[key]
-        return assemble(self.dataset, self.settings, setting, margin, self.human_side, scores, metric_ratings)
+        return assemble(
+            self.dataset, self.settings, setting, margin, self.human_side, scores, metric_ratings,
+            self.score_tests(setting),
+        )  # fmt: skip
 
     def summary(self, data):
         """What the leaderboards index shows of the dataset, from its newest leaderboard ``data``."""
@@ -132,6 +146,20 @@ def rate_metric_battles(scores, margin):
         for method, board in human.rate(battles, METRIC_BOOTSTRAP_ROUNDS).items():
             rated[method][aspect] = board
     return rated
+
+
+def significance_of_scores(scores):
+    """Per aspect, bootstrap intervals of the means, paired tests and tied ranks (``leaderboard.significance``)."""
+    systems = [row["system"] for row in scores["rows"]]
+    return {aspect: significance.score_significance(scores["per_text"][aspect], systems) for aspect in ASPECTS}
+
+
+def human_separation(human_ratings):
+    """Per method and aspect, which human ratings are apart: their 95% intervals do not overlap."""
+    return {
+        method: {aspect: significance.interval_separation(board) for aspect, board in by_aspect.items()}
+        for method, by_aspect in human_ratings.items()
+    }
 
 
 def score_ranks(mean_scores):
@@ -217,11 +245,12 @@ def verdict(human_side, scores, comparison):
     return {"tau": tau, "text": f"{wording}: Kendall τ {tau:.2f}{over}."}
 
 
-def assemble(dataset, settings, setting, margin, human_side, scores, metric_ratings):
+def assemble(dataset, settings, setting, margin, human_side, scores, metric_ratings, score_tests=None):
     comparison = compare(human_side, scores, metric_ratings, margin)
     rows = scores["rows"] if scores else []
     mean_scores = {aspect: {row["system"]: row["values"][aspect] for row in rows} for aspect in ASPECTS}
     human_ratings = human_side["ratings"] if human_side["judgements"] else {method: {} for method in METHODS}
+    separation = human_separation(human_ratings)
     figures = {
         "ratings": {
             method: plots.rating_bars(
@@ -235,6 +264,11 @@ def assemble(dataset, settings, setting, margin, human_side, scores, metric_rati
         },
         "win_rates": plots.win_rate_heatmaps(human_side["win_rates"] if human_side["judgements"] else {}, ASPECT_NAMES),
         "profile": plots.score_profile(rows, ASPECT_NAMES),
+        "significance": plots.significance_heatmaps(score_tests or {}, ASPECT_NAMES),
+        "human_significance": {
+            method: plots.separation_heatmaps(separation[method], ASPECT_NAMES, name)
+            for method, name in METHODS.items()
+        },
     }
     return {
         "dataset": {
@@ -253,6 +287,12 @@ def assemble(dataset, settings, setting, margin, human_side, scores, metric_rati
         "human": {key: value for key, value in human_side.items() if key != "labels"},
         "metric_ratings": metric_ratings,
         "comparison": comparison,
+        "significance": {
+            "alpha": significance.ALPHA,
+            "rounds": {"intervals": significance.INTERVAL_ROUNDS, "tests": significance.PERMUTATION_ROUNDS},
+            "scores": score_tests,
+            "human": separation,
+        },
         "verdict": verdict(human_side, scores, comparison),
         "plots": figures,
     }

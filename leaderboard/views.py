@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
+from annotation.exports import PARQUET_TYPE
 from leaderboard import access, exports, jobs, services
 from leaderboard.battles import DEFAULT_MARGIN
 from leaderboard.models import Snapshot
@@ -31,6 +32,7 @@ RENDERED_FOR = 3600
 SECTIONS = {
     "verdict": ("judgements", "scores"),
     "scores": ("scores",),
+    "significance": ("scores",),
     "human": ("judgements",),
     "comparison": ("judgements", "scores"),
 }
@@ -178,12 +180,17 @@ def dataset_json(request, dataset):
 
 
 @leaderboard_view(json=True)
-def dataset_csv(request, dataset, table):
+def dataset_table(request, dataset, table, file_format="csv"):
+    """One table of the leaderboard as CSV, or as Parquet (the same columns and rows, typed)."""
     if table not in exports.CSV_TABLES:
         raise Http404(f"No table named {table}.")
     snapshot = _snapshot(request, dataset, "plots")
     if snapshot is None:
         return _being_built(dataset)
-    response = HttpResponse(exports.csv_text(table, snapshot.data), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{exports.csv_file_name(dataset.name, table)}"'
+    if file_format == "parquet":
+        response = HttpResponse(exports.parquet_bytes(table, snapshot.data), content_type=PARQUET_TYPE)
+    else:
+        response = HttpResponse(exports.csv_text(table, snapshot.data), content_type="text/csv; charset=utf-8")
+    file_name = exports.csv_file_name(dataset.name, table, file_format)
+    response["Content-Disposition"] = f'attachment; filename="{file_name}"'
     return response

@@ -23,6 +23,7 @@ from annotation.models import ASPECTS, Aspect, Assignment, Campaign
 EXPORT_FORMATS = {
     "csv": (exports.csv_lines, "text/csv; charset=utf-8"),
     "jsonl": (exports.jsonl_lines, "application/x-ndjson; charset=utf-8"),
+    "parquet": (exports.parquet_chunks, exports.PARQUET_TYPE),
 }
 
 

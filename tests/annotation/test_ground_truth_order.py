@@ -1,6 +1,7 @@
 """The Ground-truth ordering rule over a whole campaign, walked through the annotator's pages.
 
-Four systems, Ground truth among them, four texts, two annotators sharing half the texts. Each
+Four systems, Ground truth among them, four texts, two annotators sharing half the texts, in both
+pair orders (the queue, and adaptive: least certain pairs first). Each
 annotator follows their queue as the page's script does (the save's ``next_url``, or the
 plain form's redirect), skips a text now and then, tries to judge completeness early and to
 change a first aspect after the gold was shown. Whatever they do, no page or JSON shows a text's
@@ -32,8 +33,8 @@ def gold_marker(position):
     return f"gold-only-fact-{position}"
 
 
-@pytest.fixture
-def campaign():
+@pytest.fixture(params=["queue", "adaptive"])
+def campaign(request):
     dataset = Dataset.objects.create(name="gt-order")
     systems = [System.objects.create(name=name) for name in ("alpha", "beta", "gamma")]
     for position in range(4):
@@ -55,6 +56,7 @@ def campaign():
         seed=23,
         overlap_share=0.5,
         sample_size=4,
+        pair_order=request.param,
     ).campaign
 
 

@@ -39,7 +39,8 @@ def exported(tmp_path, capsys):
 def test_writes_json_csvs_and_html(exported):
     out, printed = exported
     names = sorted(path.name for path in out.iterdir())
-    assert names == sorted(["leaderboard.json", "index.html", *(f"toy-{table}.csv" for table in CSV_TABLES)])
+    tables = [f"toy-{table}.{kind}" for table in CSV_TABLES for kind in ("csv", "parquet")]
+    assert names == sorted(["leaderboard.json", "index.html", *tables])
     assert printed.startswith(f"Wrote the toy leaderboard to {out}: {len(names)} files")
     data = json.loads((out / "leaderboard.json").read_text())
     assert data["margin"] == 0.5

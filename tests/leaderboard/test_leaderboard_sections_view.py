@@ -23,19 +23,21 @@ def test_new_judgements_refresh_the_human_parts(admin_client, dataset):
     payload = sections(admin_client, dataset, {"change": "judgements"})
     assert sorted(payload["sections"]) == ["comparison", "human", "verdict"]
     assert "60 judgements from 1 campaign" in payload["sections"]["human"]
-    assert sorted(payload["plots"]) == ["profile", "ratings", "scatter", "win_rates"]
+    assert sorted(payload["plots"]) == [
+        "human_significance", "profile", "ratings", "scatter", "significance", "win_rates",
+    ]  # fmt: skip
     assert sorted(payload["plots"]["ratings"]) == ["bt", "elo"]
 
 
 def test_new_scores_refresh_the_score_parts(admin_client, dataset):
     payload = sections(admin_client, dataset, {"change": "scores"})
-    assert sorted(payload["sections"]) == ["comparison", "scores", "verdict"]
+    assert sorted(payload["sections"]) == ["comparison", "scores", "significance", "verdict"]
     assert 'id="scores-table"' in payload["sections"]["scores"]
 
 
 def test_sections_keep_the_page_margin_and_their_csv_links(admin_client, dataset):
     payload = sections(admin_client, dataset, {"change": ["judgements", "scores"], "margin": "0.5"})
-    assert len(payload["sections"]) == 4
+    assert len(payload["sections"]) == 5
     comparison = payload["sections"]["comparison"]
     assert '<td class="num item-accuracy">0.67</td>' in comparison
     assert reverse("leaderboard_csv", args=[dataset.name, "correlations"]) + '?margin=0.5"' in comparison

@@ -1,0 +1,143 @@
+"""pandas DataFrames of a dataset's scores, judgements, agreement and ratings, for notebooks.
+
+Call after ``django.setup()`` (see docs/python-api.md)::
+
+    from leaderboard import frames
+    scores = frames.text_scores("nyt10m")          # one row per text and system
+    means = frames.system_means("nyt10m")          # per aspect and system: mean, 95% interval, tied rank
+
+Every function takes a dataset (its name or the model instance); the score functions take an
+optional scoring ``setting`` (a run fingerprint, the newest when not given: settings are never
+mixed), the human ones an optional ``campaign`` name (all the dataset's campaigns when not
+given). They read the database and compute with the same code as the leaderboard
+(``leaderboard.significance``, ``annotation.agreement``, ``annotation.ratings``), so a frame
+and the page agree whenever they are built from the same data.
+"""
+
+import pandas as pd
+
+from annotation import agreement as agreement_figures
+from annotation import battles, exports
+from annotation.models import ASPECTS
+from leaderboard import human, metrics, services, significance
+from scoring.genres.scorer import PRF_VALUES
+from scoring.models import Dataset
+from scoring.runs import TextScore
+
+TEXT_SCORE_COLUMNS = ("text_id", "text", "position", "system", "ground_truth", *ASPECTS, *PRF_VALUES)
+AGREEMENT_COLUMNS = ("aspect", "accuracy", "kappa", "alpha", "items", "pairs")
+RATING_COLUMNS = ("method", "aspect", "system", "rating", "ci_low", "ci_high", "battles", "rank_best", "rank_worst")
+
+
+def _dataset(dataset):
+    if isinstance(dataset, Dataset):
+        return dataset
+    found = Dataset.objects.filter(name=dataset).first()
+    if found is None:
+        raise LookupError(f"No dataset named {dataset!r}.")
+    return found
+
+
+def _setting(dataset, setting):
+    """The fingerprint asked for, or the newest; LookupError when the dataset has no such scores."""
+    try:
+        chosen = services.pick_setting(metrics.scoring_settings(dataset), setting)
+    except services.LeaderboardError as error:
+        raise LookupError(str(error)) from None
+    if chosen is None:
+        raise LookupError(f"The dataset {dataset.name} has no scoring results yet.")
+    return chosen["key"]
+
+
+def text_scores(dataset, setting=None):
+    """One row per text and system: the current per-text scores of one setting (shares in [0, 1]).
+
+    Columns: :data:`TEXT_SCORE_COLUMNS` (``text`` is the external id, or ``#N`` by position);
+    NaN where a metric does not apply (cs and P/R/F1 of a text without gold) or was not run.
+    """
+    dataset = _dataset(dataset)
+    fingerprint = _setting(dataset, setting)
+    rows = {}
+    stored = (
+        TextScore.objects.current()
+        .filter(fingerprint=fingerprint, output__text__dataset=dataset)
+        .values_list(
+            "output_id", "output__text_id", "output__text__external_id", "output__text__position",
+            "output__system__name", "output__system__is_ground_truth", "values",
+        )
+        .order_by("output__text__position", "output__system_id")
+    )  # fmt: skip
+    for output, text_id, external_id, position, system, ground_truth, values in stored.iterator(chunk_size=5000):
+        row = rows.setdefault(
+            output,
+            {
+                "text_id": text_id,
+                "text": external_id or f"#{position + 1}",
+                "position": position + 1,
+                "system": system,
+                "ground_truth": ground_truth,
+            },
+        )
+        row.update(values)
+    return pd.DataFrame(list(rows.values()), columns=TEXT_SCORE_COLUMNS).astype(
+        {key: float for key in (*ASPECTS, *PRF_VALUES)}
+    )
+
+
+def _score_tests(dataset, setting):
+    return services.significance_of_scores(metrics.metric_scores(dataset, _setting(dataset, setting)))
+
+
+def system_means(dataset, setting=None):
+    """Per aspect and system: mean over texts, 95% bootstrap interval, texts, rank range.
+
+    The ranks tie systems whose difference is not significant (paired tests, Holm-corrected).
+    """
+    tests = _score_tests(_dataset(dataset), setting)
+    return pd.DataFrame(significance.interval_records(tests), columns=significance.INTERVAL_FIELDS)
+
+
+def pairwise_tests(dataset, setting=None):
+    """Per aspect, every ordered pair of systems: mean difference (row − column) on the texts both
+    have, Holm-adjusted p-value, and ``apart``: 1 significantly above, −1 below, 0 neither."""
+    tests = _score_tests(_dataset(dataset), setting)
+    return pd.DataFrame(significance.pair_records(tests), columns=significance.PAIR_FIELDS)
+
+
+def _campaigns(dataset, campaign):
+    return battles.find_campaigns(_dataset(dataset).name, campaign)
+
+
+def judgements(dataset, campaign=None):
+    """Every judgement, one row per item, aspect and annotator: the columns of the campaign export."""
+    frames = [exports.judgement_frame(each) for each in _campaigns(dataset, campaign).order_by("created_at", "pk")]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=exports.COLUMNS)
+
+
+def agreement(dataset, campaign=None):
+    """Per aspect: tie-discounted accuracy, Cohen's κ and Krippendorff's α over items judged twice."""
+    figures = agreement_figures.agreement(battles.agreement_judgements(_campaigns(dataset, campaign)))
+    return pd.DataFrame(
+        [{"aspect": aspect, **{key: figures[aspect][key] for key in AGREEMENT_COLUMNS[1:]}} for aspect in ASPECTS],
+        columns=AGREEMENT_COLUMNS,
+    )
+
+
+def ratings(dataset, campaign=None, rounds=human.ratings.BOOTSTRAP_ROUNDS):
+    """Per method (elo, bt), aspect and system: rating, 95% bootstrap interval, battles, rank range."""
+    campaigns = _campaigns(dataset, campaign)
+    records = []
+    for aspect in ASPECTS:
+        for method, board in human.rate(battles.human_battles(campaigns, aspect), rounds).items():
+            for system, entry in board.items():
+                records.append(
+                    {
+                        "method": method,
+                        "aspect": aspect,
+                        "system": system,
+                        **{key: entry[key] for key in ("rating", "ci_low", "ci_high", "battles")},
+                        "rank_best": entry["rank"][0],
+                        "rank_worst": entry["rank"][1],
+                    }
+                )
+    return pd.DataFrame(records, columns=RATING_COLUMNS)
