@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, connection, transaction
+from django.db import DataError, IntegrityError, connection, transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
 from scoring.genres import formats
+from scoring.genres.triples import storable, unstorable_problem
 from scoring.models import Dataset, Output, System, Text, Upload, text_hash
 from scoring.upload_handlers import size_limit_message
 
@@ -77,6 +78,7 @@ def import_dataset(
 
     def run():
         data = read_source(source, upload)
+        check_storable({"dataset name": name, "description": description})
         if Dataset.objects.filter(name=name).exists():
             previous = last_import(upload)
             if previous and previous.sha256 == upload.sha256:
@@ -130,6 +132,7 @@ def import_outputs(source, *, file_name, dataset, system_name, format="auto", us
         target = dataset if isinstance(dataset, Dataset) else Dataset.objects.filter(name=dataset_name).first()
         if target is None:
             raise refused(f'there is no dataset "{dataset_name}"')
+        check_storable({"system name": system_name, "family": family})
         system = system_for_upload(system_name, family)
         previous = last_import(upload)
         if system.pk and previous and previous.sha256 == upload.sha256 and previous.outputs.exists():
@@ -163,12 +166,13 @@ def import_outputs(source, *, file_name, dataset, system_name, format="auto", us
 
 
 def new_upload(kind, source, file_name, dataset_name, system_name, user, format):
-    # Field lengths are enforced here so that even a refusal of absurd input can be recorded.
+    # Field lengths and characters are enforced here so that even a refusal of absurd input
+    # (a file name that is not valid Unicode, say) can be recorded.
     return Upload(
         kind=kind,
-        dataset_name=dataset_name[:100],
-        system_name=system_name[:100],
-        file_name=file_name[:255],
+        dataset_name=storable(dataset_name[:100]),
+        system_name=storable(system_name[:100]),
+        file_name=storable(file_name[:255]),
         uploaded_by=user,
         format=format[:20],
         size=getattr(source, "size", 0) or 0,
@@ -184,6 +188,11 @@ def attempt(upload, run):
         refusal = refused(f"the database refused the import (another import may have run at once): {error}")
         record_failure(upload, refusal)
         raise refusal from error
+    except DataError as error:
+        # The checks before storing are meant to leave nothing for the database to refuse.
+        refusal = refused(f"the database refused a value of the file: {error}")
+        record_failure(upload, refusal)
+        raise refusal from error
     except ImportRefused as refusal:
         record_failure(upload, refusal)
         raise
@@ -193,7 +202,7 @@ def record_failure(upload, refusal):
     # Saved after the rollback, so the audit trail keeps the attempt and nothing else.
     upload.pk = None
     upload.outcome = Upload.Outcome.FAILED
-    upload.message = str(refusal)
+    upload.message = storable(str(refusal))
     upload.texts = upload.triples = upload.warnings = 0
     upload.save()
 
@@ -269,6 +278,13 @@ def check_model(instance, what):
             f"{field_name}: {' '.join(messages)}" for field_name, messages in error.message_dict.items()
         )
         raise refused(f"{what} is not valid ({reasons})") from None
+
+
+def check_storable(values):
+    """Refuse names and descriptions given beside the file that no database can store."""
+    for what, value in values.items():
+        if problem := unstorable_problem(value):
+            raise refused(f"the {what} {problem}")
 
 
 def check_external_id(record):

@@ -11,6 +11,10 @@ Four formats, told apart automatically or named by the caller:
 - ``csv``: a header ``text_id,subject,relation,object`` and one triple a row (outputs only);
   a row with a text id and three empty fields records an explicitly empty output.
 
+Hostile input is refused like any other bad record: JSON nested deeper than the parser can
+follow, whole numbers of more than ``MAX_NUMBER_DIGITS`` digits, and text that no database can
+store (NUL characters, lone UTF-16 surrogates such as ``"\\ud800"``).
+
 Strict by default: a malformed triple refuses the file with a ``FormatError`` naming the
 record, the triple and the reason. With ``lenient=True`` such triples are dropped and kept
 as parse warnings instead (for messy published files). Raw replies are always read leniently:
@@ -24,7 +28,7 @@ import json
 from dataclasses import dataclass, field
 
 from scoring.genres.postprocess import extract_triples
-from scoring.genres.triples import clean_triple, triple_problem
+from scoring.genres.triples import clean_triple, storable, triple_problem, unstorable_problem
 
 AUTO = "auto"
 TRIPLES = "triples"
@@ -43,6 +47,9 @@ FORMAT_NAMES = {
 CSV_HEADER = ["text_id", "subject", "relation", "object"]
 PREVIEW_CHARS = 40
 JSON_TYPES = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number"}
+# Whole numbers longer than this are refused while parsing: no id needs more, and Python refuses
+# to convert numbers of over 4,300 digits to and from text.
+MAX_NUMBER_DIGITS = 100
 
 
 class FormatError(ValueError):
@@ -144,7 +151,11 @@ def detect_layout(text):
             f"cannot tell the format: expected a JSON object, JSON Lines, or CSV with the header {','.join(CSV_HEADER)}"
         )
     try:
-        first = json.loads(first_line)
+        first = json.loads(first_line, parse_int=bounded_int)
+    except TooManyDigits as error:
+        raise FormatError(f"line 1: {error}") from None
+    except RecursionError:
+        raise FormatError("line 1: the JSON is nested too deeply") from None
     except ValueError:
         first = None  # A pretty-printed document: its first line is not a whole object.
     if isinstance(first, dict) and (
@@ -165,7 +176,10 @@ def load_json(text, where):
         return value
 
     try:
-        value = json.loads(text, object_pairs_hook=keep_pairs)
+        value = json.loads(text, object_pairs_hook=keep_pairs, parse_int=bounded_int)
+    except TooManyDigits as error:
+        place = where or f"line {text.count(chr(10), 0, text.find(error.digits)) + 1}"
+        raise FormatError(f"{place}: {error}") from None
     except json.JSONDecodeError as error:
         place = f"{where}: " if where else ""
         line = "" if where else f"line {error.lineno}, "
@@ -182,6 +196,21 @@ def load_json(text, where):
             "each text may appear only once"
         )
     return value
+
+
+class TooManyDigits(ValueError):
+    def __init__(self, digits):
+        super().__init__(
+            f"a number of {len(digits):,} digits ({digits[:12]}…); whole numbers may have at most {MAX_NUMBER_DIGITS}"
+        )
+        self.digits = digits
+
+
+def bounded_int(digits):
+    """``json``'s parse_int: refuses a huge number by its length, before converting it."""
+    if len(digits.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise TooManyDigits(digits)
+    return int(digits)
 
 
 def first_repeat(pairs):
@@ -305,16 +334,16 @@ def checked_text(value, where, name):
         raise FormatError(f"{where}: the {name} must be a string, got {json_type(value)}")
     if not value.strip():
         raise FormatError(f"{where}: the {name} is empty")
-    if "\x00" in value:
-        raise FormatError(f"{where}: the {name} contains a NUL character, which cannot be stored")
+    if problem := unstorable_problem(value):
+        raise FormatError(f"{where}: the {name} {problem}")
     return value.strip()
 
 
 def checked_reply(value, where):
     if not isinstance(value, str):
         raise FormatError(f"{where}: expected the model's reply as a string, got {json_type(value)}")
-    if "\x00" in value:
-        raise FormatError(f"{where}: the reply contains a NUL character, which cannot be stored")
+    if problem := unstorable_problem(value):
+        raise FormatError(f"{where}: the reply {problem}")
     return value
 
 
@@ -348,6 +377,6 @@ def json_type(value):
 
 
 def preview(text):
-    """The start of a text, on one line, to name a record in messages."""
-    text = " ".join(str(text).split())
+    """The start of a text, on one line, to name a record in messages (which must be storable too)."""
+    text = storable(" ".join(str(text).split()))
     return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1].rstrip() + "…"

@@ -14,7 +14,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-from scoring.genres.triples import clean_triple, triple_problem
+from scoring.genres.triples import clean_triple, storable, triple_problem
 
 # The answer follows the last of these; the bracket tokens are exact, the word forms any case.
 ASSISTANT_MARKER = re.compile(r"\[/INST\]|<\|assistant\|>|(?i:GPT4 Correct Assistant:|ASSISTANT:)")
@@ -199,5 +199,6 @@ def show(value):
 
 
 def shorten(text):
-    text = " ".join(text.split())
+    # Warnings are stored: a NUL or lone surrogate the reply's escapes produced must not reach them.
+    text = storable(" ".join(text.split()))
     return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
