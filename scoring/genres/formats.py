@@ -17,7 +17,8 @@ store (NUL characters, lone UTF-16 surrogates such as ``"\\ud800"``).
 
 Strict by default: a malformed triple refuses the file with a ``FormatError`` naming the
 record, the triple and the reason. With ``lenient=True`` such triples are dropped and kept
-as parse warnings instead (for messy published files). Raw replies are always read leniently:
+as parse warnings instead (for messy published files), as many per record as the
+post-processor keeps per reply, and a count of the rest. Raw replies are always read leniently:
 extracting what can be used from a messy reply is the post-processor's job.
 """
 
@@ -27,7 +28,7 @@ import io
 import json
 from dataclasses import dataclass, field
 
-from scoring.genres.postprocess import extract_triples
+from scoring.genres.postprocess import Warnings, extract_triples
 from scoring.genres.triples import clean_triple, storable, triple_problem, unstorable_problem
 
 AUTO = "auto"
@@ -283,7 +284,7 @@ def parse_jsonl(text, *, for_outputs, lenient):
 
 def parse_csv(text, *, lenient):
     reader = csv.reader(io.StringIO(text, newline=""))
-    records = {}
+    records, warnings = {}, {}
     try:
         header = [cell.strip().lower() for cell in next(reader, [])]
         if header != CSV_HEADER:
@@ -305,11 +306,13 @@ def parse_csv(text, *, lenient):
             if problem and not lenient:
                 raise FormatError(f"{named}: {problem}")
             if problem:
-                record.warnings.append(f"{where}: triple dropped: {problem}")
+                warnings.setdefault(text_id, Warnings()).add(lambda: f"{where}: triple dropped: {problem}")
             else:
                 record.triples.append(clean_triple(triple))
     except csv.Error as error:
         raise FormatError(f"line {reader.line_num}: not valid CSV: {error}") from None
+    for text_id, dropped in warnings.items():
+        records[text_id].warnings = dropped.as_list()
     return list(records.values())
 
 
@@ -317,16 +320,16 @@ def read_triples(value, where, *, lenient):
     """Valid triples of a record, and warnings for those dropped in lenient mode."""
     if not isinstance(value, list):
         raise FormatError(f"{where}: expected a list of triples, got {json_type(value)}")
-    triples, warnings = [], []
+    triples, warnings = [], Warnings()
     for number, item in enumerate(value, start=1):
         problem = triple_problem(item)
         if problem is None:
             triples.append(clean_triple(item))
         elif lenient:
-            warnings.append(f"triple {number} dropped: {problem}")
+            warnings.add(lambda: f"triple {number} dropped: {problem}")
         else:
             raise FormatError(f"{where}, triple {number}: {problem}")
-    return triples, warnings
+    return triples, warnings.as_list()
 
 
 def checked_text(value, where, name):

@@ -2,6 +2,7 @@
 and adversarial replies read linearly (their results checked here; their speed is benchmarked
 by benchmarks/postprocess_worst.py)."""
 
+from scoring.genres.formats import read_outputs
 from scoring.genres.postprocess import MAX_REPLY_CHARS, MAX_WARNINGS, ListReader, extract_triples
 
 
@@ -67,3 +68,10 @@ def test_single_quoted_triples_inside_an_unterminated_list_are_all_kept():
     triples, warnings = extract_triples(reply)
     assert triples == [["a", "b", "c"]] * 2000
     assert warnings == [f"unterminated list at character {len(reply) - 1}"]
+
+
+def test_lenient_imports_cap_the_warnings_of_a_record_too():
+    parsed = read_outputs(b'{"A text.": [' + b", ".join([b'["two", "items"]'] * 60) + b"]}", lenient=True)
+    (record,) = parsed.records
+    assert len(record.warnings) == MAX_WARNINGS + 1
+    assert record.warnings[-1] == "… and 10 more warnings not kept"
