@@ -79,19 +79,31 @@ class ParsedFile:
     records: list
 
 
-def read_dataset(data, format=AUTO):
+def read_dataset(data, format=AUTO, *, progress=None):
     """Texts and gold triples from a triples JSON or JSON Lines file (always strict)."""
-    return read(data, format, allowed=DATASET_FORMATS, for_outputs=False, lenient=False)
+    return read(data, format, allowed=DATASET_FORMATS, for_outputs=False, lenient=False, progress=progress)
 
 
-def read_outputs(data, format=AUTO, *, lenient=False):
+def read_outputs(data, format=AUTO, *, lenient=False, progress=None):
     """A system's triples per text, from any of the four formats."""
-    return read(data, format, allowed=OUTPUT_FORMATS, for_outputs=True, lenient=lenient)
+    return read(data, format, allowed=OUTPUT_FORMATS, for_outputs=True, lenient=lenient, progress=progress)
 
 
-def read(data, format, *, allowed, for_outputs, lenient):
+def read(data, format, *, allowed, for_outputs, lenient, progress=None):
+    """The records of ``data``: the file's bytes, or a binary file open at its start.
+
+    A JSON Lines file is read line by line from a file, never whole; other formats are read
+    whole. ``progress(done, total)``, when given, is called as records are read: in bytes for
+    a JSON Lines file, in records otherwise.
+    """
     if format != AUTO and format not in allowed:
         raise FormatError(f'unknown format "{format}"; choose one of: {", ".join((AUTO, *allowed))}')
+    progress = progress or (lambda done, total: None)
+    if not isinstance(data, bytes):
+        if format == JSONL or (format == AUTO and JSONL in allowed and file_is_jsonl(data)):
+            records = parse_jsonl(file_lines(data, progress), for_outputs=for_outputs, lenient=lenient)
+            return checked_records(JSONL, records)
+        data = data.read()
     text = decode(data)
     document = None
     if format == AUTO:
@@ -106,15 +118,73 @@ def read(data, format, *, allowed, for_outputs, lenient):
                 f"use {' or '.join(FORMAT_NAMES[name] for name in allowed)}"
             )
     if format == JSONL:
-        records = parse_jsonl(text, for_outputs=for_outputs, lenient=lenient)
+        records = parse_jsonl(text_lines(text, progress), for_outputs=for_outputs, lenient=lenient)
     elif format == CSV:
         records = parse_csv(text, lenient=lenient)
     else:
-        records = parse_json_document(document or load_document(text), format, lenient=lenient)
+        records = parse_json_document(document or load_document(text), format, lenient=lenient, progress=progress)
+    return checked_records(format, records)
+
+
+def checked_records(format, records):
     if not records:
         raise FormatError("the file holds no texts")
     check_each_text_once(records)
     return ParsedFile(format, records)
+
+
+PROGRESS_EVERY = 1000  # records between two progress calls
+
+
+def text_lines(text, progress):
+    """``(line number, line)`` of a whole text."""
+    lines = text.split("\n")
+    for number, line in enumerate(lines, start=1):
+        if number % PROGRESS_EVERY == 0:
+            progress(number, len(lines))
+        yield number, line
+    progress(len(lines), len(lines))
+
+
+def file_lines(handle, progress):
+    """``(line number, line)`` of a binary file, decoded one line at a time."""
+    handle.seek(0, io.SEEK_END)
+    total = handle.tell()
+    handle.seek(0)
+    offset = 0
+    # readline, not iteration: some file wrappers split lines at "\r" too.
+    for number, raw in enumerate(iter(handle.readline, b""), start=1):
+        skipped = len(codecs.BOM_UTF8) if number == 1 and raw.startswith(codecs.BOM_UTF8) else 0
+        try:
+            line = raw[skipped:].decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise not_utf8(offset + skipped + error.start, number, raw[skipped + error.start]) from None
+        offset += len(raw)
+        if number % PROGRESS_EVERY == 0:
+            progress(offset, total)
+        yield number, line
+    progress(total, total)
+
+
+def file_is_jsonl(handle):
+    """Whether ``detect_layout`` would call the file JSON Lines, from its first line and what follows.
+
+    Leaves the file at its start. Anything unusual (no UTF-8, an empty file) says no: the file is
+    then read whole, and the whole-file path explains the problem.
+    """
+    try:
+        first_line = b""
+        while not first_line.strip():
+            first_line = handle.readline()
+            if not first_line:
+                return False
+        follows = handle.read(64 * 1024).strip()
+        text = first_line.decode("utf-8-sig").strip()
+    except UnicodeDecodeError:
+        return False
+    finally:
+        handle.seek(0)
+    return text.startswith("{") and looks_like_jsonl(text, bool(follows))
 
 
 def decode(data):
@@ -124,11 +194,13 @@ def decode(data):
         return data[skipped:].decode("utf-8")
     except UnicodeDecodeError as error:
         offset = skipped + error.start
-        line = data.count(b"\n", 0, offset) + 1
-        raise FormatError(
-            f"the file is not UTF-8 text: byte {offset} (line {line}) is 0x{data[offset]:02x}; "
-            "save it as UTF-8 and upload it again"
-        ) from None
+        raise not_utf8(offset, data.count(b"\n", 0, offset) + 1, data[offset]) from None
+
+
+def not_utf8(offset, line, byte):
+    return FormatError(
+        f"the file is not UTF-8 text: byte {offset} (line {line}) is 0x{byte:02x}; save it as UTF-8 and upload it again"
+    )
 
 
 def detect_layout(text):
@@ -151,6 +223,11 @@ def detect_layout(text):
         raise FormatError(
             f"cannot tell the format: expected a JSON object, JSON Lines, or CSV with the header {','.join(CSV_HEADER)}"
         )
+    return JSONL if looks_like_jsonl(first_line, "\n" in stripped) else DOCUMENT
+
+
+def looks_like_jsonl(first_line, more_follows):
+    """Whether a file starting with ``first_line`` (which starts with "{") is JSON Lines."""
     try:
         first = json.loads(first_line, parse_int=bounded_int)
     except TooManyDigits as error:
@@ -158,12 +235,10 @@ def detect_layout(text):
     except RecursionError:
         raise FormatError("line 1: the JSON is nested too deeply") from None
     except ValueError:
-        first = None  # A pretty-printed document: its first line is not a whole object.
-    if isinstance(first, dict) and (
-        "\n" in stripped or any(isinstance(first.get(key), (str, int)) for key in ("text", "id"))
-    ):
-        return JSONL
-    return DOCUMENT
+        return False  # A pretty-printed document: its first line is not a whole object.
+    return isinstance(first, dict) and (
+        more_follows or any(isinstance(first.get(key), (str, int)) for key in ("text", "id"))
+    )
 
 
 def load_json(text, where):
@@ -234,9 +309,11 @@ def load_document(text):
     return document
 
 
-def parse_json_document(document, format, *, lenient):
+def parse_json_document(document, format, *, lenient, progress):
     records = []
     for number, (content, value) in enumerate(document.items(), start=1):
+        if number % PROGRESS_EVERY == 0:
+            progress(number, len(document))
         record = Record(where=f'record {number} ("{preview(content)}")')
         record.text = checked_text(content, record.where, "text")
         if format == RAW:
@@ -248,9 +325,10 @@ def parse_json_document(document, format, *, lenient):
     return records
 
 
-def parse_jsonl(text, *, for_outputs, lenient):
+def parse_jsonl(lines, *, for_outputs, lenient):
+    """The records of ``(line number, line)`` pairs."""
     records = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in lines:
         if not line.strip():
             continue
         where = f"line {number}"
