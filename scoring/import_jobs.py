@@ -13,11 +13,13 @@ finishing it (its worker was killed), is marked failed when its status is next r
 
 import logging
 import time
+from datetime import timedelta
 
 import django_rq
 from django.conf import settings
 from django.core.files import File
 from django.urls import reverse
+from django.utils import timezone
 from rq import get_current_job
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
@@ -33,6 +35,9 @@ QUEUE = "default"
 PUBLISH_EVERY_SECONDS = 0.5
 STAGE_LABELS = {"queued": "Waiting for a worker", "reading": "Reading the file", "storing": "Storing"}
 ENDED_JOB_STATES = {JobStatus.FINISHED, JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED}
+# The job is enqueued when the transaction that saved its queued Upload commits: a reader may
+# see the upload a moment before its job exists.
+ENQUEUE_GRACE = timedelta(seconds=60)
 
 
 def runs_as_job(source):
@@ -114,6 +119,9 @@ def live_progress(upload):
         job = Job.fetch(job_id(upload), connection=django_rq.get_connection(QUEUE))
     except NoSuchJobError:
         job = None
+    just_queued = upload.outcome == Upload.Outcome.QUEUED and timezone.now() - upload.created_at < ENQUEUE_GRACE
+    if job is None and just_queued:
+        return None
     if job is None or job.get_status(refresh=False) in ENDED_JOB_STATES:
         upload.refresh_from_db()
         if upload.in_progress:
