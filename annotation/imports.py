@@ -4,7 +4,8 @@ The file has the header ``text,system_a,system_b,aspect,annotator,winner`` (more
 ignored, so a campaign export loads back unchanged). ``text`` is a text's external id, its
 content, or its database id, matched exactly first; only when nothing matches exactly is the
 apostrophe the app's exports put before a formula-like cell removed (``'=1+1`` names the text
-``'=1+1`` when there is one, else ``=1+1``); a reference that names two texts is refused. ``winner`` (a, b or tie) is about that row's system_a and
+``'=1+1`` when there is one, else ``=1+1``); a reference that names two texts is refused.
+``winner`` (a, b or tie) is about that row's system_a and
 system_b and is turned to canonical order when system_a has the larger id.
 
 All or nothing: every row is checked first, and a file with any bad row changes nothing; the

@@ -55,7 +55,11 @@ def baseline_module(revision):
     """The post-processor as it was at ``revision`` (from git), as a module of its own."""
     root = Path(__file__).resolve().parent.parent
     source = subprocess.run(
-        ["git", "show", f"{revision}:scoring/genres/postprocess.py"], cwd=root, check=True, capture_output=True, text=True
+        ["git", "show", f"{revision}:scoring/genres/postprocess.py"],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     module = types.ModuleType(f"postprocess_{revision}")
     exec(compile(source, f"{revision}:scoring/genres/postprocess.py", "exec"), module.__dict__)  # noqa: S102

@@ -8,6 +8,7 @@ from django.http import JsonResponse
 from django.views import defaults
 
 API_PREFIX = "/api/"
+UNEXPECTED = "Server error: the request failed unexpectedly; the server logged why."
 
 
 def for_api(request):
@@ -35,5 +36,5 @@ def page_not_found(request, exception):
 def server_error(request):
     if for_api(request):
         # The traceback goes to the log (Django logs it before calling this), never to the caller.
-        return JsonResponse({"error": "Server error: the request failed unexpectedly; the server logged why."}, status=500)
+        return JsonResponse({"error": UNEXPECTED}, status=500)
     return defaults.server_error(request)

@@ -98,7 +98,12 @@ def import_upload(upload_id, options):
     try:
         with upload.source.open("rb") as source:
             importer(
-                source, file_name=upload.file_name, user=upload.uploaded_by, upload=upload, on_progress=progress, **options
+                source,
+                file_name=upload.file_name,
+                user=upload.uploaded_by,
+                upload=upload,
+                on_progress=progress,
+                **options,
             )
     except ImportRefused:
         pass  # The service recorded the refusal in the upload.

@@ -80,27 +80,21 @@ def test_the_upload_page_refuses_hostile_outputs(admin_client, content, reason):
     assert_refused_and_recorded(before, reason)
 
 
-@pytest.mark.parametrize("content, reason", HOSTILE_DATASETS.values(), ids=HOSTILE_DATASETS)
-def test_the_api_refuses_a_hostile_dataset_in_json(client, api_key, content, reason):
-    before = snapshot()
-    response = client.post(
-        "/api/datasets/",
-        {"name": "Hostile", "file": SimpleUploadedFile("x.json", content.encode())},
-        HTTP_AUTHORIZATION=f"Token {api_key}",
-    )
-    assert response.status_code == 400
-    assert reason in response.json()["error"]
-    assert_refused_and_recorded(before, reason)
+API_CASES = [
+    pytest.param("/api/datasets/", {"name": "Hostile"}, content, reason, id=f"dataset, {name}")
+    for name, (content, reason) in HOSTILE_DATASETS.items()
+] + [
+    pytest.param("/api/datasets/People/outputs/", {"system": "Hostile"}, content, reason, id=f"outputs, {name}")
+    for name, (content, reason) in HOSTILE_OUTPUTS.items()
+]
 
 
-@pytest.mark.parametrize("content, reason", HOSTILE_OUTPUTS.values(), ids=HOSTILE_OUTPUTS)
-def test_the_api_refuses_hostile_outputs_in_json(client, api_key, content, reason):
+@pytest.mark.parametrize("url, fields, content, reason", API_CASES)
+def test_the_api_refuses_a_hostile_file_in_json(client, api_key, url, fields, content, reason):
     make_people_dataset()
     before = snapshot()
     response = client.post(
-        "/api/datasets/People/outputs/",
-        {"system": "Hostile", "file": SimpleUploadedFile("x.json", content.encode())},
-        HTTP_AUTHORIZATION=f"Token {api_key}",
+        url, {**fields, "file": SimpleUploadedFile("x.json", content.encode())}, HTTP_AUTHORIZATION=f"Token {api_key}"
     )
     assert response.status_code == 400
     assert reason in response.json()["error"]
@@ -166,12 +160,15 @@ def test_a_file_name_that_is_not_unicode_is_recorded_with_the_refusal(tmp_path):
     assert Upload.objects.get().file_name == "bad-\ufffd.json"
 
 
+HEADER = b"text,system_a,system_b,aspect,annotator,winner\n"
+
+
 @pytest.mark.parametrize(
     "content, reason",
     [
-        (b"text,system_a,system_b,aspect,annotator,winner\nA\x00,alpha,beta,ts,carol,a\n", r"unknown text 'A\\x00'"),
-        (b"text,system_a,system_b,aspect,annotator,winner\n" + b"7" * 5000 + b",alpha,beta,ts,carol,a\n", "unknown text"),
-        (b"text,system_a,system_b,aspect,annotator,winner\n\xed\xa0\x80,alpha,beta,ts,carol,a\n", "not UTF-8"),
+        (HEADER + b"A\x00,alpha,beta,ts,carol,a\n", r"unknown text 'A\\x00'"),
+        (HEADER + b"7" * 5000 + b",alpha,beta,ts,carol,a\n", "unknown text"),
+        (HEADER + b"\xed\xa0\x80,alpha,beta,ts,carol,a\n", "not UTF-8"),
     ],
     ids=["a NUL byte", "a reference of 5,000 digits", "an encoded lone surrogate"],
 )

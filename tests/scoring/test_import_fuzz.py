@@ -28,7 +28,9 @@ JSON_VALUES = st.recursive(
 )
 TRIPLES = st.lists(st.lists(TEXT, min_size=2, max_size=4), max_size=3)
 DATASET_LINES = st.fixed_dictionaries({"text": TEXT, "triples": TRIPLES}, optional={"id": TEXT | st.integers()})
-OUTPUT_LINES = st.fixed_dictionaries({}, optional={"id": TEXT | st.integers(), "text": TEXT, "triples": TRIPLES, "raw": TEXT})
+OUTPUT_LINES = st.fixed_dictionaries(
+    {}, optional={"id": TEXT | st.integers(), "text": TEXT, "triples": TRIPLES, "raw": TEXT}
+)
 
 
 def nested(depth):

@@ -12,7 +12,8 @@ from tests.scoring.import_fixtures import DATASET_JSONL
 def test_a_file_gives_the_records_its_bytes_give():
     from_file = read_dataset(io.BytesIO(b"\xef\xbb\xbf" + DATASET_JSONL + b"\n\n"))
     assert from_file == read_dataset(b"\xef\xbb\xbf" + DATASET_JSONL + b"\n\n")
-    assert from_file.format == "jsonl" and [record.where for record in from_file.records] == ["line 1", "line 2", "line 3"]
+    assert from_file.format == "jsonl"
+    assert [record.where for record in from_file.records] == ["line 1", "line 2", "line 3"]
 
 
 def test_a_byte_that_is_not_utf8_is_named_by_offset_and_line_as_in_the_whole_file():
