@@ -7,8 +7,6 @@ Screenshots go to GENRES_SCREENSHOT_DIR when set (to look at them), else to a te
 """
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -21,13 +19,6 @@ __all__ = ["file_database"]  # a fixture, used by name
 pytestmark = pytest.mark.browser
 ADMIN, PASSWORD = "upload-admin", "upload-admin-pass-123"
 TEXTS = 3000
-
-
-@pytest.fixture
-def screenshot_dir(tmp_path):
-    directory = Path(os.environ.get("GENRES_SCREENSHOT_DIR") or tmp_path)
-    directory.mkdir(parents=True, exist_ok=True)
-    return directory
 
 
 @pytest.fixture
