@@ -2,7 +2,10 @@
 
 The file has the header ``text,system_a,system_b,aspect,annotator,winner`` (more columns are
 ignored, so a campaign export loads back unchanged). ``text`` is a text's external id, its
-content, or its database id; ``winner`` (a, b or tie) is about that row's system_a and
+content, or its database id, matched exactly first; only when nothing matches exactly is the
+apostrophe the app's exports put before a formula-like cell removed (``'=1+1`` names the text
+``'=1+1`` when there is one, else ``=1+1``); a reference that names two texts is refused.
+``winner`` (a, b or tie) is about that row's system_a and
 system_b and is turned to canonical order when system_a has the larger id.
 
 All or nothing: every row is checked first, and a file with any bad row changes nothing; the
@@ -108,7 +111,16 @@ def read_csv(path):
             for record in reader:
                 if any(record.get(column) is None for column in REQUIRED_COLUMNS):
                     raise ImportRefused(f"line {start}: expected {len(reader.fieldnames)} fields, found fewer.")
-                records.append((start, {column: from_spreadsheet_safe(record[column]) for column in REQUIRED_COLUMNS}))
+                # The text reference keeps its apostrophe: _TextIndex tries it exactly before unescaping.
+                records.append(
+                    (
+                        start,
+                        {
+                            column: record[column] if column == "text" else from_spreadsheet_safe(record[column])
+                            for column in REQUIRED_COLUMNS
+                        },
+                    )
+                )
                 start = reader.line_num + 1
     except UnicodeDecodeError as error:
         raise ImportRefused(f"{path.name} is not UTF-8 text ({error.reason} at byte {error.start}).") from error
@@ -119,6 +131,10 @@ def read_csv(path):
     return records
 
 
+class AmbiguousReference(Exception):
+    """A text reference that names two different texts (one by its id, the other by its content)."""
+
+
 class _TextIndex:
     def __init__(self, dataset):
         texts = list(dataset.texts.all())
@@ -127,12 +143,25 @@ class _TextIndex:
         self.by_id = {str(text.pk): text for text in texts}
 
     def find(self, reference):
-        return (
-            self.by_external_id.get(reference.strip())
-            or self.by_hash.get(text_hash(reference))
-            or self.by_hash.get(text_hash(reference.strip()))
-            or self.by_id.get(reference.strip())
-        )
+        """The text ``reference`` names exactly, else the one it names once unescaped, else None.
+
+        Raises AmbiguousReference when the reference is one text's id and another text's content.
+        """
+        text = self.exact(reference) or self.by_id.get(reference.strip())
+        unescaped = from_spreadsheet_safe(reference)
+        if text is None and unescaped != reference:
+            text = self.exact(unescaped)
+        return text
+
+    def exact(self, reference):
+        by_id = self.by_external_id.get(reference.strip())
+        by_content = self.by_hash.get(text_hash(reference)) or self.by_hash.get(text_hash(reference.strip()))
+        if by_id and by_content and by_id != by_content:
+            raise AmbiguousReference(
+                f"the text reference {_quoted(reference)} is the id of text {by_id.position + 1} and the content "
+                f"of text {by_content.position + 1}"
+            )
+        return by_id or by_content
 
 
 def _check_rows(records, dataset):
@@ -143,9 +172,14 @@ def _check_rows(records, dataset):
 
     for line, record in records:
         problems = []
-        text = texts.find(record["text"])
-        if text is None:
-            problems.append(f"unknown text {_quoted(record['text'])} in dataset {dataset.name}")
+        try:
+            text = texts.find(record["text"])
+        except AmbiguousReference as error:
+            text = None
+            problems.append(str(error))
+        else:
+            if text is None:
+                problems.append(f"unknown text {_quoted(record['text'])} in dataset {dataset.name}")
         named = []
         for column in ("system_a", "system_b"):
             name = record[column].strip()

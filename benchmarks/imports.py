@@ -3,16 +3,18 @@
 Synthetic sentences from a fixed seed, three gold triples each. Imports the dataset, then
 one system's outputs as triples JSON, the same outputs again (unchanged, nothing written),
 a second file that replaces every output (bulk update), and raw replies that go through
-the post-processor. Prints the wall-clock time and file size of each step. Runs in a
-throw-away test database, never in the app's own.
+the post-processor; then the same dataset and outputs as JSON Lines, which are read line by
+line. Prints the wall-clock time and file size of each step, the process's peak memory so far
+(resident set), and the machine's load average. Runs in a throw-away test database, never in the app's own.
 
-    python -m benchmarks.imports [--texts 10000]
+    python -m benchmarks.imports [--texts 10000]    (--texts 100000: the benchmark of issue 9)
 """
 
 import argparse
 import json
 import os
 import random
+import resource
 import time
 
 SEED = 2026
@@ -33,11 +35,19 @@ def raw_reply(triples):
     return f"[INST] Extract the relation triples. [/INST] Here they are:\n{listed}\n</s>"
 
 
+def jsonl(records):
+    return "\n".join(json.dumps(record) for record in records).encode()
+
+
 def timed(label, data, function):
     start = time.perf_counter()
     summary = function(data)
     seconds = time.perf_counter() - start
-    print(f"  {label:<46} {len(data) / 1e6:6.1f} MB {seconds:7.2f} s   {summary.message[:60]}", flush=True)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
+    print(
+        f"  {label:<46} {len(data) / 1e6:6.1f} MB {seconds:7.2f} s  peak {peak_mb:6.0f} MB   {summary.message[:50]}",
+        flush=True,
+    )
 
 
 def run(count):
@@ -50,7 +60,7 @@ def run(count):
     outputs = {text: triples[:2] for text, triples in gold.items()}
     replacements = {text: triples[1:] for text, triples in gold.items()}
     raw = {text: raw_reply(triples) for text, triples in gold.items()}
-    print(f"{count:,} texts, 3 gold triples each")
+    print(f"{count:,} texts, 3 gold triples each; load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
 
     def dataset(data):
         return import_dataset(ContentFile(data), file_name="gold.json", name="Benchmark")
@@ -66,6 +76,25 @@ def run(count):
     timed("same outputs again (unchanged)", json.dumps(outputs).encode(), system)
     timed("outputs replacing every earlier output", json.dumps(replacements).encode(), system)
     timed("raw replies through the post-processor", json.dumps(raw).encode(), raw_system)
+
+    def jsonl_dataset(data):
+        return import_dataset(ContentFile(data), file_name="gold.jsonl", name="Benchmark JSONL")
+
+    def jsonl_system(data):
+        return import_outputs(ContentFile(data), file_name="c.jsonl", dataset="Benchmark JSONL", system_name="System C")
+
+    ids = {text: f"d{number}" for number, text in enumerate(gold)}
+    timed(
+        "dataset, JSON Lines",
+        jsonl({"id": ids[text], "text": text, "triples": triples} for text, triples in gold.items()),
+        jsonl_dataset,
+    )
+    timed(
+        "raw replies, JSON Lines (by id)",
+        jsonl({"id": ids[text], "raw": reply} for text, reply in raw.items()),
+        jsonl_system,
+    )
+    print(f"load average after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
 
 
 def main(argv=None):

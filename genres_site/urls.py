@@ -22,3 +22,8 @@ urlpatterns = [
     path("", include("scoring.urls")),
     path("", include("annotation.urls")),
 ]
+
+handler400 = "genres_site.error_views.bad_request"
+handler403 = "genres_site.error_views.permission_denied"
+handler404 = "genres_site.error_views.page_not_found"
+handler500 = "genres_site.error_views.server_error"

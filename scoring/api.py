@@ -7,11 +7,13 @@ tricked into sending the token header, so cross-site requests carry no authority
 from functools import wraps
 
 from django.http import JsonResponse
+from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 
 from scoring.forms import DatasetUploadForm, OutputsFileForm
+from scoring.import_jobs import upload_state
 from scoring.imports import ImportRefused
-from scoring.models import ApiToken, Dataset
+from scoring.models import ApiToken, Dataset, Upload
 from scoring.views import datasets_with_counts
 
 
@@ -67,7 +69,10 @@ def allow_methods(*methods):
 
 
 def run_upload(request, form_class, **form_kwargs):
-    """Validate and import; the JSON reply for every outcome."""
+    """Validate and import, or queue a big file's import (202); the JSON reply for every outcome.
+
+    Every reply about an upload carries its ``status_url``.
+    """
     # Parsing the body runs the upload handlers, which may refuse an oversized file.
     data, files = request.POST, request.FILES
     refused = getattr(request, "upload_refused", None)
@@ -76,11 +81,14 @@ def run_upload(request, form_class, **form_kwargs):
     form = form_class(data, files, **form_kwargs)
     if not form.is_valid():
         return error(form_error(form), 400)
+    if form.runs_as_job():
+        return JsonResponse(upload_state(form.queue(user=request.user)), status=202)
     try:
         summary = form.run_import(user=request.user)
     except ImportRefused as refusal:
         return error(str(refusal), 400)
-    return JsonResponse(summary.as_dict(), status=200 if summary.unchanged else 201)
+    reply = {**summary.as_dict(), "status_url": reverse("api-upload", args=[summary.upload.pk])}
+    return JsonResponse(reply, status=200 if summary.unchanged else 201)
 
 
 @token_required
@@ -114,3 +122,13 @@ def dataset_outputs(request, name):
     if dataset is None:
         return error(f"No dataset named {name!r}.", 404)
     return run_upload(request, OutputsFileForm, dataset=dataset)
+
+
+@token_required
+@allow_methods("GET")
+def upload_status(request, pk):
+    """Where an upload stands: queued or importing (with progress), imported, unchanged or failed."""
+    upload = Upload.objects.filter(pk=pk).first()
+    if upload is None:
+        return error(f"No upload {pk}.", 404)
+    return JsonResponse(upload_state(upload))

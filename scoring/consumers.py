@@ -1,9 +1,12 @@
-"""The websocket of a run's page: the run's progress state now, then after every change."""
+"""The websockets of progress pages: a run's page and the upload page follow their object's
+progress state, sent now and then after every change."""
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from scoring.progress import group_name
+from scoring.import_jobs import upload_state
+from scoring.models import Upload
+from scoring.progress import group_name, upload_group_name
 from scoring.runs import ScoringRun
 
 # The run page names systems, so its socket asks for the same permission as the page.
@@ -19,11 +22,25 @@ def state_for(user, run_id):
     return run.progress_state() if run else None
 
 
-class RunProgressConsumer(AsyncJsonWebsocketConsumer):
+@database_sync_to_async
+def upload_state_for(user, upload_id):
+    """The upload's progress state, or None when there is no such upload or the user is not staff (as the page)."""
+    if not (user.is_authenticated and user.is_staff):
+        return None
+    upload = Upload.objects.filter(pk=upload_id).first()
+    return upload_state(upload) if upload else None
+
+
+class ProgressConsumer(AsyncJsonWebsocketConsumer):
+    """Joins the group of the object named in the URL and forwards its progress messages.
+
+    Subclasses name the object's group (``group_of``) and its state for a user (``state_of``).
+    """
+
     async def connect(self):
-        self.run_id = int(self.scope["url_route"]["kwargs"]["run_id"])
-        self.group = group_name(self.run_id)
-        state = await state_for(self.scope["user"], self.run_id)
+        self.object_id = int(self.scope["url_route"]["kwargs"]["pk"])
+        self.group = self.group_of(self.object_id)
+        state = await self.state_of(self.scope["user"], self.object_id)
         if state is None:
             await self.close(code=4403)
             return
@@ -36,3 +53,13 @@ class RunProgressConsumer(AsyncJsonWebsocketConsumer):
 
     async def run_progress(self, event):
         await self.send_json(event["state"])
+
+
+class RunProgressConsumer(ProgressConsumer):
+    group_of = staticmethod(group_name)
+    state_of = staticmethod(state_for)
+
+
+class UploadProgressConsumer(ProgressConsumer):
+    group_of = staticmethod(upload_group_name)
+    state_of = staticmethod(upload_state_for)

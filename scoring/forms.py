@@ -1,10 +1,36 @@
-"""Upload forms, shared by the upload page and the JSON API; both hand the file to scoring.imports."""
+"""Upload forms, shared by the upload page and the JSON API; both hand the file to scoring.imports,
+or, when it is big, to an RQ job (scoring.import_jobs)."""
 
 from django import forms
 
 from scoring.genres import formats
+from scoring.import_jobs import queue_import, runs_as_job
 from scoring.imports import import_dataset, import_outputs
-from scoring.models import Dataset, name_validator
+from scoring.models import Dataset, Upload, name_validator
+
+
+class ImportForm(forms.Form):
+    """A valid form's file is imported now (``run_import``) or by a job (``queue``), as its size says."""
+
+    kind = None  # an Upload.Kind
+    importer = None  # the import service of that kind
+
+    def import_options(self):
+        """What the import service takes besides the file and the user."""
+        raise NotImplementedError
+
+    def runs_as_job(self):
+        return runs_as_job(self.cleaned_data["file"])
+
+    def run_import(self, user):
+        """Import the valid form's file; raises ImportRefused and changes nothing when a record is bad."""
+        file = self.cleaned_data["file"]
+        return self.importer(file, file_name=file.name, user=user, **self.import_options())
+
+    def queue(self, user):
+        """Queue the import of the valid form's file; the queued Upload."""
+        file = self.cleaned_data["file"]
+        return queue_import(self.kind, file, file_name=file.name, user=user, **self.import_options())
 
 
 def format_choices(names):
@@ -33,30 +59,22 @@ class FlagInput(forms.CheckboxInput):
         return super().value_from_datadict(data, files, name)
 
 
-class DatasetUploadForm(forms.Form):
+class DatasetUploadForm(ImportForm):
     name = forms.CharField(max_length=100, validators=[name_validator])
     level = DefaultedChoiceField(choices=Dataset.Level.choices, initial=Dataset.Level.SENTENCE)
     domain = DefaultedChoiceField(choices=Dataset.Domain.choices, initial=Dataset.Domain.GENERAL)
     description = forms.CharField(required=False, max_length=5000, widget=forms.Textarea(attrs={"rows": 3}))
     format = DefaultedChoiceField(choices=format_choices(formats.DATASET_FORMATS), initial=formats.AUTO)
     file = forms.FileField(help_text="Texts with their gold triples: triples JSON or JSON Lines.")
+    kind = Upload.Kind.DATASET
+    importer = staticmethod(import_dataset)
 
-    def run_import(self, user):
-        """Import the valid form's file; raises ImportRefused and changes nothing when a record is bad."""
+    def import_options(self):
         data = self.cleaned_data
-        return import_dataset(
-            data["file"],
-            file_name=data["file"].name,
-            name=data["name"],
-            level=data["level"],
-            domain=data["domain"],
-            description=data["description"],
-            format=data["format"],
-            user=user,
-        )
+        return {key: data[key] for key in ("name", "level", "domain", "description", "format")}
 
 
-class OutputsFileForm(forms.Form):
+class OutputsFileForm(ImportForm):
     """System outputs for a dataset given by the caller (the API takes it from the URL)."""
 
     system = forms.CharField(
@@ -74,23 +92,21 @@ class OutputsFileForm(forms.Form):
     )
     file = forms.FileField(help_text="Triples JSON, raw replies JSON, JSON Lines or CSV.")
 
+    kind = Upload.Kind.OUTPUTS
+    importer = staticmethod(import_outputs)
+
     def __init__(self, *args, dataset=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.dataset = dataset
 
-    def run_import(self, user):
-        """Import the valid form's file; raises ImportRefused and changes nothing when a record is bad."""
+    def import_options(self):
         data = self.cleaned_data
-        return import_outputs(
-            data["file"],
-            file_name=data["file"].name,
-            dataset=self.dataset,
-            system_name=data["system"],
-            family=data["family"],
-            format=data["format"],
-            lenient=data["lenient"],
-            user=user,
-        )
+        return {
+            # By name: a queued import's options travel to the job as JSON-ready values.
+            "dataset": self.dataset.name,
+            "system_name": data["system"],
+            **{key: data[key] for key in ("family", "format", "lenient")},
+        }
 
 
 class OutputsUploadForm(OutputsFileForm):

@@ -1,8 +1,11 @@
 """Import datasets and system outputs from uploaded files, all or nothing.
 
 Both importers follow the same steps: refuse a file above ``GENRES_MAX_UPLOAD_BYTES`` by
-its size before reading it, hash it, parse it with ``scoring.genres.formats``, and write
-everything in one transaction. Any problem raises ``ImportRefused`` with a message naming
+its size before reading it, hash it, parse it with ``scoring.genres.formats`` (JSON Lines
+line by line, without reading the file whole), and write everything in one transaction.
+``on_progress(stage, done, total)``, when given, hears how far reading ("reading", in bytes
+or records) and storing ("storing", in rows) have gone; big uploads run in an RQ job that
+reports it (``scoring.import_jobs``). Any problem raises ``ImportRefused`` with a message naming
 the record and the reason; the database is left as it was except for an ``Upload`` row
 recording the failure. Uploading the same file again is harmless and says so.
 """
@@ -12,11 +15,12 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, connection, transaction
+from django.db import DataError, IntegrityError, connection, transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
 from scoring.genres import formats
+from scoring.genres.triples import storable, unstorable_problem
 from scoring.models import Dataset, Output, System, Text, Upload, text_hash
 from scoring.upload_handlers import size_limit_message
 
@@ -65,30 +69,49 @@ class ImportSummary:
         return "\n".join(lines)
 
 
+# Rows written per INSERT (and per progress report) while storing.
+STORE_BATCH = 5000
+
+
+def ignore_progress(stage, done, total):
+    pass
+
+
 def import_dataset(
-    source, *, file_name, name, level="sentence", domain="general", description="", user=None, format="auto"
+    source,
+    *,
+    file_name,
+    name,
+    level="sentence",
+    domain="general",
+    description="",
+    user=None,
+    format="auto",
+    upload=None,
+    on_progress=ignore_progress,
 ):
     """Create dataset ``name`` with the texts and gold triples of ``source``.
 
     Gold triples also become the outputs of the "Ground truth" system, so the gold can be
-    scored and judged like any other system.
+    scored and judged like any other system. ``upload`` is the queued Upload a job imports.
     """
-    upload = new_upload(Upload.Kind.DATASET, source, file_name, name, "", user, format)
+    upload = upload or new_upload(Upload.Kind.DATASET, source, file_name, name, "", user, format)
 
     def run():
         data = read_source(source, upload)
+        check_storable({"dataset name": name, "description": description})
         if Dataset.objects.filter(name=name).exists():
             previous = last_import(upload)
             if previous and previous.sha256 == upload.sha256:
                 return unchanged(upload, previous, f'Dataset "{name}" already holds this file')
             raise refused(f'dataset "{name}" already exists with other content; import this file under another name')
-        parsed = parse(formats.read_dataset, data, format)
+        parsed = parse(formats.read_dataset, data, format, progress=reading(on_progress))
         for record in parsed.records:
             check_external_id(record)
         dataset = Dataset(name=name, level=level, domain=domain, description=description)
         check_model(dataset, f'dataset "{name}"')
         dataset.save()
-        texts = Text.objects.bulk_create(
+        texts = [
             Text(
                 dataset=dataset,
                 position=position,
@@ -98,7 +121,8 @@ def import_dataset(
                 gold=record.triples,
             )
             for position, record in enumerate(parsed.records)
-        )
+        ]
+        store(Text.objects.bulk_create, texts, on_progress)
         with_gold = [text for text in texts if text.gold]
         count(upload, parsed)
         upload.message = (
@@ -116,25 +140,38 @@ def import_dataset(
     return attempt(upload, run)
 
 
-def import_outputs(source, *, file_name, dataset, system_name, format="auto", user=None, lenient=False, family=""):
+def import_outputs(
+    source,
+    *,
+    file_name,
+    dataset,
+    system_name,
+    format="auto",
+    user=None,
+    lenient=False,
+    family="",
+    upload=None,
+    on_progress=ignore_progress,
+):
     """Store the outputs of system ``system_name`` on ``dataset`` (a Dataset or its name).
 
     Creates the system when new. Texts the file mentions get their output replaced; the
-    outputs of other texts stay as they were.
+    outputs of other texts stay as they were. ``upload`` is the queued Upload a job imports.
     """
     dataset_name = dataset.name if isinstance(dataset, Dataset) else str(dataset)
-    upload = new_upload(Upload.Kind.OUTPUTS, source, file_name, dataset_name, system_name, user, format)
+    upload = upload or new_upload(Upload.Kind.OUTPUTS, source, file_name, dataset_name, system_name, user, format)
 
     def run():
         data = read_source(source, upload)
         target = dataset if isinstance(dataset, Dataset) else Dataset.objects.filter(name=dataset_name).first()
         if target is None:
             raise refused(f'there is no dataset "{dataset_name}"')
+        check_storable({"system name": system_name, "family": family})
         system = system_for_upload(system_name, family)
         previous = last_import(upload)
         if system.pk and previous and previous.sha256 == upload.sha256 and previous.outputs.exists():
             return unchanged(upload, previous, f'"{system_name}" already has these outputs on dataset "{dataset_name}"')
-        parsed = parse(formats.read_outputs, data, format, lenient=lenient)
+        parsed = parse(formats.read_outputs, data, format, lenient=lenient, progress=reading(on_progress))
         text_pks = resolve_texts(target, parsed.records)
         system.save()
         existing = {output.text_id: output for output in Output.objects.filter(system=system, text__dataset=target)}
@@ -154,8 +191,8 @@ def import_outputs(source, *, file_name, dataset, system_name, format="auto", us
             output.triples, output.raw, output.parse_warnings = record.triples, record.raw, record.warnings
             output.upload, output.updated_at = upload, now
             (replaced if output.pk else created).append(output)
-        Output.objects.bulk_create(created)
-        update_in_place(replaced, ["triples", "raw", "parse_warnings", "upload", "updated_at"])
+        store(Output.objects.bulk_create, created, on_progress)
+        store(update_outputs, replaced, on_progress)
         outputs_imported.send(sender=Output, dataset=target)
         return summary(upload, parsed)
 
@@ -163,55 +200,80 @@ def import_outputs(source, *, file_name, dataset, system_name, format="auto", us
 
 
 def new_upload(kind, source, file_name, dataset_name, system_name, user, format):
-    # Field lengths are enforced here so that even a refusal of absurd input can be recorded.
+    # Field lengths and characters are enforced here so that even a refusal of absurd input
+    # (a file name that is not valid Unicode, say) can be recorded.
     return Upload(
         kind=kind,
-        dataset_name=dataset_name[:100],
-        system_name=system_name[:100],
-        file_name=file_name[:255],
+        dataset_name=storable(dataset_name[:100]),
+        system_name=storable(system_name[:100]),
+        file_name=storable(file_name[:255]),
         uploaded_by=user,
         format=format[:20],
         size=getattr(source, "size", 0) or 0,
     )
 
 
+def reading(on_progress):
+    return lambda done, total: on_progress("reading", done, total)
+
+
+def store(write, rows, on_progress):
+    """``write`` each batch of ``rows``, reporting progress after each."""
+    for start in range(0, len(rows), STORE_BATCH):
+        write(rows[start : start + STORE_BATCH])
+        on_progress("storing", min(start + STORE_BATCH, len(rows)), len(rows))
+
+
 def attempt(upload, run):
-    """Run one import in one transaction; on refusal record a failed Upload and re-raise."""
+    """Run one import in one transaction; on refusal record a failed Upload and re-raise.
+
+    A queued upload's row exists before the transaction and is the one that records the failure.
+    """
+    queued_pk = upload.pk
     try:
         with transaction.atomic():
             return run()
     except IntegrityError as error:
         refusal = refused(f"the database refused the import (another import may have run at once): {error}")
-        record_failure(upload, refusal)
+        record_failure(upload, refusal, queued_pk)
+        raise refusal from error
+    except DataError as error:
+        # The checks before storing are meant to leave nothing for the database to refuse.
+        refusal = refused(f"the database refused a value of the file: {error}")
+        record_failure(upload, refusal, queued_pk)
         raise refusal from error
     except ImportRefused as refusal:
-        record_failure(upload, refusal)
+        record_failure(upload, refusal, queued_pk)
         raise
 
 
-def record_failure(upload, refusal):
-    # Saved after the rollback, so the audit trail keeps the attempt and nothing else.
-    upload.pk = None
+def record_failure(upload, refusal, queued_pk=None):
+    # Saved after the rollback, so the audit trail keeps the attempt and nothing else: as a new
+    # row, or in the row of a queued upload, which the rollback left as it was.
+    upload.pk = queued_pk
     upload.outcome = Upload.Outcome.FAILED
-    upload.message = str(refusal)
+    upload.message = storable(str(refusal))
     upload.texts = upload.triples = upload.warnings = 0
     upload.save()
 
 
 def read_source(source, upload):
-    """The file's bytes; refused by its size before reading, and again if it grows while read."""
+    """The file, hashed and back at its start; refused by its size before reading, and again if it grows while read.
+
+    Hashed chunk by chunk and not kept: the parser reads it again, JSON Lines line by line.
+    """
     limit = settings.GENRES_MAX_UPLOAD_BYTES
     if upload.size > limit:
         raise ImportRefused(size_limit_message(upload.size))
-    digest, chunks, received = hashlib.sha256(), [], 0
+    digest, received = hashlib.sha256(), 0
     for chunk in source.chunks():
         received += len(chunk)
         if received > limit:
             raise ImportRefused(size_limit_message(received))
         digest.update(chunk)
-        chunks.append(chunk)
     upload.size, upload.sha256 = received, digest.hexdigest()
-    return b"".join(chunks)
+    source.seek(0)
+    return source
 
 
 def parse(reader, data, format, **options):
@@ -271,6 +333,13 @@ def check_model(instance, what):
         raise refused(f"{what} is not valid ({reasons})") from None
 
 
+def check_storable(values):
+    """Refuse names and descriptions given beside the file that no database can store."""
+    for what, value in values.items():
+        if problem := unstorable_problem(value):
+            raise refused(f"the {what} {problem}")
+
+
 def check_external_id(record):
     limit = Text._meta.get_field("external_id").max_length
     if len(record.text_id) > limit:
@@ -291,6 +360,10 @@ def system_for_upload(name, family):
     elif family and not system.family:
         system.family = family
     return system
+
+
+def update_outputs(outputs):
+    update_in_place(outputs, ["triples", "raw", "parse_warnings", "upload", "updated_at"])
 
 
 def update_in_place(outputs, field_names):

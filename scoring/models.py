@@ -139,6 +139,11 @@ class Upload(models.Model):
         IMPORTED = "imported", "Imported"
         UNCHANGED = "unchanged", "Unchanged (same file as before)"
         FAILED = "failed", "Failed"
+        # A big file imported by an RQ job (scoring.import_jobs): queued, then running, then one of the above.
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Importing"
+
+    IN_PROGRESS = (Outcome.QUEUED, Outcome.RUNNING)
 
     kind = models.CharField(max_length=20, choices=Kind.choices)
     dataset_name = models.CharField(max_length=100)
@@ -154,12 +159,18 @@ class Upload(models.Model):
     warnings = models.PositiveIntegerField(default=0)
     outcome = models.CharField(max_length=20, choices=Outcome.choices)
     message = models.TextField(blank=True)
+    # The file of a queued import, kept until its job has read it.
+    source = models.FileField(upload_to="imports/", blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]
 
     def __str__(self):
         return f"{self.file_name} ({self.get_outcome_display()})"
+
+    @property
+    def in_progress(self):
+        return self.outcome in self.IN_PROGRESS
 
 
 class Output(models.Model):

@@ -1,8 +1,9 @@
-"""Live progress of a scoring run: one channels group per run, which its page's websocket joins.
+"""Live progress of scoring runs and queued imports: one channels group per run or upload,
+which its page's websocket joins.
 
 Jobs call ``publish_progress`` after every change they make (a chunk done, a failure, a
 cancellation); the message carries the run's whole progress state, so a page that missed
-one update is right again with the next.
+one update is right again with the next. Import jobs do the same with ``publish_upload_progress``.
 """
 
 from genres_site.broadcast import broadcast
@@ -16,3 +17,11 @@ def group_name(run_id):
 
 def publish_progress(run):
     broadcast(group_name(run.pk), {"type": MESSAGE_TYPE, "state": run.progress_state()})
+
+
+def upload_group_name(upload_id):
+    return f"scoring-upload-{upload_id}"
+
+
+def publish_upload_progress(upload_id, state):
+    broadcast(upload_group_name(upload_id), {"type": MESSAGE_TYPE, "state": state})

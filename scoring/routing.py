@@ -2,6 +2,9 @@
 
 from django.urls import path
 
-from scoring.consumers import RunProgressConsumer
+from scoring.consumers import RunProgressConsumer, UploadProgressConsumer
 
-websocket_urlpatterns = [path("ws/runs/<int:run_id>/", RunProgressConsumer.as_asgi())]
+websocket_urlpatterns = [
+    path("ws/runs/<int:pk>/", RunProgressConsumer.as_asgi()),
+    path("ws/uploads/<int:pk>/", UploadProgressConsumer.as_asgi()),
+]

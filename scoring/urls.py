@@ -12,6 +12,8 @@ urlpatterns = [
     path("runs/<int:pk>/cancel/", views_runs.run_cancel, name="run-cancel"),
     path("runs/<int:pk>/resume/", views_runs.run_resume, name="run-resume"),
     path("upload/", views.upload, name="upload"),
+    path("uploads/<int:pk>/progress.json", views.upload_progress, name="upload-progress"),
     path("api/datasets/", api.datasets, name="api-datasets"),
     path("api/datasets/<str:name>/outputs/", api.dataset_outputs, name="api-dataset-outputs"),
+    path("api/uploads/<int:pk>/", api.upload_status, name="api-upload"),
 ]

@@ -6,13 +6,15 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.core.exceptions import BadRequest, PermissionDenied
 from django.core.paginator import Paginator
+from django.http import JsonResponse
 from django.db.models import Count, F, FloatField, Func, IntegerField, Max, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Cast, Coalesce, Substr
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods
 
 from scoring.forms import DatasetUploadForm, OutputsUploadForm
+from scoring.import_jobs import upload_state
 from scoring.imports import ImportRefused
 from scoring.models import Dataset, Output, System, Text, Upload
 from scoring.score_tables import dataset_scores, text_scores
@@ -172,6 +174,10 @@ def upload(request):
             status = 413
         elif not form.is_valid():
             status = 400
+        elif form.runs_as_job():
+            queued = form.queue(user=request.user)
+            messages.info(request, f"{queued.file_name} is being imported in the background; its progress shows below.")
+            return redirect("upload")
         else:
             try:
                 summary = form.run_import(user=request.user)
@@ -189,6 +195,14 @@ def upload(request):
             "outputs_form": forms["outputs"],
             "system_names": System.objects.filter(is_ground_truth=False).values_list("name", flat=True),
             "uploads": Upload.objects.select_related("uploaded_by")[:RECENT_UPLOADS],
+            "importing": [upload_state(upload) for upload in Upload.objects.filter(outcome__in=Upload.IN_PROGRESS)],
         },
         status=status,
     )
+
+
+@staff_required
+@require_GET
+def upload_progress(request, pk):
+    """The upload page's fallback when its websocket is down: the state the socket sends."""
+    return JsonResponse(upload_state(get_object_or_404(Upload, pk=pk)))

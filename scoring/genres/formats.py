@@ -11,9 +11,14 @@ Four formats, told apart automatically or named by the caller:
 - ``csv``: a header ``text_id,subject,relation,object`` and one triple a row (outputs only);
   a row with a text id and three empty fields records an explicitly empty output.
 
+Hostile input is refused like any other bad record: JSON nested deeper than the parser can
+follow, whole numbers of more than ``MAX_NUMBER_DIGITS`` digits, and text that no database can
+store (NUL characters, lone UTF-16 surrogates such as ``"\\ud800"``).
+
 Strict by default: a malformed triple refuses the file with a ``FormatError`` naming the
 record, the triple and the reason. With ``lenient=True`` such triples are dropped and kept
-as parse warnings instead (for messy published files). Raw replies are always read leniently:
+as parse warnings instead (for messy published files), as many per record as the
+post-processor keeps per reply, and a count of the rest. Raw replies are always read leniently:
 extracting what can be used from a messy reply is the post-processor's job.
 """
 
@@ -23,8 +28,8 @@ import io
 import json
 from dataclasses import dataclass, field
 
-from scoring.genres.postprocess import extract_triples
-from scoring.genres.triples import clean_triple, triple_problem
+from scoring.genres.postprocess import Warnings, extract_triples
+from scoring.genres.triples import clean_triple, storable, triple_problem, unstorable_problem
 
 AUTO = "auto"
 TRIPLES = "triples"
@@ -43,6 +48,9 @@ FORMAT_NAMES = {
 CSV_HEADER = ["text_id", "subject", "relation", "object"]
 PREVIEW_CHARS = 40
 JSON_TYPES = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number"}
+# Whole numbers longer than this are refused while parsing: no id needs more, and Python refuses
+# to convert numbers of over 4,300 digits to and from text.
+MAX_NUMBER_DIGITS = 100
 
 
 class FormatError(ValueError):
@@ -71,19 +79,31 @@ class ParsedFile:
     records: list
 
 
-def read_dataset(data, format=AUTO):
+def read_dataset(data, format=AUTO, *, progress=None):
     """Texts and gold triples from a triples JSON or JSON Lines file (always strict)."""
-    return read(data, format, allowed=DATASET_FORMATS, for_outputs=False, lenient=False)
+    return read(data, format, allowed=DATASET_FORMATS, for_outputs=False, lenient=False, progress=progress)
 
 
-def read_outputs(data, format=AUTO, *, lenient=False):
+def read_outputs(data, format=AUTO, *, lenient=False, progress=None):
     """A system's triples per text, from any of the four formats."""
-    return read(data, format, allowed=OUTPUT_FORMATS, for_outputs=True, lenient=lenient)
+    return read(data, format, allowed=OUTPUT_FORMATS, for_outputs=True, lenient=lenient, progress=progress)
 
 
-def read(data, format, *, allowed, for_outputs, lenient):
+def read(data, format, *, allowed, for_outputs, lenient, progress=None):
+    """The records of ``data``: the file's bytes, or a binary file open at its start.
+
+    A JSON Lines file is read line by line from a file, never whole; other formats are read
+    whole. ``progress(done, total)``, when given, is called as records are read: in bytes for
+    a JSON Lines file, in records otherwise.
+    """
     if format != AUTO and format not in allowed:
         raise FormatError(f'unknown format "{format}"; choose one of: {", ".join((AUTO, *allowed))}')
+    progress = progress or (lambda done, total: None)
+    if not isinstance(data, bytes):
+        if format == JSONL or (format == AUTO and JSONL in allowed and file_is_jsonl(data)):
+            records = parse_jsonl(file_lines(data, progress), for_outputs=for_outputs, lenient=lenient)
+            return checked_records(JSONL, records)
+        data = data.read()
     text = decode(data)
     document = None
     if format == AUTO:
@@ -98,15 +118,73 @@ def read(data, format, *, allowed, for_outputs, lenient):
                 f"use {' or '.join(FORMAT_NAMES[name] for name in allowed)}"
             )
     if format == JSONL:
-        records = parse_jsonl(text, for_outputs=for_outputs, lenient=lenient)
+        records = parse_jsonl(text_lines(text, progress), for_outputs=for_outputs, lenient=lenient)
     elif format == CSV:
         records = parse_csv(text, lenient=lenient)
     else:
-        records = parse_json_document(document or load_document(text), format, lenient=lenient)
+        records = parse_json_document(document or load_document(text), format, lenient=lenient, progress=progress)
+    return checked_records(format, records)
+
+
+def checked_records(format, records):
     if not records:
         raise FormatError("the file holds no texts")
     check_each_text_once(records)
     return ParsedFile(format, records)
+
+
+PROGRESS_EVERY = 1000  # records between two progress calls
+
+
+def text_lines(text, progress):
+    """``(line number, line)`` of a whole text."""
+    lines = text.split("\n")
+    for number, line in enumerate(lines, start=1):
+        if number % PROGRESS_EVERY == 0:
+            progress(number, len(lines))
+        yield number, line
+    progress(len(lines), len(lines))
+
+
+def file_lines(handle, progress):
+    """``(line number, line)`` of a binary file, decoded one line at a time."""
+    handle.seek(0, io.SEEK_END)
+    total = handle.tell()
+    handle.seek(0)
+    offset = 0
+    # readline, not iteration: some file wrappers split lines at "\r" too.
+    for number, raw in enumerate(iter(handle.readline, b""), start=1):
+        skipped = len(codecs.BOM_UTF8) if number == 1 and raw.startswith(codecs.BOM_UTF8) else 0
+        try:
+            line = raw[skipped:].decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise not_utf8(offset + skipped + error.start, number, raw[skipped + error.start]) from None
+        offset += len(raw)
+        if number % PROGRESS_EVERY == 0:
+            progress(offset, total)
+        yield number, line
+    progress(total, total)
+
+
+def file_is_jsonl(handle):
+    """Whether ``detect_layout`` would call the file JSON Lines, from its first line and what follows.
+
+    Leaves the file at its start. Anything unusual (no UTF-8, an empty file) says no: the file is
+    then read whole, and the whole-file path explains the problem.
+    """
+    try:
+        first_line = b""
+        while not first_line.strip():
+            first_line = handle.readline()
+            if not first_line:
+                return False
+        follows = handle.read(64 * 1024).strip()
+        text = first_line.decode("utf-8-sig").strip()
+    except UnicodeDecodeError:
+        return False
+    finally:
+        handle.seek(0)
+    return text.startswith("{") and looks_like_jsonl(text, bool(follows))
 
 
 def decode(data):
@@ -116,11 +194,13 @@ def decode(data):
         return data[skipped:].decode("utf-8")
     except UnicodeDecodeError as error:
         offset = skipped + error.start
-        line = data.count(b"\n", 0, offset) + 1
-        raise FormatError(
-            f"the file is not UTF-8 text: byte {offset} (line {line}) is 0x{data[offset]:02x}; "
-            "save it as UTF-8 and upload it again"
-        ) from None
+        raise not_utf8(offset, data.count(b"\n", 0, offset) + 1, data[offset]) from None
+
+
+def not_utf8(offset, line, byte):
+    return FormatError(
+        f"the file is not UTF-8 text: byte {offset} (line {line}) is 0x{byte:02x}; save it as UTF-8 and upload it again"
+    )
 
 
 def detect_layout(text):
@@ -143,15 +223,22 @@ def detect_layout(text):
         raise FormatError(
             f"cannot tell the format: expected a JSON object, JSON Lines, or CSV with the header {','.join(CSV_HEADER)}"
         )
+    return JSONL if looks_like_jsonl(first_line, "\n" in stripped) else DOCUMENT
+
+
+def looks_like_jsonl(first_line, more_follows):
+    """Whether a file starting with ``first_line`` (which starts with "{") is JSON Lines."""
     try:
-        first = json.loads(first_line)
+        first = json.loads(first_line, parse_int=bounded_int)
+    except TooManyDigits as error:
+        raise FormatError(f"line 1: {error}") from None
+    except RecursionError:
+        raise FormatError("line 1: the JSON is nested too deeply") from None
     except ValueError:
-        first = None  # A pretty-printed document: its first line is not a whole object.
-    if isinstance(first, dict) and (
-        "\n" in stripped or any(isinstance(first.get(key), (str, int)) for key in ("text", "id"))
-    ):
-        return JSONL
-    return DOCUMENT
+        return False  # A pretty-printed document: its first line is not a whole object.
+    return isinstance(first, dict) and (
+        more_follows or any(isinstance(first.get(key), (str, int)) for key in ("text", "id"))
+    )
 
 
 def load_json(text, where):
@@ -165,7 +252,10 @@ def load_json(text, where):
         return value
 
     try:
-        value = json.loads(text, object_pairs_hook=keep_pairs)
+        value = json.loads(text, object_pairs_hook=keep_pairs, parse_int=bounded_int)
+    except TooManyDigits as error:
+        place = where or f"line {text.count(chr(10), 0, text.find(error.digits)) + 1}"
+        raise FormatError(f"{place}: {error}") from None
     except json.JSONDecodeError as error:
         place = f"{where}: " if where else ""
         line = "" if where else f"line {error.lineno}, "
@@ -182,6 +272,21 @@ def load_json(text, where):
             "each text may appear only once"
         )
     return value
+
+
+class TooManyDigits(ValueError):
+    def __init__(self, digits):
+        super().__init__(
+            f"a number of {len(digits):,} digits ({digits[:12]}…); whole numbers may have at most {MAX_NUMBER_DIGITS}"
+        )
+        self.digits = digits
+
+
+def bounded_int(digits):
+    """``json``'s parse_int: refuses a huge number by its length, before converting it."""
+    if len(digits.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise TooManyDigits(digits)
+    return int(digits)
 
 
 def first_repeat(pairs):
@@ -204,9 +309,11 @@ def load_document(text):
     return document
 
 
-def parse_json_document(document, format, *, lenient):
+def parse_json_document(document, format, *, lenient, progress):
     records = []
     for number, (content, value) in enumerate(document.items(), start=1):
+        if number % PROGRESS_EVERY == 0:
+            progress(number, len(document))
         record = Record(where=f'record {number} ("{preview(content)}")')
         record.text = checked_text(content, record.where, "text")
         if format == RAW:
@@ -218,9 +325,10 @@ def parse_json_document(document, format, *, lenient):
     return records
 
 
-def parse_jsonl(text, *, for_outputs, lenient):
+def parse_jsonl(lines, *, for_outputs, lenient):
+    """The records of ``(line number, line)`` pairs."""
     records = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in lines:
         if not line.strip():
             continue
         where = f"line {number}"
@@ -254,7 +362,7 @@ def parse_jsonl(text, *, for_outputs, lenient):
 
 def parse_csv(text, *, lenient):
     reader = csv.reader(io.StringIO(text, newline=""))
-    records = {}
+    records, warnings = {}, {}
     try:
         header = [cell.strip().lower() for cell in next(reader, [])]
         if header != CSV_HEADER:
@@ -276,11 +384,13 @@ def parse_csv(text, *, lenient):
             if problem and not lenient:
                 raise FormatError(f"{named}: {problem}")
             if problem:
-                record.warnings.append(f"{where}: triple dropped: {problem}")
+                warnings.setdefault(text_id, Warnings()).add(lambda: f"{where}: triple dropped: {problem}")
             else:
                 record.triples.append(clean_triple(triple))
     except csv.Error as error:
         raise FormatError(f"line {reader.line_num}: not valid CSV: {error}") from None
+    for text_id, dropped in warnings.items():
+        records[text_id].warnings = dropped.as_list()
     return list(records.values())
 
 
@@ -288,16 +398,16 @@ def read_triples(value, where, *, lenient):
     """Valid triples of a record, and warnings for those dropped in lenient mode."""
     if not isinstance(value, list):
         raise FormatError(f"{where}: expected a list of triples, got {json_type(value)}")
-    triples, warnings = [], []
+    triples, warnings = [], Warnings()
     for number, item in enumerate(value, start=1):
         problem = triple_problem(item)
         if problem is None:
             triples.append(clean_triple(item))
         elif lenient:
-            warnings.append(f"triple {number} dropped: {problem}")
+            warnings.add(lambda: f"triple {number} dropped: {problem}")
         else:
             raise FormatError(f"{where}, triple {number}: {problem}")
-    return triples, warnings
+    return triples, warnings.as_list()
 
 
 def checked_text(value, where, name):
@@ -305,16 +415,16 @@ def checked_text(value, where, name):
         raise FormatError(f"{where}: the {name} must be a string, got {json_type(value)}")
     if not value.strip():
         raise FormatError(f"{where}: the {name} is empty")
-    if "\x00" in value:
-        raise FormatError(f"{where}: the {name} contains a NUL character, which cannot be stored")
+    if problem := unstorable_problem(value):
+        raise FormatError(f"{where}: the {name} {problem}")
     return value.strip()
 
 
 def checked_reply(value, where):
     if not isinstance(value, str):
         raise FormatError(f"{where}: expected the model's reply as a string, got {json_type(value)}")
-    if "\x00" in value:
-        raise FormatError(f"{where}: the reply contains a NUL character, which cannot be stored")
+    if problem := unstorable_problem(value):
+        raise FormatError(f"{where}: the reply {problem}")
     return value
 
 
@@ -348,6 +458,6 @@ def json_type(value):
 
 
 def preview(text):
-    """The start of a text, on one line, to name a record in messages."""
-    text = " ".join(str(text).split())
+    """The start of a text, on one line, to name a record in messages (which must be storable too)."""
+    text = storable(" ".join(str(text).split()))
     return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1].rstrip() + "…"

@@ -6,15 +6,19 @@ last assistant marker, removes end-of-text tokens, finds every bracketed list in
 left, and keeps each item that is exactly three non-empty strings. Everything else it met
 on the way is reported as a short, human-readable warning; nothing is ever evaluated
 beyond ``json`` and ``ast.literal_eval``.
+
+Linear in the length of the reply, whatever it holds: the scan jumps from bracket to quote
+with regular expressions, each character is parsed as part of at most ``MAX_NESTING`` lists,
+a reply longer than ``MAX_REPLY_CHARS`` is read only that far (with a warning saying so), and
+an output keeps its first ``MAX_WARNINGS`` warnings and the count of the rest.
 """
 
 import ast
 import json
 import re
 from bisect import bisect_left
-from dataclasses import dataclass, field
 
-from scoring.genres.triples import clean_triple, triple_problem
+from scoring.genres.triples import clean_triple, storable, triple_problem
 
 # The answer follows the last of these; the bracket tokens are exact, the word forms any case.
 ASSISTANT_MARKER = re.compile(r"\[/INST\]|<\|assistant\|>|(?i:GPT4 Correct Assistant:|ASSISTANT:)")
@@ -28,6 +32,9 @@ BEFORE_STRING = frozenset("[,(:{")
 AFTER_STRING = frozenset(",])}:")
 QUOTES = frozenset("\"'")
 NEXT_VISIBLE = re.compile(r"\S")
+# What the scan stops at outside a string, and inside a string of each quote.
+LIST_EVENT = re.compile(r"\[+|\]+|[\"']")
+STRING_EVENT = {quote: re.compile(r"[\\" + quote + "]") for quote in QUOTES}
 
 # Triples nest two or three lists deep. Deeper lists are not parsed whole but searched
 # inside, which keeps a reply of a million brackets linear instead of quadratic.
@@ -36,33 +43,59 @@ SHOWN_CHARS = 80
 UNPARSABLE_LIST = "not a list of quoted strings"
 # Deeply nested input makes the parsers give up with RecursionError or MemoryError.
 PARSE_ERRORS = (ValueError, SyntaxError, TypeError, RecursionError, MemoryError)
+# About 50,000 tokens, far beyond any extraction a model writes; a longer reply is read this far.
+MAX_REPLY_CHARS = 200_000
+# One reply of repeated junk once made 83,333 warnings; an output keeps this many and a count.
+MAX_WARNINGS = 50
 
 
-def extract_triples(reply):
+class Warnings:
+    """The warnings about the lists of one reply: the first ``limit`` kept, the rest only counted."""
+
+    def __init__(self, limit=MAX_WARNINGS):
+        self.kept, self.limit, self.more = [], limit, 0
+
+    def add(self, describe):
+        """Keep the message ``describe()`` returns; past the limit it is only counted, never formatted."""
+        if len(self.kept) < self.limit:
+            self.kept.append(describe())
+        else:
+            self.more += 1
+
+    def as_list(self, before=(), after=()):
+        """The kept warnings and the count of the rest, between warnings about the whole reply."""
+        rest = [f"… and {self.more:,} more warning{'' if self.more == 1 else 's'} not kept"] if self.more else []
+        return [*before, *self.kept, *rest, *after]
+
+
+def extract_triples(reply, max_chars=MAX_REPLY_CHARS):
     """The triples in ``reply`` and a warning for each thing dropped on the way."""
+    warnings, before, after = Warnings(), [], []
+    if len(reply) > max_chars:
+        before.append(f"the reply has {len(reply):,} characters; only the first {max_chars:,} were read")
+        reply = reply[:max_chars]
     answer = answer_part(reply)
     roots, strings, unterminated = scan_lists(answer)
-    triples, warnings = [], []
+    reader = ListReader(answer, strings)
+    triples = []
     pending = list(reversed(roots))
     while pending:
         span = pending.pop()
-        source = answer[span.start : span.end]
-        if not span.children and "," not in source:
-            continue  # Brackets without a comma are prose ("[1]", "[Note]"), not an attempted triple.
-        if span.height > MAX_NESTING:
-            pending.extend(reversed(span.children))
+        value = reader.value(span, outermost=True)
+        if value is PROSE:
             continue
-        value = parse_list(source, span, strings, answer)
         if value is not UNPARSED:
             collect(value, triples, warnings)
         elif span.children:
             # A broken outer list may still hold well-formed triples: look inside.
             pending.extend(reversed(span.children))
         else:
-            warnings.append(f"dropped {shorten(source)}: {UNPARSABLE_LIST}")
+            warnings.add(lambda: f"dropped {shorten(reader.source(span))}: {UNPARSABLE_LIST}")
+    if reader.slow_parses_left < 0:
+        after.append(f"more than {reader.slow_allowance:,} lists could not be read: the rest was read as JSON only")
     if unterminated is not None:
-        warnings.append(f"unterminated list at character {unterminated}")
-    return triples, warnings
+        after.append(f"unterminated list at character {unterminated}")
+    return triples, warnings.as_list(before, after)
 
 
 def answer_part(reply):
@@ -73,14 +106,17 @@ def answer_part(reply):
     return END_TOKEN.sub(" ", reply)
 
 
-@dataclass
 class Span:
-    """A bracketed list found in the reply: ``text[start:end]``, and the lists closed inside it."""
+    """A bracketed list found in the reply: ``text[start:end]``, and the lists closed inside it.
 
-    start: int
-    end: int = -1
-    children: list = field(default_factory=list)
-    height: int = 1  # 1 for a list of no lists, 2 for a list of those, and so on
+    ``height`` is 1 for a list of no lists, 2 for a list of those, and so on; ``value`` is what
+    ListReader made of it, once it has read it. Slots: a reply of brackets makes one per character.
+    """
+
+    __slots__ = ("start", "end", "children", "height", "value")
+
+    def __init__(self, start, end, children, height):
+        self.start, self.end, self.children, self.height, self.value = start, end, children, height, None
 
 
 def scan_lists(text):
@@ -90,42 +126,69 @@ def scan_lists(text):
     inside a list, and the position of the innermost list left open at the end (or None).
     Quotes count only inside brackets, so prose apostrophes never unbalance the scan.
     """
-    roots, strings, open_lists = [], [], []
-    quote = None
-    string_start = 0
-    previous = ""
-    position, length = 0, len(text)
-    while position < length:
-        char = text[position]
-        if quote:
-            if char == "\\":
-                position += 2
-                continue
-            if char == quote and next_visible(text, position + 1) in AFTER_STRING:
-                quote = None
-                strings.append((string_start, position + 1))
-                previous = char
-            position += 1
-            continue
-        if char == "[":
-            open_lists.append(Span(position))
-        elif char == "]" and open_lists:
-            span = open_lists.pop()
-            span.end = position + 1
-            span.height = 1 + max((child.height for child in span.children), default=0)
-            (open_lists[-1].children if open_lists else roots).append(span)
-        elif char in QUOTES and open_lists and previous in BEFORE_STRING:
-            quote = char
-            string_start = position
-        if not char.isspace():
-            previous = char
-        position += 1
+    roots, strings = [], []
+    # The lists open at this point, innermost last: where each starts, the lists closed inside
+    # it so far (None for none yet) and its height. Plain lists: a run of "[" costs C time only.
+    starts, children, heights = [], [], []
+    position, reading = 0, True
+    while reading:
+        reading = False
+        for match in LIST_EVENT.finditer(text, position):
+            start, end = match.span()
+            char = text[start]
+            if char == "[":
+                starts.extend(range(start, end))
+                children.extend([None] * (end - start))
+                heights.extend([1] * (end - start))
+            elif char == "]":
+                for close in range(start + 1, min(end, start + len(starts)) + 1):
+                    span = Span(starts.pop(), close, children.pop() or [], heights.pop())
+                    if starts:
+                        if children[-1] is None:
+                            children[-1] = []
+                        children[-1].append(span)
+                        heights[-1] = max(heights[-1], span.height + 1)
+                    else:
+                        roots.append(span)
+            elif starts and visible_before(text, start) in BEFORE_STRING:
+                end = string_end(text, start)
+                if end is not None:
+                    strings.append((start, end))
+                    position, reading = end, True
+                break  # Scanning goes on after the string, or ends inside it.
     # Lists closed inside a list that never closes (a cut-off reply) still count.
-    for span in open_lists:
-        roots.extend(span.children)
+    for inner in children:
+        roots.extend(inner or ())
     roots.sort(key=lambda span: span.start)
-    unterminated = open_lists[-1].start if open_lists else None
+    unterminated = starts[-1] if starts else None
     return roots, strings, unterminated
+
+
+def visible_before(text, position):
+    """The last non-space character before ``position``, or "" at the start.
+
+    Scanned backwards over spaces only, which a quote (what asks) ends: linear overall.
+    """
+    while position > 0:
+        position -= 1
+        if not text[position].isspace():
+            return text[position]
+    return ""
+
+
+def string_end(text, start):
+    """The end of the string opened by the quote at ``start``: after a matching quote followed
+    by one of AFTER_STRING, skipping backslash escapes; None when the text ends first."""
+    event = STRING_EVENT[text[start]]
+    position = start + 1
+    while match := event.search(text, position):
+        if match.group() == "\\":
+            position = match.start() + 2
+        elif next_visible(text, match.start() + 1) in AFTER_STRING:
+            return match.end()
+        else:
+            position = match.end()
+    return None
 
 
 def next_visible(text, position):
@@ -135,21 +198,76 @@ def next_visible(text, position):
 
 
 UNPARSED = object()
+PROSE = object()  # brackets without a comma ("[1]", "[Note]"): not an attempted triple
 
 
-def parse_list(source, span, strings, text):
-    """The Python value of ``source``, the bracketed list at ``span`` of ``text``, or UNPARSED.
+class ListReader:
+    """Reads the lists the scan found into Python values, in time linear in the reply.
 
-    JSON first, then Python literals (single quotes, tuples), then the same text with every
-    string the scanner found re-quoted as JSON, for quotes that neither parser accepts.
+    Each list is read with JSON first, then as Python literals (single quotes, tuples), then
+    with every string the scanner found re-quoted as JSON, for quotes neither parser accepts.
+    Three things keep junk from costing more than a few parses per character:
+
+    - a list holding a list that no parser reads cannot be read either, so it is not tried
+      (the outermost list still gets its quick JSON attempt first, the usual whole answer);
+    - a list whose text failed before fails again without being parsed;
+    - the two slow parsers may both fail ``slow_allowance`` times per reply (a normal reply
+      has a few unreadable lists); past that, lists are read as JSON only, and a warning says so.
     """
-    for parse in (json.loads, ast.literal_eval):
+
+    SLOW_PARSES = 1000
+    SLOW_PARSES_PER_CHAR = 1 / 100
+
+    def __init__(self, text, strings):
+        self.text, self.strings = text, strings
+        self.unreadable = set()
+        self.slow_allowance = self.SLOW_PARSES + int(len(text) * self.SLOW_PARSES_PER_CHAR)
+        self.slow_parses_left = self.slow_allowance
+
+    def source(self, span):
+        return self.text[span.start : span.end]
+
+    def value(self, span, outermost=False):
+        """The value of ``span``, UNPARSED, or PROSE; worked out once."""
+        if span.value is None:
+            span.value = self.read(span, outermost)
+        return span.value
+
+    def read(self, span, outermost):
+        if not span.children and self.text.find(",", span.start, span.end) < 0:
+            return PROSE
+        if span.height > MAX_NESTING:
+            return UNPARSED  # Searched inside instead: parsing every level would be quadratic.
+        source = self.source(span)
+        if source in self.unreadable:
+            return UNPARSED
+        value = UNPARSED
+        if outermost:
+            value = parse_json(source)
+        if value is UNPARSED and not any(self.value(child) is UNPARSED for child in span.children):
+            value = self.parse(source, span, json_tried=outermost)
+        if value is UNPARSED:
+            self.unreadable.add(source)
+        return value
+
+    def parse(self, source, span, json_tried):
+        value = UNPARSED if json_tried else parse_json(source)
+        if value is not UNPARSED:
+            return value
+        if self.slow_parses_left < 0:
+            return UNPARSED
         try:
-            return parse(source)
+            return ast.literal_eval(source)
         except PARSE_ERRORS:
-            pass
+            value = parse_json(requoted(self.text, span, self.strings))
+        if value is UNPARSED:
+            self.slow_parses_left -= 1
+        return value
+
+
+def parse_json(source):
     try:
-        return json.loads(requoted(text, span, strings))
+        return json.loads(source)
     except PARSE_ERRORS:
         return UNPARSED
 
@@ -157,8 +275,9 @@ def parse_list(source, span, strings, text):
 def requoted(text, span, strings):
     """``text[span]`` with each quoted string rewritten as a JSON string."""
     pieces, cursor = [], span.start
-    first = bisect_left(strings, (span.start, 0))
-    for start, end in strings[first:]:
+    # Indexes, not a slice of ``strings``: a slice would copy the rest of the list for every span.
+    for index in range(bisect_left(strings, (span.start, 0)), len(strings)):
+        start, end = strings[index]
         if start >= span.end:
             break
         quote = text[start]
@@ -176,13 +295,13 @@ def collect(value, triples, warnings):
     while pending:
         item = pending.pop()
         if isinstance(item, tuple):
-            warnings.append(f"dropped {show(item)}: a tuple in parentheses, not a list")
+            warnings.add(lambda: f"dropped {show(item)}: a tuple in parentheses, not a list")
         elif isinstance(item, list) and any(isinstance(inner, (list, tuple)) for inner in item):
             pending.extend(reversed(item))
         elif item == []:
             continue  # "[]" says "no triples here"; nothing was dropped.
         elif problem := triple_problem(item):
-            warnings.append(f"dropped {show(item)}: {problem}")
+            warnings.add(lambda: f"dropped {show(item)}: {problem}")
         else:
             triples.append(clean_triple(item))
 
@@ -199,5 +318,6 @@ def show(value):
 
 
 def shorten(text):
-    text = " ".join(text.split())
+    # Warnings are stored: a NUL or lone surrogate the reply's escapes produced must not reach them.
+    text = storable(" ".join(text.split()))
     return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"

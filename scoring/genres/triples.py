@@ -5,7 +5,31 @@ is not a triple: parsers drop it and record a parse warning (see ``postprocess``
 strict importers refuse the file, naming the record and this reason.
 """
 
+import re
+
 TRIPLE_LENGTH = 3
+# PostgreSQL cannot store NUL in text, nor a lone UTF-16 surrogate (not a character: it has no
+# UTF-8 form); SQLite's driver cannot write the latter either. Both are refused on every database.
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+REPLACEMENT_CHARACTER = "\ufffd"
+
+
+def unstorable_problem(text):
+    """Why ``text`` cannot be stored (a NUL character, a lone surrogate), or None when it can."""
+    match = UNSTORABLE.search(text)
+    if match is None:
+        return None
+    if match.group() == "\x00":
+        return f"contains a NUL character (at character {match.start() + 1}), which cannot be stored"
+    return (
+        f"contains a lone surrogate \\u{ord(match.group()):04x} (at character {match.start() + 1}), "
+        "which is not a Unicode character and cannot be stored"
+    )
+
+
+def storable(text):
+    """``text`` with every character that cannot be stored replaced by U+FFFD, for messages."""
+    return UNSTORABLE.sub(REPLACEMENT_CHARACTER, text)
 
 
 def triple_problem(item):
@@ -19,9 +43,9 @@ def triple_problem(item):
             return f"{role} is {type(element).__name__}, not a string"
         if not element.strip():
             return f"{role} is empty"
-        if "\x00" in element:
-            # PostgreSQL cannot store NUL in text; refuse it here rather than fail mid-import.
-            return f"{role} contains a NUL character"
+        if problem := unstorable_problem(element):
+            # Refused here rather than failing mid-import, so every database behaves alike.
+            return f"{role} {problem}"
     return None
 
 

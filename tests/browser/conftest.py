@@ -4,6 +4,7 @@ Every test here gets a fresh browser context; when a test fails, the page it was
 as test-artifacts/<test name>.png for whoever reads the CI log.
 """
 
+import os
 import re
 from pathlib import Path
 
@@ -28,6 +29,14 @@ def chromium():
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield browser
         browser.close()
+
+
+@pytest.fixture
+def screenshot_dir(tmp_path):
+    """Where a test saves the screenshots it takes on purpose: GENRES_SCREENSHOT_DIR, to look at them."""
+    directory = Path(os.environ.get("GENRES_SCREENSHOT_DIR") or tmp_path)
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
 
 
 @pytest.fixture

@@ -6,11 +6,9 @@ Screenshots of the run page and of the dataset page with its scores go to
 GENRES_SCREENSHOT_DIR when set (to look at them), else to a temporary directory.
 """
 
-import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -21,13 +19,6 @@ from tests.scoring.worker_fixtures import BASE_DIR, file_database, start_web, st
 __all__ = ["file_database"]  # a fixture, used by name
 pytestmark = pytest.mark.browser
 ADMIN, PASSWORD = "run-admin", "run-admin-pass-123"
-
-
-@pytest.fixture
-def screenshot_dir(tmp_path):
-    directory = Path(os.environ.get("GENRES_SCREENSHOT_DIR") or tmp_path)
-    directory.mkdir(parents=True, exist_ok=True)
-    return directory
 
 
 @pytest.fixture

@@ -155,7 +155,10 @@ def test_importing_a_dataset_is_201_with_counts(client, admin_user, admin_key):
 
     assert response.status_code == 201
     upload = Upload.objects.get()
-    assert response.json() == {"texts": 2, "triples": 3, "warnings": 0, "unchanged": False, "upload": upload.pk}
+    assert response.json() == {
+        "texts": 2, "triples": 3, "warnings": 0, "unchanged": False, "upload": upload.pk,
+        "status_url": f"/api/uploads/{upload.pk}/",
+    }
     assert upload.uploaded_by == admin_user
     dataset = Dataset.objects.get(name="Demo")
     assert (dataset.level, dataset.domain, dataset.description) == ("document", "biomedical", "API upload")

@@ -155,6 +155,8 @@ def read_manifest(path):
         manifest = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise CommandError(f"cannot read the demo manifest {path}: {error}") from None
+    except RecursionError:
+        raise CommandError(f"cannot read the demo manifest {path}: the JSON is nested too deeply") from None
     if not isinstance(manifest, dict) or not isinstance(manifest.get("datasets"), list) or not isinstance(
         manifest.get("outputs"), list
     ):

@@ -1,34 +1,75 @@
 """python manage.py import_dataset FILE --name NAME: texts and gold triples, all or nothing."""
 
 import json
+import sys
 from pathlib import Path
 
 from django.core.files import File
 from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
 
 from scoring.genres import formats
 from scoring.imports import ImportRefused, import_dataset
 from scoring.models import Dataset
 
 
+STAGE_UNITS = {"reading": "B", "storing": "row"}
+
+
+class ProgressBars:
+    """One tqdm bar per stage of an import (reading the file, storing rows), on standard error."""
+
+    def __init__(self, file_name, disable):
+        self.file_name, self.disable, self.stage, self.bar = file_name, disable, None, None
+
+    def __call__(self, stage, done, total):
+        if stage != self.stage:
+            self.close()
+            self.stage = stage
+            self.bar = tqdm(
+                total=total,
+                desc=f"{self.file_name}: {stage}",
+                unit=STAGE_UNITS[stage],
+                unit_scale=True,
+                file=sys.stderr,
+                disable=self.disable,
+            )
+        self.bar.total = total
+        self.bar.update(done - self.bar.n)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
 class ImportCommand(BaseCommand):
-    """Opens FILE, runs one importer, prints its summary (or one JSON object with --json)."""
+    """Opens FILE, runs one importer, prints its summary (or one JSON object with --json).
+
+    A progress bar per stage shows on standard error when it is a terminal (``--no-progress`` hides it).
+    """
 
     def add_arguments(self, parser):
         parser.add_argument("file", help="Path of the file to import.")
         parser.add_argument(
             "--json", action="store_true", help='Print one JSON object {"texts", "triples", "warnings", ...}.'
         )
+        parser.add_argument(
+            "--no-progress", action="store_true", help="No progress bars (shown only on a terminal anyway)."
+        )
 
     def run_import(self, importer, options, **arguments):
         path = Path(options["file"])
+        # None: tqdm shows the bars only when standard error is a terminal.
+        bars = ProgressBars(path.name, disable=True if options["no_progress"] else None)
         try:
             with path.open("rb") as handle:
-                summary = importer(File(handle, name=path.name), file_name=path.name, **arguments)
+                summary = importer(File(handle, name=path.name), file_name=path.name, on_progress=bars, **arguments)
         except OSError as error:
             raise CommandError(f"cannot read {path}: {error.strerror}") from error
         except ImportRefused as refusal:
             raise CommandError(f"{path.name}: {refusal}") from refusal
+        finally:
+            bars.close()
         self.stdout.write(json.dumps(summary.as_dict()) if options["json"] else summary.report())
 
 

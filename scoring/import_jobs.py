@@ -1,0 +1,166 @@
+"""Big imports as RQ jobs: the request stores the file and answers at once; a worker imports it.
+
+    queue_import(...)  ->  Upload (queued) with the file kept in MEDIA_ROOT/imports/
+                       ->  import_upload (on any worker): running, then the import service in
+                           one transaction, progress reported as it goes; the Upload ends
+                           imported, unchanged or failed (with the reason), and the file is deleted
+
+Progress reaches the upload page's websocket group (``scoring.progress``) and the job's meta in
+Redis, which the JSON status views read: the import's transaction keeps the database from
+showing anything before it commits. An Upload whose job is gone from Redis, or ended without
+finishing it (its worker was killed), is marked failed when its status is next read.
+"""
+
+import logging
+import time
+from datetime import timedelta
+
+import django_rq
+from django.conf import settings
+from django.core.files import File
+from django.urls import reverse
+from django.utils import timezone
+from rq import get_current_job
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
+
+from scoring.imports import ImportRefused, import_dataset, import_outputs, new_upload, record_failure
+from scoring.models import Upload
+from scoring.progress import publish_upload_progress
+
+logger = logging.getLogger(__name__)
+
+QUEUE = "default"
+# Progress is published at most this often (and at each change of stage).
+PUBLISH_EVERY_SECONDS = 0.5
+STAGE_LABELS = {"queued": "Waiting for a worker", "reading": "Reading the file", "storing": "Storing"}
+ENDED_JOB_STATES = {JobStatus.FINISHED, JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED}
+# The job is enqueued when the transaction that saved its queued Upload commits: a reader may
+# see the upload a moment before its job exists.
+ENQUEUE_GRACE = timedelta(seconds=60)
+
+
+def runs_as_job(source):
+    """Whether a file of this size is imported by a job rather than in the request."""
+    return (getattr(source, "size", 0) or 0) >= settings.GENRES_IMPORT_JOB_BYTES
+
+
+def job_id(upload):
+    return f"import-upload-{upload.pk}"
+
+
+def queue_import(kind, source, *, file_name, user, **options):
+    """Store ``source`` with a queued Upload and enqueue its import; ``options`` go to the import service.
+
+    ``options`` hold what the service of ``kind`` takes besides the file: for a dataset, name, level,
+    domain, description and format; for outputs, dataset (its name), system_name, family, format, lenient.
+    """
+    dataset_name = options["name"] if kind == Upload.Kind.DATASET else options["dataset"]
+    upload = new_upload(
+        kind, source, file_name, dataset_name, options.get("system_name", ""), user, options.get("format", "auto")
+    )
+    upload.outcome = Upload.Outcome.QUEUED
+    upload.message = "Queued for import."
+    upload.source.save(f"{file_name[:100]}", File(source), save=False)
+    upload.save()
+    django_rq.get_queue(QUEUE).enqueue(import_upload, upload.pk, options, job_id=job_id(upload))
+    return upload
+
+
+class JobProgress:
+    """Reports an import's progress: in the job's meta (for the status views) and to the page's socket."""
+
+    def __init__(self, upload, job):
+        self.upload, self.job = upload, job
+        self.stage, self.published_at = None, 0.0
+
+    def __call__(self, stage, done, total):
+        now = time.monotonic()
+        if stage == self.stage and now - self.published_at < PUBLISH_EVERY_SECONDS and done < total:
+            return
+        self.stage, self.published_at = stage, now
+        progress = {"stage": stage, "done": done, "total": total}
+        if self.job is not None:
+            self.job.meta["progress"] = progress
+            self.job.save_meta()
+        publish_upload_progress(self.upload.pk, upload_state(self.upload, progress))
+
+
+def import_upload(upload_id, options):
+    """The job: import the queued upload's file with the import service, then delete the file."""
+    upload = Upload.objects.get(pk=upload_id)
+    if not upload.in_progress:
+        return  # Imported already: a second copy of the job has nothing to do.
+    Upload.objects.filter(pk=upload.pk).update(outcome=Upload.Outcome.RUNNING)
+    upload.outcome = Upload.Outcome.RUNNING
+    progress = JobProgress(upload, get_current_job())
+    importer = import_dataset if upload.kind == Upload.Kind.DATASET else import_outputs
+    try:
+        with upload.source.open("rb") as source:
+            importer(
+                source,
+                file_name=upload.file_name,
+                user=upload.uploaded_by,
+                upload=upload,
+                on_progress=progress,
+                **options,
+            )
+    except ImportRefused:
+        pass  # The service recorded the refusal in the upload.
+    except Exception as error:
+        logger.exception("Import of upload %s failed", upload.pk)
+        refusal = ImportRefused(f"The import failed unexpectedly ({type(error).__name__}); nothing was imported.")
+        record_failure(upload, refusal, upload.pk)
+    finally:
+        upload.source.delete(save=False)
+        Upload.objects.filter(pk=upload.pk).update(source="")
+    upload.refresh_from_db()
+    publish_upload_progress(upload.pk, upload_state(upload))
+
+
+def live_progress(upload):
+    """The progress the upload's job last reported, or None; marks the upload failed when its job ended without it."""
+    try:
+        job = Job.fetch(job_id(upload), connection=django_rq.get_connection(QUEUE))
+    except NoSuchJobError:
+        job = None
+    just_queued = upload.outcome == Upload.Outcome.QUEUED and timezone.now() - upload.created_at < ENQUEUE_GRACE
+    if job is None and just_queued:
+        return None
+    if job is None or job.get_status(refresh=False) in ENDED_JOB_STATES:
+        upload.refresh_from_db()
+        if upload.in_progress:
+            reason = "its job is gone" if job is None else f"its job ended ({job.get_status(refresh=False)})"
+            refusal = ImportRefused(f"The import stopped before it finished: {reason}; nothing was imported.")
+            record_failure(upload, refusal, upload.pk)
+        return None
+    return job.meta.get("progress")
+
+
+def upload_state(upload, progress=None):
+    """What the status views and the page's socket say about an upload, as JSON-ready values."""
+    if upload.in_progress and progress is None:
+        progress = live_progress(upload)
+    progress = progress or {"stage": "queued", "done": 0, "total": 0}
+    active = upload.in_progress
+    total = progress["total"]
+    return {
+        "upload": upload.pk,
+        "kind": upload.kind,
+        "file_name": upload.file_name,
+        "dataset": upload.dataset_name,
+        "system": upload.system_name,
+        "outcome": upload.outcome,
+        "outcome_label": upload.get_outcome_display(),
+        "active": active,
+        "stage": progress["stage"] if active else "done",
+        "stage_label": STAGE_LABELS.get(progress["stage"], "") if active else upload.get_outcome_display(),
+        "done": progress["done"],
+        "total": total,
+        "percent": (round(100 * progress["done"] / total) if total else 0) if active else 100,
+        "texts": upload.texts,
+        "triples": upload.triples,
+        "warnings": upload.warnings,
+        "message": upload.message,
+        "status_url": reverse("api-upload", args=[upload.pk]),
+    }
