@@ -3,11 +3,6 @@
 import pytest
 from django.urls import reverse
 
-# Screenshots go to GENRES_SCREENSHOT_DIR when set (to look at them), else a tmp dir.
-from tests.browser.test_scoring_progress import screenshot_dir
-
-__all__ = ["screenshot_dir"]  # a fixture, used by name
-
 PHONE = {"width": 390, "height": 844}
 
 

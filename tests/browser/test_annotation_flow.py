@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from annotation.models import Assignment, Judgement, Label
 from tests.annotation.annotator_fixtures import make_annotation_setup, make_user
-from tests.browser.annotator_pages import press, screenshot_dir, sign_in  # noqa: F401
+from tests.browser.annotator_pages import press, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('scoring', '0003_scoring_runs'),
+        ('scoring', '0004_judges_recorded_verdicts'),
     ]
 
     operations = [
