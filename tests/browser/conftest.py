@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import sync_playwright
 
+from tests.browser.annotator_pages import PHONE
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -51,3 +53,18 @@ def page(chromium, request):
         file_name = re.sub(r"[^\w.-]+", "_", request.node.name) + ".png"
         browser_page.screenshot(path=str(ARTIFACTS / file_name), full_page=True)
     context.close()
+
+
+@pytest.fixture
+def phone_page(chromium):
+    """A 390 px touch screen, as a phone's browser reports it (coarse pointer, no hover)."""
+    context = chromium.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
+    context.set_default_timeout(10_000)
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture(params=["desktop", "phone"])
+def sized_page(request):
+    """The same test at desktop width (1280 px) and on a 390 px phone: (width name, page)."""
+    return request.param, request.getfixturevalue("page" if request.param == "desktop" else "phone_page")

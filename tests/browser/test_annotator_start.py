@@ -10,8 +10,12 @@ from playwright.sync_api import expect
 
 from annotation.models import Judgement, Label
 from annotation.services import save_judgements
-from tests.annotation.annotator_fixtures import FIRST_FOUR_LEFT, make_annotation_setup, make_user
-from tests.browser.annotator_pages import activate, phone_page, sign_in, sized_page
+from tests.annotation.annotator_fixtures import (
+    FIRST_FOUR_LEFT,
+    make_annotation_setup,
+    make_user,
+)
+from tests.browser.annotator_pages import activate, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from annotation.models import Campaign
 from tests.annotation.campaign_factories import make_annotators, make_dataset
-from tests.browser.annotator_pages import activate, phone_page, sign_in, sized_page
+from tests.browser.annotator_pages import activate, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

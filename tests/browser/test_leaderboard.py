@@ -23,7 +23,13 @@ from leaderboard.jobs import QUEUE as LEADERBOARD_QUEUE
 from leaderboard.jobs import build_snapshots
 from scoring.models import Dataset, System
 from scoring.runs import TextScore
-from tests.scoring.worker_fixtures import BASE_DIR, file_database, start_web, stop, worker_environment
+from tests.scoring.worker_fixtures import (
+    BASE_DIR,
+    file_database,
+    start_web,
+    stop,
+    worker_environment,
+)
 
 __all__ = ["file_database"]  # a fixture, used by name
 pytestmark = pytest.mark.browser

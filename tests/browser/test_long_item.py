@@ -9,8 +9,12 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from tests.annotation.annotator_fixtures import LONG_TEXT, make_long_item_setup, make_user
-from tests.browser.annotator_pages import PHONE, phone_page, press, sign_in, wait_until
+from tests.annotation.annotator_fixtures import (
+    LONG_TEXT,
+    make_long_item_setup,
+    make_user,
+)
+from tests.browser.annotator_pages import PHONE, press, sign_in, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -13,7 +13,13 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from scoring.models import Text
-from tests.scoring.worker_fixtures import file_database, start_web, start_worker, stop, worker_environment
+from tests.scoring.worker_fixtures import (
+    file_database,
+    start_web,
+    start_worker,
+    stop,
+    worker_environment,
+)
 
 __all__ = ["file_database"]  # a fixture, used by name
 pytestmark = pytest.mark.browser
