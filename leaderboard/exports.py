@@ -105,7 +105,13 @@ CSV_TABLES = {
     "win-rates": win_rate_rows,
 }
 # The table holding each figure's numbers: its "data as CSV" link.
-PLOT_TABLES = {"ratings": "comparison", "aspects": "comparison", "scatter": "comparison", "win_rates": "win-rates", "profile": "scores"}
+PLOT_TABLES = {
+    "ratings": "comparison",
+    "aspects": "comparison",
+    "scatter": "comparison",
+    "win_rates": "win-rates",
+    "profile": "scores",
+}
 
 
 def section_context(data, links):

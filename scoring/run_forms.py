@@ -121,8 +121,8 @@ class RunForm(forms.Form):
         """(systems, metrics, embedder, judge) the run would use: the defaults before anything is
         submitted, the submitted choices once valid, None while they are not."""
         if not self.is_bound:
-            fields = self.fields
-            return list(self.initial["systems"]), self.initial["metrics"], fields["embedder"].initial, fields["judge"].initial
+            embedder, judge = self.fields["embedder"].initial, self.fields["judge"].initial
+            return list(self.initial["systems"]), self.initial["metrics"], embedder, judge
         if not self.is_valid():
             return None
         data = self.cleaned_data

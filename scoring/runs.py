@@ -256,7 +256,8 @@ class ScoringRun(models.Model):
             last_finish=Max("finished_at"),
         )
         total = totals["total"]
-        last_activity = max(filter(None, (totals["last_start"], totals["last_beat"], totals["last_finish"])), default=None)
+        activity = (totals["last_start"], totals["last_beat"], totals["last_finish"])
+        last_activity = max(filter(None, activity), default=None)
         stalled = totals["done"] < total and self.is_stalled(last_activity)
         return {
             "run": self.pk,

@@ -13,8 +13,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
+from tests.browser.test_annotation_flow import sign_in
 from tests.browser.test_scoring_progress import screenshot_dir
-from tests.browser.viewports import sign_in, sized_page
+from tests.browser.viewports import sized_page
 from tests.leaderboard.leaderboard_fixtures import build_all, ranked_dataset
 
 __all__ = ["screenshot_dir", "sized_page"]  # fixtures, used by name

@@ -15,8 +15,9 @@ from playwright.sync_api import expect
 from scoring import run_forms
 from scoring.genres.scorer import ScoreSettings
 from scoring.runs import RunChunk, ScoringRun
+from tests.browser.test_annotation_flow import sign_in
 from tests.browser.test_scoring_progress import screenshot_dir
-from tests.browser.viewports import sign_in, sized_page
+from tests.browser.viewports import sized_page
 from tests.scoring.run_fixtures import echo, tiny_dataset
 
 __all__ = ["screenshot_dir", "sized_page"]  # fixtures, used by name
@@ -44,7 +45,9 @@ def test_the_form_greys_out_what_cannot_run_here(live_server, admin_page, monkey
     expect(embedder.locator("option[value=minilm]")).to_be_disabled()
     expect(embedder.locator("option[value=hashing]")).to_be_enabled()
     hint = page.locator("#id_embedder + .muted")
-    expect(hint).to_contain_text("minilm cannot run here: its packages are not installed: pip install -r requirements-minilm.txt")
+    expect(hint).to_contain_text(
+        "minilm cannot run here: its packages are not installed: pip install -r requirements-minilm.txt"
+    )
     assert hint.bounding_box()["width"] <= page.viewport_size["width"]
     page.screenshot(path=str(screenshot_dir / f"run-form-{page.width_name}.png"), full_page=True)
 

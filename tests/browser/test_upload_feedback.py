@@ -8,8 +8,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
+from tests.browser.test_annotation_flow import sign_in
 from tests.browser.test_scoring_progress import screenshot_dir
-from tests.browser.viewports import in_viewport, sign_in, sized_page
+from tests.browser.viewports import in_viewport, sized_page
 
 __all__ = ["screenshot_dir", "sized_page"]  # fixtures, used by name
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -19,14 +19,6 @@ def sized_page(chromium, request):
     context.close()
 
 
-def sign_in(page, base_url, username, password):
-    page.goto(f"{base_url}/accounts/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", password)
-    page.click("main button[type=submit]")
-    page.wait_for_url(f"{base_url}/**")
-
-
 def in_viewport(page, locator):
     """Whether the element is wholly inside the visible part of the page."""
     box = locator.bounding_box()

@@ -15,7 +15,12 @@ ASPECT_NAMES = [{"code": code, "name": code.upper()} for code in ("ts", "us", "f
 
 
 def row(system, ground_truth=False, **values):
-    return {"system": system, "ground_truth": ground_truth, "current": True, "values": {**dict.fromkeys(COLUMN_KEYS), **values}}
+    return {
+        "system": system,
+        "ground_truth": ground_truth,
+        "current": True,
+        "values": {**dict.fromkeys(COLUMN_KEYS), **values},
+    }
 
 
 def data_with(*rows):
@@ -62,7 +67,11 @@ def test_equal_values_as_shown_share_a_range_of_ranks_and_each_column_ranks_on_i
     assert ranks["alpha"]["ts"] == ranks["beta"]["ts"] == "1–2" and ranks["gamma"]["ts"] == "3"
     assert (ranks["beta"]["us"], ranks["alpha"]["us"], ranks["gamma"]["us"]) == ("1", "2–3", "2–3")
     # Fewer empty outputs is better.
-    assert (ranks["beta"]["empty_share"], ranks["gamma"]["empty_share"], ranks["alpha"]["empty_share"]) == ("1", "2", "3")
+    assert (ranks["beta"]["empty_share"], ranks["gamma"]["empty_share"], ranks["alpha"]["empty_share"]) == (
+        "1",
+        "2",
+        "3",
+    )
     # Counts rank nothing.
     assert ranks["alpha"]["triples_per_text"] == ""
     # Overall: alpha and beta both 50.0 as shown share ranks 1–2, with the reason on hover.

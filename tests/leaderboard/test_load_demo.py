@@ -186,7 +186,8 @@ def test_each_step_is_announced_on_stderr_while_stdout_stays_the_json_answer():
     assert json.loads(out.getvalue())["accounts"]
     steps = err.getvalue().splitlines()
     assert steps[0] == "Demo accounts: admin, annotator1, annotator2, researcher"
-    assert steps[1].startswith(f"Importing {len(MANIFEST['datasets'])} datasets and {len(MANIFEST['outputs'])} output files")
+    datasets, outputs = len(MANIFEST["datasets"]), len(MANIFEST["outputs"])
+    assert steps[1].startswith(f"Importing {datasets} datasets and {outputs} output files")
     assert any(step.startswith("Building the leaderboards of ") for step in steps)
 
 
