@@ -76,24 +76,35 @@
     });
   }
 
+  /* One plot per task: between two, the page answers clicks and its websocket opens (drawing
+     all five at once held the page for seconds on a loaded machine). Each draw reads the
+     figures and the method when its turn comes, so a later call never leaves stale plots. */
   function drawPlots(onlyByMethod) {
     if (!window.Plotly) return;
-    var method = currentMethod();
-    root.querySelectorAll(".plot[data-plot]").forEach(function (element) {
-      var byMethod = element.hasAttribute("data-by-method");
-      if (onlyByMethod && !byMethod) return;
-      var name = element.getAttribute("data-plot");
-      var figure = byMethod ? plots[name][method] : plots[name];
-      var layout = narrow.matches ? forPhone(figure.layout) : figure.layout;
-      var data = narrow.matches ? figure.data.map(withoutColourBar) : figure.data;
-      var config = {
-        responsive: true,
-        displaylogo: false,
-        modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"],
-        toImageButtonOptions: { format: "png", filename: "leaderboard-" + name + "-" + (byMethod ? method : "all"), scale: 2 }
-      };
-      window.Plotly.react(element, data, layout, config);
+    var elements = Array.prototype.filter.call(root.querySelectorAll(".plot[data-plot]"), function (element) {
+      return !onlyByMethod || element.hasAttribute("data-by-method");
     });
+    (function drawFrom(index) {
+      if (index >= elements.length) return;
+      drawPlot(elements[index]);
+      window.setTimeout(function () { drawFrom(index + 1); }, 0);
+    })(0);
+  }
+
+  function drawPlot(element) {
+    var method = currentMethod();
+    var byMethod = element.hasAttribute("data-by-method");
+    var name = element.getAttribute("data-plot");
+    var figure = byMethod ? plots[name][method] : plots[name];
+    var layout = narrow.matches ? forPhone(figure.layout) : figure.layout;
+    var data = narrow.matches ? figure.data.map(withoutColourBar) : figure.data;
+    var config = {
+      responsive: true,
+      displaylogo: false,
+      modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"],
+      toImageButtonOptions: { format: "png", filename: "leaderboard-" + name + "-" + (byMethod ? method : "all"), scale: 2 }
+    };
+    window.Plotly.react(element, data, layout, config);
   }
 
   /* On a phone the small multiples (one subplot per aspect side by side) are stacked, one under
