@@ -37,7 +37,7 @@ def openai_problem():
     try:
         OpenAIService()
     except ValueError as error:
-        return f"{error}: set it, or OPENAI_BASE_URL to a local server (docs/configuration.md)"
+        return f"{error}; set it, or OPENAI_BASE_URL to a local server"
     return None
 
 
