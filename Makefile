@@ -6,11 +6,15 @@ BIN := $(VENV)/bin
 .PHONY: demo test bench browser-deps clean
 
 $(BIN)/python:
+	@echo "[make] creating the virtualenv $(VENV)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
+# Not --quiet: pip's lines (each package as it is collected and installed) are the progress of
+# a first install, which takes a minute or more.
 $(VENV)/.runtime: requirements.txt | $(BIN)/python
-	$(BIN)/pip install --quiet -r requirements.txt
+	@echo "[make] installing the packages of requirements.txt into $(VENV)"
+	$(BIN)/pip install --progress-bar on -r requirements.txt
 	touch $@
 
 $(VENV)/.dev: requirements.txt requirements-dev.txt | $(BIN)/python
@@ -18,6 +22,7 @@ $(VENV)/.dev: requirements.txt requirements-dev.txt | $(BIN)/python
 	touch $@ $(VENV)/.runtime
 
 demo: $(VENV)/.runtime
+	@echo "[make] starting the app with the demo data; each step is printed as it starts"
 	$(BIN)/python -m genres_site.serve --demo
 
 # Browser tests drive Debian's Chromium through Playwright; install it when missing and we are allowed to.

@@ -28,7 +28,7 @@ from annotation.models import (
     Item,
     Judgement,
 )
-from scoring.models import Output, System
+from scoring.models import Output
 
 # Time is measured in the annotator's browser: untrusted, so each save adds at most this much.
 MAX_SECONDS_PER_SAVE = 3600.0

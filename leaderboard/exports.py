@@ -133,6 +133,7 @@ CSV_TABLES = {
 # The table holding each figure's numbers: its "data as CSV" link.
 PLOT_TABLES = {
     "ratings": "comparison",
+    "aspects": "comparison",
     "scatter": "comparison",
     "win_rates": "win-rates",
     "profile": "scores",

@@ -6,6 +6,7 @@ per aspect carry plotly buttons to switch aspect, so they work unchanged in the 
 """
 
 import json
+import math
 
 import numpy as np
 import plotly.graph_objects as go
@@ -65,17 +66,19 @@ def _layout(figure, height, margin, **extra):
     return figure
 
 
-def _aspect_buttons(aspects, traces_per_aspect, menu="buttons"):
-    """Plotly buttons (or a drop-down ``menu``) showing one aspect's traces at a time."""
+def _aspect_buttons(aspects, traces_per_aspect, layouts=None):
+    """A drop-down showing one aspect's traces at a time (narrow enough for a phone), with the
+    aspect's own ``layouts[index]`` changes (an axis order, say) where given."""
     count = len(aspects)
     buttons = []
     for index, (code, name) in enumerate(aspects):
         visible = [position // traces_per_aspect == index for position in range(count * traces_per_aspect)]
-        buttons.append(dict(label=name, method="update", args=[{"visible": visible}]))
+        args = [{"visible": visible}, layouts[index]] if layouts else [{"visible": visible}]
+        buttons.append(dict(label=name, method="update", args=args))
     return [
         dict(
-            type=menu,
-            direction="right" if menu == "buttons" else "down",
+            type="dropdown",
+            direction="down",
             buttons=buttons,
             x=0,
             xanchor="left",
@@ -90,11 +93,18 @@ def _aspect_buttons(aspects, traces_per_aspect, menu="buttons"):
     ]
 
 
+def _legend_below(height, margin):
+    """A legend under the x axis title: above the plot it would sit under plotly's toolbar on a phone."""
+    plot_height = height - margin["t"] - margin["b"]
+    return dict(orientation="h", x=0, xanchor="left", y=-62 / plot_height, yanchor="top", font=dict(size=11))
+
+
 def _as_json(figure):
     return json.loads(figure.to_json())
 
 
 def _error_bars(entries):
+    """Asymmetric 95% intervals around each entry's rating."""
     return dict(
         type="data",
         symmetric=False,
@@ -106,62 +116,161 @@ def _error_bars(entries):
     )
 
 
+def _by_human_rating(human, metric, aspect_codes):
+    """Systems, best human rating (mean over ``aspect_codes``) first; systems humans never rated last."""
+    systems = {system for code in aspect_codes for board in (human, metric) for system in board.get(code, {})}
+
+    def mean_human(system):
+        ratings = [human[code][system]["rating"] for code in aspect_codes if system in human.get(code, {})]
+        return sum(ratings) / len(ratings) if ratings else -math.inf
+
+    return sorted(systems, key=lambda system: (-mean_human(system), system))
+
+
 def rating_bars(human, metric, aspects, method_name):
-    """Grouped bars per system, human rating beside metric-battle rating, one view per aspect.
+    """Per aspect (a drop-down), each system's human rating beside its metric-battle rating, as
+    points with their 95% intervals, best human rating on top.
 
     ``human`` and ``metric`` map aspect → system → ``{"rating", "ci_low", "ci_high"}``; a
-    system missing from one side has no bar there.
+    system missing from one side has no point there. Points, not bars from zero: the ratings
+    sit near the initial 1000, where bars would all look alike; the dotted line marks 1000.
     """
     figure = go.Figure()
+    orders = []
     for index, (code, name) in enumerate(aspects):
-        for label, colour, board in (
-            ("Human", HUMAN_COLOUR, human.get(code, {})),
-            ("GENRES metric battles", METRIC_COLOUR, metric.get(code, {})),
+        order = _by_human_rating(human, metric, [code])
+        orders.append({"yaxis.categoryarray": order[::-1]})
+        for label, colour, symbol, board in (
+            ("Human", HUMAN_COLOUR, "circle", human.get(code, {})),
+            ("GENRES metric battles", METRIC_COLOUR, "diamond", metric.get(code, {})),
         ):
-            systems = list(board)
+            systems = [system for system in order if system in board]
             entries = [board[system] for system in systems]
-            # Bars start at the initial rating, 1000: above it a system won more than it lost.
-            figure.add_bar(
-                x=systems,
-                y=[entry["rating"] - INITIAL_RATING for entry in entries],
-                base=INITIAL_RATING,
-                customdata=[entry["rating"] for entry in entries],
-                error_y=_error_bars(entries),
+            figure.add_scatter(
+                x=[entry["rating"] for entry in entries],
+                y=systems,
+                mode="markers",
+                orientation="h",
+                marker=dict(size=9, color=colour, symbol=symbol),
+                error_x=_error_bars(entries),
                 name=label,
-                marker_color=colour,
                 visible=index == 0,
                 legendgroup=label,
-                showlegend=True,
-                hovertemplate="%{x}<br>" + label + f" {method_name}: " + "%{customdata:.0f}<extra></extra>",
+                hovertemplate="%{y}<br>" + label + f" {method_name}: " + "%{x:.0f}<extra></extra>",
             )
+    first_order = orders[0]["yaxis.categoryarray"] if orders else []
+    # A fixed range for every aspect, so switching aspects compares like with like.
+    bounds = [
+        bound
+        for ratings in (human, metric)
+        for board in ratings.values()
+        for entry in board.values()
+        for bound in (entry["ci_low"], entry["ci_high"])
+    ] + [INITIAL_RATING]
+    pad = 0.05 * (max(bounds) - min(bounds) or 100)
+    figure.update_xaxes(range=[min(bounds) - pad, max(bounds) + pad])
+    height, margin = max(320, 170 + 34 * len(first_order)), dict(l=8, r=16, t=48, b=100)
     _layout(
         figure,
-        420,
-        barmode="group",
-        updatemenus=_aspect_buttons(aspects, 2),
-        yaxis_title=f"{method_name} rating",
-        legend=dict(orientation="h", x=1, xanchor="right", y=1.02, yanchor="bottom"),
-        margin=dict(l=64, r=16, t=64, b=110),
+        height,
+        scattermode="group",
+        scattergap=0.4,
+        updatemenus=_aspect_buttons(aspects, 2, orders),
+        xaxis_title=f"{method_name} rating (start 1000)",
+        legend=_legend_below(height, margin),
+        margin=margin,
+        shapes=[_initial_rating_line()],
     )
-    figure.update_yaxes(rangemode="normal")
-    figure.update_xaxes(tickangle=-30)
+    figure.update_yaxes(categoryorder="array", categoryarray=first_order, automargin=True)
     return _as_json(figure)
 
 
+def _initial_rating_line(axis="x"):
+    """A dotted line at the initial rating: right of it a system won more than it lost."""
+    across = "y" if axis == "x" else "x"
+    return {
+        "type": "line",
+        "xref": axis if axis == "x" else "paper",
+        "yref": "paper" if axis == "x" else axis,
+        f"{axis}0": INITIAL_RATING,
+        f"{axis}1": INITIAL_RATING,
+        f"{across}0": 0,
+        f"{across}1": 1,
+        "line": {"color": "#8a93a5", "width": 1, "dash": "dot"},
+    }
+
+
+def ratings_by_aspect(human, metric, aspects, method_name):
+    """Figure 5 of the GENRES paper as one plot: per system (best human rating first), the human
+    and the GENRES metric-battle rating of every aspect side by side, bars from the initial 1000
+    with their 95% intervals."""
+    codes = [code for code, _ in aspects]
+    order = _by_human_rating(human, metric, codes)
+    figure = go.Figure()
+    for label, colour, ratings in (
+        ("Human", HUMAN_COLOUR, human),
+        ("GENRES metric battles", METRIC_COLOUR, metric),
+    ):
+        slots = [
+            (system, code, ratings[code][system])
+            for system in order
+            for code in codes
+            if system in ratings.get(code, {})
+        ]
+        entries = [entry for _, _, entry in slots]
+        figure.add_bar(
+            # Two levels: the system, then the aspect's code within it.
+            y=[[system for system, _, _ in slots], [code.upper() for _, code, _ in slots]],
+            x=[entry["rating"] - INITIAL_RATING for entry in entries],
+            base=INITIAL_RATING,
+            orientation="h",
+            customdata=[entry["rating"] for entry in entries],
+            error_x=_error_bars(entries),
+            name=label,
+            marker_color=colour,
+            hovertemplate="%{y}<br>" + label + f" {method_name}: " + "%{customdata:.0f}<extra></extra>",
+        )
+    height, margin = max(320, 140 + 15 * len(order) * len(codes)), dict(l=8, r=16, t=16, b=100)
+    _layout(
+        figure,
+        height,
+        barmode="group",
+        bargap=0.25,
+        xaxis_title=f"{method_name} rating (start 1000)",
+        legend=_legend_below(height, margin),
+        margin=margin,
+        shapes=[_initial_rating_line()],
+    )
+    figure.update_yaxes(autorange="reversed", automargin=True, tickfont=dict(size=10), dividercolor="#c5ccd8")
+    return _as_json(figure)
+
+
+def _label_positions(count):
+    """Point labels alternately above and below, so neighbours' names overlap less."""
+    return ["top center" if index % 2 == 0 else "bottom center" for index in range(count)]
+
+
 def rating_vs_score(human, mean_scores, aspects, method_name):
-    """Small multiples, one per aspect: human rating (y) against the mean metric score ×100 (x)."""
+    """Small multiples, one per aspect: human rating (y) against the mean metric score ×100 (x),
+    each point labelled with its system. A phone stacks them (static/js/leaderboard.js)."""
     figure = make_subplots(
         rows=1, cols=len(aspects), subplot_titles=[name for _, name in aspects], horizontal_spacing=0.045
     )
     for column, (code, name) in enumerate(aspects, start=1):
         board = human.get(code, {})
         scores = mean_scores.get(code, {})
-        systems = [system for system in board if scores.get(system) is not None]
+        # Sorted by rating: alternating label positions then separate vertical neighbours.
+        systems = sorted(
+            (system for system in board if scores.get(system) is not None), key=lambda system: board[system]["rating"]
+        )
         figure.add_scatter(
             x=[100 * scores[system] for system in systems],
             y=[board[system]["rating"] for system in systems],
-            mode="markers",
+            mode="markers+text",
             text=systems,
+            textposition=_label_positions(len(systems)),
+            textfont=dict(size=9, color="#4a5366"),
+            cliponaxis=False,
             marker=dict(size=9, color=HUMAN_COLOUR, line=dict(color="#ffffff", width=1)),
             hovertemplate="%{text}<br>" + name + " score %{x:.1f}<br>human " + method_name + " %{y:.0f}<extra></extra>",
             showlegend=False,
@@ -170,7 +279,7 @@ def rating_vs_score(human, mean_scores, aspects, method_name):
         )
         figure.update_xaxes(title_text="mean score ×100", row=1, col=column)
     figure.update_yaxes(title_text=f"human {method_name}", row=1, col=1)
-    _layout(figure, 330, margin=dict(l=64, r=16, t=48, b=56))
+    _layout(figure, 400, margin=dict(l=64, r=16, t=48, b=56))
     figure.update_annotations(font=dict(size=12))
     return _as_json(figure)
 
@@ -180,11 +289,11 @@ def _matrix_figure(figure, aspects, size):
     _layout(
         figure,
         max(360, 140 + 30 * size),
-        updatemenus=_aspect_buttons(aspects, 1, menu="dropdown"),
-        margin=dict(l=140, r=16, t=64, b=120),
+        updatemenus=_aspect_buttons(aspects, 1),
+        margin=dict(l=8, r=8, t=48, b=8),
     )
-    figure.update_yaxes(autorange="reversed", showgrid=False)
-    figure.update_xaxes(tickangle=-30, showgrid=False)
+    figure.update_yaxes(autorange="reversed", showgrid=False, automargin=True, tickfont=dict(size=10))
+    figure.update_xaxes(tickangle=-40, showgrid=False, automargin=True, tickfont=dict(size=10))
     return _as_json(figure)
 
 
@@ -203,10 +312,12 @@ def win_rate_heatmaps(win_rates, aspects):
             zmax=1,
             zmid=0.5,
             colorscale="RdBu",
-            texttemplate="%{z:.2f}",
-            textfont=dict(size=10),
-            hovertemplate="%{y} vs %{x}<br>share of points %{z:.2f}<br>%{customdata} battles<extra></extra>",
-            colorbar=dict(title=dict(text="row wins", side="right"), thickness=12),
+            # ×100 without decimals: two digits fit a cell even on a phone, where "0.52" would not.
+            text=[["" if rate is None else f"{100 * rate:.0f}" for rate in row] for row in matrix["rates"]],
+            texttemplate="%{text}",
+            textfont=dict(size=11),
+            hovertemplate="%{y} vs %{x}<br>share of points %{z:.0%}<br>%{customdata} battles<extra></extra>",
+            colorbar=dict(title=dict(text="row wins, %", side="right"), thickness=10, tickformat=".0%"),
             visible=index == 0,
             xgap=1,
             ygap=1,
@@ -219,7 +330,8 @@ def score_profile(rows, aspects):
     """A radar of the five mean scores (×100) of every system; click the legend to compare a few."""
     figure = go.Figure()
     codes = [code for code, _ in aspects]
-    names = [name for _, name in aspects]
+    # Two-word names on two lines: on a phone one line would run past the plot's edge.
+    names = [name.replace(" ", "<br>", 1) for _, name in aspects]
     colours = iter(SYSTEM_COLOURS * (1 + len(rows) // len(SYSTEM_COLOURS)))
     for row in rows:
         values = [None if row["values"].get(code) is None else 100 * row["values"][code] for code in codes]
@@ -236,13 +348,14 @@ def score_profile(rows, aspects):
         figure,
         520,
         polar=dict(
-            radialaxis=dict(range=[0, 100], gridcolor="#e3e7ee", tickfont=dict(size=10)),
+            radialaxis=dict(range=[0, 100], dtick=25, gridcolor="#e3e7ee", tickfont=dict(size=9)),
             # First aspect at the top: the radial ticks (drawn at 0°) then fall between two aspect
             # names instead of on the first; the legend goes below, clear of the names.
             angularaxis=dict(gridcolor="#e3e7ee", rotation=90, direction="clockwise"),
         ),
         legend=dict(font=dict(size=11), orientation="h", x=0.5, xanchor="center", y=-0.08, yanchor="top"),
-        margin=dict(l=70, r=70, t=40, b=40),
+        # Room at the sides for "Uniqueness" and "Completeness" at a phone's width.
+        margin=dict(l=84, r=84, t=48, b=40),
     )
     return _as_json(figure)
 

@@ -5,11 +5,12 @@ Cells carry the raw value (``sort``, for the client-side sorting) beside the tex
 
 from dataclasses import dataclass
 
+from annotation.models import ASPECTS
 from leaderboard.metrics import COLUMNS
+from scoring.score_tables import PLAIN_COLUMNS, score_text
 
 NOT_APPLICABLE = "—"
-# Columns shown as counts, not as shares ×100.
-PLAIN_COLUMNS = {"triples_per_text", "tokens_per_triple"}
+OVERALL = ("overall", "Overall", "Mean of the five GENRES aspect scores ×100 (TS, US, FS, GS, CS; of those computed)")
 
 
 @dataclass(frozen=True)
@@ -18,10 +19,11 @@ class Cell:
     sort: float | str | None = None
     best: bool = False
     title: str = ""
+    rank: str = ""  # the system's rank by this column, shown in the rank column when sorted by it
 
 
 def hundred(value):
-    return NOT_APPLICABLE if value is None else f"{100 * value:.1f}"
+    return score_text(value) or NOT_APPLICABLE
 
 
 def fixed(value, digits=2):
@@ -35,26 +37,58 @@ def rank_text(rank):
     return str(best) if best == worst else f"{best}–{worst}"
 
 
-OVERLAPPING_INTERVALS = "95% intervals overlap with other systems: the ranks in this range are all possible"
+INTERVALS_OVERLAP = "95% intervals overlap with other systems: the ranks in this range are all possible"
 NOT_SIGNIFICANT = (
     "Not significantly different from some systems (paired tests, Holm-corrected): the ranks in this range are all possible"
 )
+EQUAL_AS_SHOWN = "Equal to other systems as shown (one decimal): they share this range of ranks"
 
 
-def _rank_cell(rank, tied_title=OVERLAPPING_INTERVALS):
+def _rank_cell(rank, tie_reason=INTERVALS_OVERLAP):
     tied = rank is not None and rank[0] != rank[1]
-    return Cell(rank_text(rank), sort=None if rank is None else rank[0], title=tied_title if tied else "")
+    return Cell(rank_text(rank), sort=None if rank is None else rank[0], title=tie_reason if tied else "")
+
+
+def overall(values):
+    """The overall score: the unweighted mean of the aspect scores computed (cs needs gold triples)."""
+    scores = [values[aspect] for aspect in ASPECTS if values.get(aspect) is not None]
+    return sum(scores) / len(scores) if scores else None
+
+
+def column_ranks(rows, key, better):
+    """``{system: (best, worst)}`` by one column, Ground truth left out; systems whose values are
+    equal as shown (one decimal ×100) share the range of ranks they span."""
+    shown = {
+        row["system"]: round(row["values"][key] * (1 if key in PLAIN_COLUMNS else 100), 1)
+        for row in rows
+        if not row["ground_truth"] and row["values"][key] is not None
+    }
+    sign = 1 if better == "higher" else -1
+    return {
+        system: (
+            1 + sum(1 for other in shown.values() if sign * other > sign * value),
+            sum(1 for other in shown.values() if sign * other >= sign * value),
+        )
+        for system, value in shown.items()
+    }
 
 
 def score_table(data):
-    """Header cells with tooltips and one row per system, best value per column marked."""
+    """Header cells with tooltips and one row per system, ranked by the overall score, best value
+    per column marked; each cell carries the system's rank by its column for the client's sorting."""
     setting = data["setting"] or {}
     provenance_of = setting.get("columns", {})
-    rows = data["scores"]
+    rows = [{**row, "values": {**row["values"], OVERALL[0]: overall(row["values"])}} for row in data["scores"]]
+    # Ground truth first, as the reference; then by overall score, best first.
+    rows.sort(key=lambda row: (not row["ground_truth"], -(row["values"][OVERALL[0]] or -1), row["system"]))
+    # The overall score heads the GENRES group, after the two counts.
+    first_aspect = next(index for index, column in enumerate(COLUMNS) if column[0] in ASPECTS)
+    columns = [*COLUMNS[:first_aspect], (*OVERALL, "higher", COLUMNS[first_aspect][4]), *COLUMNS[first_aspect:]]
     headers = []
     best = {}
+    ranks = {}
     groups = []
-    for key, heading, meaning, better, group in COLUMNS:
+    for key, heading, meaning, better, group in columns:
         tooltip = meaning + (f" · {provenance_of[key]}" if key in provenance_of else "")
         headers.append({"key": key, "heading": heading, "title": tooltip, "judge": key in ("fs", "gs")})
         if groups and groups[-1]["name"] == group:
@@ -65,16 +99,24 @@ def score_table(data):
         values = [row["values"][key] for row in rows if not row["ground_truth"] and row["values"][key] is not None]
         if better and values:
             best[key] = round(max(values) if better == "higher" else min(values), 3)
+            ranks[key] = column_ranks(rows, key, better)
     table_rows = []
     for row in rows:
         cells = []
-        for key, *_ in COLUMNS:
+        for key, *_ in columns:
             value = row["values"][key]
             text = fixed(value, 1) if key in PLAIN_COLUMNS else hundred(value)
             is_best = not row["ground_truth"] and value is not None and round(value, 3) == best.get(key)
-            cells.append(Cell(text, sort=value, best=is_best))
+            rank = ranks.get(key, {}).get(row["system"])
+            cells.append(Cell(text, sort=value, best=is_best, rank=rank_text(rank) if rank else ""))
         table_rows.append(
-            {"system": row["system"], "ground_truth": row["ground_truth"], "current": row["current"], "cells": cells}
+            {
+                "system": row["system"],
+                "ground_truth": row["ground_truth"],
+                "current": row["current"],
+                "rank": _rank_cell(ranks.get(OVERALL[0], {}).get(row["system"]), EQUAL_AS_SHOWN),
+                "cells": cells,
+            }
         )
     return {"groups": groups, "headers": headers, "rows": table_rows}
 
@@ -113,7 +155,8 @@ def human_tables(data):
     for method, by_aspect in data["human"]["ratings"].items():
         tables[method] = []
         for aspect, board in by_aspect.items():
-            ordered = sorted(board.items(), key=lambda item: (-item[1]["rating"], item[0]))
+            # By rank range, then rating: a wide interval can start lower than the next system's.
+            ordered = sorted(board.items(), key=lambda item: (*item[1]["rank"], -item[1]["rating"], item[0]))
             tables[method].append(
                 {
                     "aspect": aspect,

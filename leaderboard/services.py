@@ -258,6 +258,12 @@ def assemble(dataset, settings, setting, margin, human_side, scores, metric_rati
             )
             for method, name in METHODS.items()
         },
+        "aspects": {
+            method: plots.ratings_by_aspect(
+                human_ratings[method], metric_ratings[method] if metric_ratings else {}, ASPECT_NAMES, name
+            )
+            for method, name in METHODS.items()
+        },
         "scatter": {
             method: plots.rating_vs_score(human_ratings[method], mean_scores, ASPECT_NAMES, name)
             for method, name in METHODS.items()

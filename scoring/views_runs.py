@@ -69,7 +69,6 @@ def run_detail(request, pk):
             "run": run,
             "state": run.progress_state(),
             "systems": run.systems.order_by("-is_ground_truth", "name"),
-            "chunks": run.chunks.all(),
             "score_table": score_table(run.system_scores.select_related("system"), run.heuristic_judge),
         },
     )

@@ -33,7 +33,8 @@ from tests.scoring.worker_fixtures import (
 
 __all__ = ["file_database"]  # a fixture, used by name
 pytestmark = pytest.mark.browser
-RESEARCHER, PASSWORD = "researcher", "researcher-pass-123"
+# Not the demo's own "researcher", which load_demo creates with a password of its own.
+RESEARCHER, PASSWORD = "lb-reader", "lb-reader-pass-123"
 DATASET = "demo-sentences"
 COLD_BUILD_MS = 60_000
 SAVE_PENDING = """
@@ -119,7 +120,7 @@ def console_errors(page):
 
 
 def expect_plots_drawn(page):
-    for name in ("ratings", "scatter", "win_rates", "profile"):
+    for name in ("aspects", "ratings", "scatter", "win_rates", "profile"):
         expect(page.locator(f'.plot[data-plot="{name}"] .main-svg').first).to_be_visible()
 
 
@@ -168,7 +169,7 @@ def test_the_demo_leaderboard(site, page, screenshot_dir, tmp_path):
     page.click("label:has-text('Bradley–Terry')")
     expect(human.locator('[data-method="bt"]')).to_be_visible()
     expect(human.locator('[data-method="elo"]')).to_be_hidden()
-    expect(page.locator('.plot[data-plot="ratings"] .ytitle')).to_have_text("Bradley–Terry rating")
+    expect(page.locator('.plot[data-plot="ratings"] .xtitle')).to_have_text("Bradley–Terry rating (start 1000)")
     page.locator('[data-section="human"]').screenshot(path=str(screenshot_dir / "leaderboard-human-bt.png"))
 
     # Another session saves judgements: the human sections refresh in place, Bradley–Terry still shown.

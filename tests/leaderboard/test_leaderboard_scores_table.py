@@ -48,11 +48,12 @@ def scores_table(html):
 
 def test_rows_values_and_ground_truth(admin_client, dataset):
     table = scores_table(page(admin_client, dataset))
-    rows = re.findall(r'<tr(?: class="ground-truth")?>\s*<th scope="row" data-sort="([^"]+)"', table)
+    rows = re.findall(r'<th scope="row" class="system-col" data-sort="([^"]+)"', table)
     assert rows == ["Ground truth", "alpha", "beta", "gamma"]
     assert '<tr class="ground-truth">' in table and '<span class="badge gold">gold</span>' in table
-    # The latest run scored every system 0.3 (Ground truth 1.0): shown ×100 with one decimal.
-    assert table.count('data-sort="0.3">30.0</td>') == 3 * 11
+    # The latest run scored every system 0.3 (Ground truth 1.0): shown ×100 with one decimal, the
+    # overall score too; the three share ranks 1 to 3 by every score.
+    assert table.count('data-sort="0.3" data-rank="1–3">30.0</td>') == 3 * 12
     assert '<td class="num" data-sort="1.0">100.0</td>' in table
 
 
@@ -60,9 +61,9 @@ def test_the_best_value_per_column_leaves_ground_truth_out(admin_client):
     dataset, _ = scored_dataset(name="spread")
     table = scores_table(page(admin_client, dataset))
     # alpha (0.9) is best on every score; the empty share (0 for all) is best everywhere.
-    assert table.count('<td class="num best" data-sort="0.9">90.0</td>') == 11
-    assert table.count('class="num best" data-sort="0.0">0.0</td>') == 3
-    assert 'data-sort="0.5">50.0</td>' in table and 'best" data-sort="0.5"' not in table
+    assert table.count('<td class="num best" data-sort="0.9" data-rank="1">90.0</td>') == 12
+    assert table.count('class="num best" data-sort="0.0" data-rank="1–3">0.0</td>') == 3
+    assert 'data-sort="0.5" data-rank="2">50.0</td>' in table and 'best" data-sort="0.5"' not in table
 
 
 def test_provenance_is_one_hover_away(admin_client, dataset):
@@ -93,7 +94,7 @@ def test_settings_are_never_mixed_and_a_selector_chooses(admin_client, dataset):
     assert f'<option value="{LLM_FINGERPRINT}" selected>openai φ 0.95 · judge openai · LDA 7 topics</option>' in html
     table = scores_table(html)
     # Newest setting first: the LLM judge's scores, without Ground truth (not scored with it).
-    assert "offline heuristic judge" not in table and 'data-sort="0.7">70.0</td>' in table
+    assert "offline heuristic judge" not in table and 'data-sort="0.7" data-rank="1–3">70.0</td>' in table
     assert "Ground truth" not in table
     assert 'title="Factualness ×100 · judge openai, model gpt-4o-mini, prompt version genres-v2"' in table
 

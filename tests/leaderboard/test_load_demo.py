@@ -167,14 +167,28 @@ def test_a_second_run_changes_nothing_and_says_so():
 def test_demo_accounts_have_the_right_permissions_and_printed_passwords():
     output = load_demo("--no-scores")
     passwords = dict(re.findall(r"^\s+(\S+)\s+password (\S+)", output, flags=re.MULTILINE))
-    assert sorted(passwords) == ["admin", "annotator1", "annotator2"]
+    assert sorted(passwords) == ["admin", "annotator1", "annotator2", "researcher"]
     users = {user.username: user for user in get_user_model().objects.all()}
     assert users["admin"].is_superuser and users["admin"].is_staff
-    for name in ("annotator1", "annotator2"):
+    for name in ("annotator1", "annotator2", "researcher"):
         assert users[name].is_active and not users[name].is_staff and not users[name].is_superuser
+    # The researcher reads outputs and leaderboards; annotators judge blind and may not.
+    assert users["researcher"].has_perm("scoring.view_output")
+    assert not users["annotator1"].has_perm("scoring.view_output")
     for name, password in passwords.items():
         assert users[name].check_password(password)
-    assert len(set(passwords.values())) == 3
+    assert len(set(passwords.values())) == 4
+
+
+def test_each_step_is_announced_on_stderr_while_stdout_stays_the_json_answer():
+    out, err = StringIO(), StringIO()
+    call_command("load_demo", "--json", "--no-scores", stdout=out, stderr=err)
+    assert json.loads(out.getvalue())["accounts"]
+    steps = err.getvalue().splitlines()
+    assert steps[0] == "Demo accounts: admin, annotator1, annotator2, researcher"
+    datasets, outputs = len(MANIFEST["datasets"]), len(MANIFEST["outputs"])
+    assert steps[1].startswith(f"Importing {datasets} datasets and {outputs} output files")
+    assert any(step.startswith("Building the leaderboards of ") for step in steps)
 
 
 def test_later_runs_keep_passwords_unless_asked_to_reset_them():
@@ -318,7 +332,7 @@ def test_a_campaign_name_taken_by_an_imported_study_is_refused(tmp_path):
                 "outputs": [{"file": "manifest.json", "dataset": "x", "system": "S"}],
                 "campaigns": [{"name": "c", "dataset": "x", "systems": ["S", "Ground truth"], "annotators": ["ana"]}],
             },
-            "campaigns entry 1: ana is not a demo account",
+            "campaigns entry 1: ana is not a demo annotator account",
         ),
         (
             {

@@ -52,7 +52,7 @@ def test_the_dataset_page_shows_each_systems_scores_with_the_heuristic_judge_lab
     assert "heuristic judge (no LLM)" in content and "FS and GS come from the heuristic judge" in content
     assert f'href="{run.get_absolute_url()}"' in content
     echo_row = content[content.index("<td class=\"nowrap\">Echo") :].split("</tr>")[0]
-    assert "0.333" in echo_row and "0.667" in echo_row  # us 1/3; fs = gs = 2/3
+    assert "33.3" in echo_row and "66.7" in echo_row  # ×100: us 1/3; fs = gs = 2/3
     assert "outdated" not in content
 
 

@@ -39,6 +39,20 @@
     rows.forEach(function (row) { body.appendChild(row); });
     table.querySelectorAll("th[aria-sort]").forEach(function (other) { other.setAttribute("aria-sort", "none"); });
     header.setAttribute("aria-sort", direction);
+    showRanksBy(table, column);
+  }
+
+  /* The scores table's rank column follows the column it is sorted by, when that column ranks
+     (each of its cells carries the system's rank by it, computed with the snapshot). */
+  function showRanksBy(table, column) {
+    var body = table.tBodies[0];
+    if (!table.querySelector("[data-rank-by]") || !body.querySelector("td:nth-child(" + (column + 1) + ")[data-rank]")) return;
+    Array.prototype.forEach.call(body.rows, function (row) {
+      var rank = row.children[column].getAttribute("data-rank");
+      var rankCell = row.children[0];
+      rankCell.textContent = rank || "—";
+      rankCell.classList.toggle("tied", Boolean(rank) && rank.indexOf("–") > 0);
+    });
   }
 
   function enableSorting(container) {
@@ -62,22 +76,72 @@
     });
   }
 
+  /* One plot per task: between two, the page answers clicks and its websocket opens (drawing
+     all five at once held the page for seconds on a loaded machine). Each draw reads the
+     figures and the method when its turn comes, so a later call never leaves stale plots. */
   function drawPlots(onlyByMethod) {
     if (!window.Plotly) return;
-    var method = currentMethod();
-    root.querySelectorAll(".plot[data-plot]").forEach(function (element) {
-      var byMethod = element.hasAttribute("data-by-method");
-      if (onlyByMethod && !byMethod) return;
-      var name = element.getAttribute("data-plot");
-      var figure = byMethod ? plots[name][method] : plots[name];
-      var config = {
-        responsive: true,
-        displaylogo: false,
-        modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"],
-        toImageButtonOptions: { format: "png", filename: "leaderboard-" + name + "-" + (byMethod ? method : "all"), scale: 2 }
-      };
-      window.Plotly.react(element, figure.data, figure.layout, config);
+    var elements = Array.prototype.filter.call(root.querySelectorAll(".plot[data-plot]"), function (element) {
+      return !onlyByMethod || element.hasAttribute("data-by-method");
     });
+    (function drawFrom(index) {
+      if (index >= elements.length) return;
+      drawPlot(elements[index]);
+      window.setTimeout(function () { drawFrom(index + 1); }, 0);
+    })(0);
+  }
+
+  function drawPlot(element) {
+    var method = currentMethod();
+    var byMethod = element.hasAttribute("data-by-method");
+    var name = element.getAttribute("data-plot");
+    var figure = byMethod ? plots[name][method] : plots[name];
+    var layout = narrow.matches ? forPhone(figure.layout) : figure.layout;
+    var data = narrow.matches ? figure.data.map(withoutColourBar) : figure.data;
+    var config = {
+      responsive: true,
+      displaylogo: false,
+      modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"],
+      toImageButtonOptions: { format: "png", filename: "leaderboard-" + name + "-" + (byMethod ? method : "all"), scale: 2 }
+    };
+    window.Plotly.react(element, data, layout, config);
+  }
+
+  /* On a phone the small multiples (one subplot per aspect side by side) are stacked, one under
+     the other, each with its title above it; the other figures keep their layout. */
+  var narrow = window.matchMedia("(max-width: 700px)");
+  var STACKED_HEIGHT = 230;
+  var STACK_GAP = 70;
+
+  function forPhone(layout) {
+    var axes = Object.keys(layout).filter(function (key) { return /^xaxis\d*$/.test(key); }).sort();
+    if (axes.length < 2) return layout;
+    var phone = JSON.parse(JSON.stringify(layout));
+    var count = axes.length;
+    var height = count * STACKED_HEIGHT + (count - 1) * STACK_GAP + 80;
+    phone.height = height;
+    phone.margin = { l: 56, r: 36, t: 36, b: 44 };
+    var plotHeight = height - phone.margin.t - phone.margin.b;
+    axes.forEach(function (xKey, index) {
+      var yKey = "y" + xKey.slice(1);
+      var top = 1 - index * (STACKED_HEIGHT + STACK_GAP) / plotHeight;
+      var bottom = top - STACKED_HEIGHT / plotHeight;
+      phone[xKey].domain = [0, 1];
+      phone[yKey].domain = [Math.max(0, bottom), top];
+      phone[yKey].title = { text: phone.yaxis.title ? phone.yaxis.title.text : "" };
+      if (phone.annotations && phone.annotations[index]) {
+        phone.annotations[index].x = 0.5;
+        phone.annotations[index].y = top;
+        phone.annotations[index].yanchor = "bottom";
+      }
+    });
+    return phone;
+  }
+  narrow.addEventListener("change", function () { drawPlots(false); });
+
+  /* A phone has no room beside a heatmap for its colour bar: the numbers in the cells say it. */
+  function withoutColourBar(trace) {
+    return trace.type === "heatmap" ? Object.assign({}, trace, { showscale: false }) : trace;
   }
 
   root.querySelectorAll('input[name="method"]').forEach(function (input) {

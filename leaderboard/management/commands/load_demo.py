@@ -33,6 +33,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.core.files import File
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
@@ -49,11 +50,19 @@ from scoring.genres.scorer import METRICS, ScoreSettings
 from scoring.imports import ImportRefused, import_dataset, import_outputs
 from scoring.jobs import run_in_process
 from scoring.models import Dataset, System
-from scoring.runs import ScoringRun, latest_system_scores
+from scoring.runs import RunChunk, ScoringRun, latest_system_scores
 
 DEFAULT_MANIFEST = settings.BASE_DIR / "fixtures" / "manifest.json"
-SUPERUSER, ANNOTATOR = "superuser", "annotator"
-DEMO_ACCOUNTS = (("admin", SUPERUSER), ("annotator1", ANNOTATOR), ("annotator2", ANNOTATOR))
+SUPERUSER, ANNOTATOR, RESEARCHER = "superuser", "annotator", "researcher"
+DEMO_ACCOUNTS = (
+    ("admin", SUPERUSER),
+    ("annotator1", ANNOTATOR),
+    ("annotator2", ANNOTATOR),
+    ("researcher", RESEARCHER),
+)
+# A researcher reads outputs (pages that name systems) and leaderboards; not staff, so no uploads
+# or runs, and in no campaign, so nothing to annotate.
+RESEARCHER_PERMISSION = {"content_type__app_label": "scoring", "codename": "view_output"}
 PASSWORD_BYTES = 12  # 16 URL-safe characters
 
 
@@ -245,10 +254,12 @@ def campaign_entry(entry, dataset_names, outputs, where):
     if unknown:
         raise CommandError(f"{where}: no outputs on {dataset} for system(s) {', '.join(unknown)}")
     annotators = string_list(entry, "annotators", where)
-    demo_usernames = [username for username, _role in DEMO_ACCOUNTS]
-    strangers = [name for name in annotators if name not in demo_usernames]
+    demo_annotators = [username for username, role in DEMO_ACCOUNTS if role == ANNOTATOR]
+    strangers = [name for name in annotators if name not in demo_annotators]
     if strangers:
-        raise CommandError(f"{where}: {', '.join(strangers)} is not a demo account ({', '.join(demo_usernames)})")
+        raise CommandError(
+            f"{where}: {', '.join(strangers)} is not a demo annotator account ({', '.join(demo_annotators)})"
+        )
     texts, seed, overlap = entry.get("texts"), entry.get("seed", 0), entry.get("overlap", 0.5)
     if not isinstance(texts, int) or isinstance(texts, bool) or texts < 1:
         raise CommandError(f'{where}: "texts" must be a number of texts to sample, at least 1')
@@ -412,8 +423,9 @@ def current_run(dataset, systems, score_settings):
     return None
 
 
-def score_dataset(entry, admin):
-    """Score every system of the dataset (Ground truth included), here, unless its scores are current."""
+def score_dataset(entry, admin, on_chunk=None):
+    """Score every system of the dataset (Ground truth included), here, unless its scores are current;
+    ``on_chunk(run)`` after each chunk."""
     dataset = Dataset.objects.get(name=entry.dataset)
     systems = list(System.objects.filter(outputs__text__dataset=dataset).distinct())
     started = time.monotonic()
@@ -422,7 +434,7 @@ def score_dataset(entry, admin):
         return ScoringResult(run, unchanged=True, seconds=time.monotonic() - started)
     run = ScoringRun.create(dataset, systems, METRICS, entry.settings, user=admin)
     try:
-        run = run_in_process(run)
+        run = run_in_process(run, on_chunk)
     except Exception as error:
         raise CommandError(f"scoring run {run.pk} on {dataset.name} failed: {type(error).__name__}: {error}") from error
     return ScoringResult(run, unchanged=False, seconds=time.monotonic() - started)
@@ -458,6 +470,8 @@ def ensure_account(username, role, reset_password):
         password = secrets.token_urlsafe(PASSWORD_BYTES)
         user.set_password(password)
         user.save()
+    if created and role == RESEARCHER:
+        user.user_permissions.add(Permission.objects.get(**RESEARCHER_PERMISSION))
     return Account(username, role, created, password)
 
 
@@ -511,6 +525,8 @@ class Loaded:
 
 
 class Command(BaseCommand):
+    verbosity = 1
+
     help = (
         "Load the demo of fixtures/manifest.json: datasets, system outputs, the demo accounts, the simulated "
         "human study, an open annotation campaign, and GENRES scores of every system."
@@ -522,18 +538,46 @@ class Command(BaseCommand):
         parser.add_argument("--no-scores", action="store_true", help="Load everything but start no scoring run.")
         parser.add_argument("--json", action="store_true", help="Print one JSON object instead of a summary.")
 
+    def score(self, entry, admin):
+        settings_used = f"embedder {entry.settings.embedder}, judge {entry.settings.judge}"
+        self.progress(f"Scoring {entry.dataset} ({settings_used}) unless its scores are current")
+
+        shown = set()
+
+        def chunk_done(run):  # a cancelled chunk reports too: each count is shown once
+            done = run.chunks.filter(status=RunChunk.Status.DONE).count()
+            if done not in shown:
+                shown.add(done)
+                self.progress(f"  {entry.dataset}: {done} of {run.chunks.count()} chunks scored")
+
+        return score_dataset(entry, admin, chunk_done)
+
+    def progress(self, message):
+        """A line on stderr as each step starts: stdout may be the JSON answer, captured by serve."""
+        if self.verbosity > 0:
+            self.stderr.write(message)
+            self.stderr.flush()
+
     def handle(self, *args, **options):
+        self.verbosity = options["verbosity"]
         manifest = read_manifest(options["manifest"])
         with transaction.atomic():
+            self.progress(f"Demo accounts: {', '.join(name for name, _role in DEMO_ACCOUNTS)}")
             accounts = [ensure_account(name, role, options["reset_passwords"]) for name, role in DEMO_ACCOUNTS]
             admin = get_user_model().objects.get(username=DEMO_ACCOUNTS[0][0])
+            self.progress(
+                f"Importing {len(manifest.datasets)} datasets and {len(manifest.outputs)} output files "
+                "(a file imported before is recognised and left as it is)"
+            )
             imports = [(entry, import_entry(entry, admin)) for entry in [*manifest.datasets, *manifest.outputs]]
+            self.progress(f"Importing {len(manifest.judgements)} files of simulated human judgements")
             studies = [import_study(entry) for entry in manifest.judgements]
             campaigns = [ensure_campaign(entry, admin) for entry in manifest.campaigns]
-        scores = [] if options["no_scores"] else [score_dataset(entry, admin) for entry in manifest.scoring]
+        scores = [] if options["no_scores"] else [self.score(entry, admin) for entry in manifest.scoring]
         loaded = Loaded(accounts, imports, studies, campaigns, scores)
         for dataset in Dataset.objects.filter(name__in=[entry.name for entry in manifest.datasets]):
             if not (loaded.unchanged and dataset.leaderboard_snapshots.exists()):
+                self.progress(f"Building the leaderboards of {dataset.name}")
                 build_snapshots(dataset)
         if options["json"]:
             self.stdout.write(json.dumps(loaded.as_dict()))
