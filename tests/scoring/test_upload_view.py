@@ -5,7 +5,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from scoring.models import Dataset, Output, System, Text, Upload
+from scoring.models import Dataset, Output, System, Upload
 
 pytestmark = pytest.mark.django_db
 
