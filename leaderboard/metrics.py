@@ -9,6 +9,7 @@ the current per-text scores stored under it.
 from django.db.models import Count, Max
 
 from annotation.models import ASPECTS
+from scoring.genres.rules import APP, REFERENCE, RULE_LABELS
 from scoring.models import Output
 from scoring.runs import ScoringRun, TextScore, latest_system_scores, settings_choices
 
@@ -47,12 +48,15 @@ def column_provenance(provenance):
     if provenance.get("prompt_version"):
         judge += f", prompt version {provenance['prompt_version']}"
     relaxed = f"token Jaccard ≥ {provenance['relaxed_threshold']:g} per element"
+    rules = RULE_LABELS[provenance.get("rules", APP)]
     return {
+        "rules": rules,
+        "tokens_per_triple": rules,
         "ts": f"LDA, {provenance['lda_topics']} topics, seed {provenance['lda_seed']}",
         "us": embedding,
         "cs": embedding,
         "fs": judge,
-        "gs": judge,
+        "gs": f"{judge}; {rules}",
         "relaxed_precision": relaxed,
         "relaxed_recall": relaxed,
         "relaxed_f1": relaxed,
@@ -66,6 +70,8 @@ def describe(run):
         f"{provenance.get('embedder', '?')} φ {provenance.get('threshold', 0):g} · judge {provenance.get('judge', '?')}"
     )
     label += f" · LDA {provenance.get('lda_topics', '?')} topics"
+    if provenance.get("rules") == REFERENCE:
+        label += " · reference rules"
     return {
         "key": run.fingerprint,
         "label": label,

@@ -152,10 +152,11 @@ def import_outputs(source, *, file_name, dataset, system_name, format="auto", us
         for record, text_pk in zip(parsed.records, text_pks, strict=True):
             output = existing.get(text_pk) or Output(system=system, text_id=text_pk)
             output.triples, output.raw, output.parse_warnings = record.triples, record.raw, record.warnings
+            output.malformed = record.malformed
             output.upload, output.updated_at = upload, now
             (replaced if output.pk else created).append(output)
         Output.objects.bulk_create(created)
-        update_in_place(replaced, ["triples", "raw", "parse_warnings", "upload", "updated_at"])
+        update_in_place(replaced, ["triples", "raw", "parse_warnings", "malformed", "upload", "updated_at"])
         outputs_imported.send(sender=Output, dataset=target)
         return summary(upload, parsed)
 

@@ -170,6 +170,9 @@ class Output(models.Model):
     triples = models.JSONField(default=list, blank=True, validators=[validate_triple_list])
     raw = models.TextField(blank=True, help_text="The model's whole reply, when raw generations were uploaded.")
     parse_warnings = models.JSONField(default=list, blank=True)
+    # The GENRES authors' files hold items with an empty or non-string element; a lenient import
+    # drops them from ``triples`` but keeps them here, for the reference rules that count them.
+    malformed = models.JSONField(default=list, blank=True, help_text="Items of the file that are not triples.")
     upload = models.ForeignKey(Upload, null=True, blank=True, on_delete=models.SET_NULL, related_name="outputs")
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -4,6 +4,7 @@ from django import forms
 
 from scoring.genres.embedders import EMBEDDERS
 from scoring.genres.judges import JUDGES
+from scoring.genres.rules import APP, RULE_LABELS
 from scoring.genres.scorer import METRICS, ScoreSettings
 from scoring.models import System
 from scoring.runs import DEFAULT_CHUNK_TEXTS
@@ -33,6 +34,12 @@ class RunForm(forms.Form):
     )
     embedder = forms.ChoiceField(choices=[(name, EMBEDDER_LABELS.get(name, name)) for name in EMBEDDERS])
     judge = forms.ChoiceField(choices=[(name, JUDGE_LABELS.get(name, name)) for name in JUDGES])
+    rules = forms.ChoiceField(
+        choices=list(RULE_LABELS.items()),
+        initial=APP,
+        required=False,  # a form posted without it (an older page, a script) keeps the app's rules
+        help_text="The reference rules reproduce the GENRES authors' published numbers; see the docs on metrics.",
+    )
     chunk_texts = forms.IntegerField(
         label="Texts per chunk",
         min_value=1,
@@ -60,4 +67,6 @@ class RunForm(forms.Form):
         return list(data["systems"]), data["metrics"], data["embedder"], data["judge"]
 
     def score_settings(self):
-        return ScoreSettings(embedder=self.cleaned_data["embedder"], judge=self.cleaned_data["judge"])
+        return ScoreSettings(
+            embedder=self.cleaned_data["embedder"], judge=self.cleaned_data["judge"], rules=self.cleaned_data["rules"] or APP
+        )
