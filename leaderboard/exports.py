@@ -43,6 +43,10 @@ def human_rows(data):
         for aspect, board in by_aspect.items():
             for system, entry in board.items():
                 yield [method, aspect, system, *(_number(entry[key], 2) for key in RATING_FIELDS), *entry["rank"]]
+    # One pass of Elo in import order (the paper's ratings): no interval, no rank range.
+    for aspect, board in data["human"].get("single_pass", {}).items():
+        for system, entry in board.items():
+            yield ["elo_single_pass", aspect, system, _number(entry["rating"], 2), "", "", entry["battles"], "", ""]
 
 
 def agreement_rows(data):
@@ -117,6 +121,7 @@ def section_context(data, links):
         "plot_links": {plot: links[table] for plot, table in PLOT_TABLES.items()},
         "score_table": presenters.score_table(data),
         "human_tables": presenters.human_tables(data),
+        "single_pass_table": presenters.single_pass_table(data),
         "agreement_rows": presenters.agreement_rows(data),
         "comparison_tables": presenters.comparison_tables(data),
     }

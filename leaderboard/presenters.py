@@ -106,6 +106,21 @@ def human_tables(data):
     return tables
 
 
+def single_pass_table(data):
+    """Systems by name with their single-pass Elo, one column per aspect; None when there is nothing to
+    show (no judgements, or a leaderboard built before single passes were stored)."""
+    by_aspect = data["human"].get("single_pass")
+    if not data["human"]["judgements"] or not by_aspect:
+        return None
+    systems = sorted({system for board in by_aspect.values() for system in board})
+    rows = []
+    for system in systems:
+        cells = [by_aspect[aspect].get(system, {}).get("rating") for aspect in by_aspect]
+        rows.append({"system": system, "cells": [Cell(fixed(value, 0), sort=value) for value in cells]})
+    names = {aspect["code"]: aspect["name"] for aspect in data["aspects"]}
+    return {"aspects": [names[aspect] for aspect in by_aspect], "rows": rows}
+
+
 def agreement_rows(data):
     names = {aspect["code"]: aspect["name"] for aspect in data["aspects"]}
     return [
