@@ -100,6 +100,16 @@ def win_rate_rows(data):
                     yield [aspect, system, opponent, _number(rate), count]
 
 
+def replicate_rows(data):
+    """Every run of every replicate group, then the group's mean, SD, min and max, per column."""
+    yield ["group", "system", "seed", "statistic", *COLUMN_KEYS]
+    for group in data.get("replicates", []):
+        for run in group["runs"]:
+            yield [group["group"], run["system"], run["seed"], "run", *(_number(run["values"][key]) for key in COLUMN_KEYS)]
+        for statistic in ("mean", "sd", "min", "max"):
+            yield [group["group"], "", "", statistic, *(_number(group[statistic][key]) for key in COLUMN_KEYS)]
+
+
 CSV_TABLES = {
     "scores": scores_rows,
     "human-ratings": human_rows,
@@ -107,9 +117,16 @@ CSV_TABLES = {
     "comparison": comparison_rows,
     "correlations": correlation_rows,
     "win-rates": win_rate_rows,
+    "replicates": replicate_rows,
 }
 # The table holding each figure's numbers: its "data as CSV" link.
-PLOT_TABLES = {"ratings": "comparison", "scatter": "comparison", "win_rates": "win-rates", "profile": "scores"}
+PLOT_TABLES = {
+    "ratings": "comparison",
+    "scatter": "comparison",
+    "win_rates": "win-rates",
+    "profile": "scores",
+    "replicates": "replicates",
+}
 
 
 def section_context(data, links):
@@ -122,6 +139,7 @@ def section_context(data, links):
         "score_table": presenters.score_table(data),
         "human_tables": presenters.human_tables(data),
         "single_pass_table": presenters.single_pass_table(data),
+        "replicate_table": presenters.replicate_table(data),
         "agreement_rows": presenters.agreement_rows(data),
         "comparison_tables": presenters.comparison_tables(data),
     }

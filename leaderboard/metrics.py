@@ -100,13 +100,16 @@ def scores_version(dataset):
 def metric_scores(dataset, fingerprint):
     """Aggregated rows per system, and per-text scores of the five aspects, for one setting.
 
-    ``rows``: ``[{"system", "ground_truth", "current", "run", "texts", "values": {column: value}}]``,
+    ``rows``: ``[{"system", "ground_truth", "replicate_group", "seed", "current", "run", "texts",
+    "values": {column: value}}]``,
     Ground truth first; ``per_text``: ``{aspect: {text id: {system: score}}}`` from current scores.
     """
     rows = [
         {
             "system": row.system.name,
             "ground_truth": row.system.is_ground_truth,
+            "replicate_group": row.system.replicate_group,
+            "seed": row.system.seed,
             "current": row.is_current,
             "run": row.run_id,
             "texts": row.values.get("texts"),

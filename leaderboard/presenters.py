@@ -121,6 +121,26 @@ def single_pass_table(data):
     return {"aspects": [names[aspect] for aspect in by_aspect], "rows": rows}
 
 
+def replicate_table(data):
+    """Per replicate group: its runs and, per aspect, the mean ± sample SD over runs (×100) with the
+    range in the tooltip; None when the dataset has no replicates (or an older build lacks them)."""
+    groups = data.get("replicates")
+    if not groups:
+        return None
+    codes = [aspect["code"] for aspect in data["aspects"]]
+    rows = []
+    for group in groups:
+        cells = []
+        for code in codes:
+            mean, spread = group["mean"][code], group["sd"][code]
+            text = hundred(mean) if spread is None else f"{hundred(mean)} ± {hundred(spread)}"
+            title = "" if mean is None else f"runs from {hundred(group['min'][code])} to {hundred(group['max'][code])}"
+            cells.append(Cell(text, sort=mean, title=title))
+        seeds = ", ".join(run["seed"] for run in group["runs"])
+        rows.append({"group": group["group"], "runs": len(group["runs"]), "seeds": seeds, "cells": cells})
+    return {"aspects": [aspect["name"] for aspect in data["aspects"]], "rows": rows}
+
+
 def agreement_rows(data):
     names = {aspect["code"]: aspect["name"] for aspect in data["aspects"]}
     return [

@@ -14,6 +14,7 @@ from annotation.agreement import A, B
 from annotation.models import ASPECTS, Aspect
 from annotation.ratings import BOOTSTRAP_ROUNDS
 from leaderboard import human, metrics, plots
+from leaderboard.replicates import replicate_groups
 from leaderboard.battles import DEFAULT_MARGIN, metric_battles, metric_labels
 from leaderboard.correlation import item_agreement, rank_correlation
 from scoring.runs import ScoringRun
@@ -220,6 +221,7 @@ def verdict(human_side, scores, comparison):
 def assemble(dataset, settings, setting, margin, human_side, scores, metric_ratings):
     comparison = compare(human_side, scores, metric_ratings, margin)
     rows = scores["rows"] if scores else []
+    replicates = replicate_groups(rows, metrics.COLUMN_KEYS)
     mean_scores = {aspect: {row["system"]: row["values"][aspect] for row in rows} for aspect in ASPECTS}
     human_ratings = human_side["ratings"] if human_side["judgements"] else {method: {} for method in METHODS}
     figures = {
@@ -235,6 +237,7 @@ def assemble(dataset, settings, setting, margin, human_side, scores, metric_rati
         },
         "win_rates": plots.win_rate_heatmaps(human_side["win_rates"] if human_side["judgements"] else {}, ASPECT_NAMES),
         "profile": plots.score_profile(rows, ASPECT_NAMES),
+        "replicates": plots.replicate_points(replicates, ASPECT_NAMES),
     }
     return {
         "dataset": {
@@ -250,6 +253,7 @@ def assemble(dataset, settings, setting, margin, human_side, scores, metric_rati
         "settings": settings,
         "setting": setting,
         "scores": rows,
+        "replicates": replicates,
         "human": {key: value for key, value in human_side.items() if key != "labels"},
         "metric_ratings": metric_ratings,
         "comparison": comparison,

@@ -28,7 +28,7 @@ def test_json_holds_scores_with_provenance_ratings_correlations_and_agreement(ad
     data = get_built(admin_client, reverse("api-dataset-leaderboard", args=[dataset.name])).json()
     assert set(data) == {
         "dataset", "aspects", "margin", "bootstrap_rounds", "settings", "setting", "scores", "human",
-        "metric_ratings", "comparison", "verdict", "as_of",
+        "metric_ratings", "comparison", "verdict", "as_of", "replicates",
     }  # fmt: skip
     assert data["dataset"] == {"name": "toy", "level": "sentence", "domain": "general", "description": "", "texts": 4}
     assert data["setting"]["key"] == FINGERPRINT

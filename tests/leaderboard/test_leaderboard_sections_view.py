@@ -23,7 +23,7 @@ def test_new_judgements_refresh_the_human_parts(admin_client, dataset):
     payload = sections(admin_client, dataset, {"change": "judgements"})
     assert sorted(payload["sections"]) == ["comparison", "human", "verdict"]
     assert "60 judgements from 1 campaign" in payload["sections"]["human"]
-    assert sorted(payload["plots"]) == ["profile", "ratings", "scatter", "win_rates"]
+    assert sorted(payload["plots"]) == ["profile", "ratings", "replicates", "scatter", "win_rates"]
     assert sorted(payload["plots"]["ratings"]) == ["bt", "elo"]
 
 

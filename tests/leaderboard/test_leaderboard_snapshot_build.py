@@ -50,7 +50,7 @@ def test_pages_serve_the_snapshot_with_its_as_of_and_build_nothing(admin_client,
     assert data["as_of"] == snapshot.built_at.isoformat()
     sections = admin_client.get(reverse("leaderboard_sections", args=[dataset.name])).json()
     assert sections["as_of"] == snapshot.built_at.isoformat()
-    assert sorted(sections["plots"]) == ["profile", "ratings", "scatter", "win_rates"]
+    assert sorted(sections["plots"]) == ["profile", "ratings", "replicates", "scatter", "win_rates"]
 
 
 def test_a_rebuild_replaces_the_snapshot(admin_client, dataset):
