@@ -18,6 +18,7 @@ A naming pattern is a path under a folder with placeholders: ``{dataset}``, ``{s
 
 import json
 import re
+from fnmatch import fnmatch
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -158,7 +159,22 @@ def read_file_list(manifest, path):
         )
         for where, entry in entries(manifest, "outputs", ("file", "dataset", "system"), path)
     ]
+    check_one_file_per_output(outputs)
     return FileList(datasets, outputs)
+
+
+def check_one_file_per_output(outputs):
+    """Refuse two files for one system on one dataset: each import would replace the other's
+    outputs, so the list would never import as unchanged."""
+    first_file = {}
+    for entry in outputs:
+        key = (entry.dataset, entry.system)
+        if key in first_file:
+            raise ManifestError(
+                f'{first_file[key]} and {entry.file} both hold the outputs of "{entry.system}" on dataset '
+                f'"{entry.dataset}"; list one of them (or leave one out with --skip)'
+            )
+        first_file[key] = entry.file
 
 
 def entries(manifest, key, required, path):
@@ -239,8 +255,9 @@ def pattern_regex(pattern):
     return re.compile("".join(parts) + r"\Z")
 
 
-def matching_files(folder, pattern, required):
-    """``[(path, {placeholder: value})]`` of the files under ``folder`` the pattern names, sorted by path."""
+def matching_files(folder, pattern, required, skip=()):
+    """``[(path, {placeholder: value})]`` of the files under ``folder`` the pattern names, sorted by
+    path, less those whose name or path under the folder matches a ``skip`` glob."""
     names = set(PLACEHOLDER.findall(pattern))
     missing = [name for name in required if name not in names]
     if missing:
@@ -248,30 +265,33 @@ def matching_files(folder, pattern, required):
     regex = pattern_regex(pattern)
     found = []
     for path in sorted(Path(folder).glob(PLACEHOLDER.sub("*", pattern))):
-        match = regex.match(path.relative_to(folder).as_posix())
-        if path.is_file() and match:
+        relative = path.relative_to(folder).as_posix()
+        match = regex.match(relative)
+        skipped = any(fnmatch(relative, glob) or fnmatch(path.name, glob) for glob in skip)
+        if path.is_file() and match and not skipped:
             found.append((path, match.groupdict()))
     return found
 
 
-def find_by_pattern(folder, *, outputs, datasets=None, main_seed=None, lenient=False):
+def find_by_pattern(folder, *, outputs, datasets=None, main_seed=None, lenient=False, skip=()):
     """The datasets and outputs under ``folder`` named by the patterns.
 
     ``outputs`` needs ``{dataset}`` and ``{system}``; with ``{seed}`` each run of a system is a
     system of its own, named "<system> (seed <seed>)" in the replicate group "<system>", except
     the run of ``main_seed``, which keeps the plain name (the paper's main tables use one seed).
-    The datasets are those ``datasets`` names (``{dataset}``) or already stored.
+    The datasets are those ``datasets`` names (``{dataset}``) or already stored. Files whose name
+    or path under the folder matches a ``skip`` glob are left out.
     """
     folder = Path(folder)
     if not folder.is_dir():
         raise ManifestError(f"there is no folder {folder}")
     found_datasets = [
         DatasetEntry(file=path, name=values["dataset"])
-        for path, values in (matching_files(folder, datasets, ["dataset"]) if datasets else [])
+        for path, values in (matching_files(folder, datasets, ["dataset"], skip) if datasets else [])
     ]
     known = {entry.name for entry in found_datasets}
     output_entries = []
-    for path, values in matching_files(folder, outputs, ["dataset", "system"]):
+    for path, values in matching_files(folder, outputs, ["dataset", "system"], skip):
         system, seed = values["system"], values.get("seed", "")
         if values["dataset"] not in known and not Dataset.objects.filter(name=values["dataset"]).exists():
             raise ManifestError(f'{path}: dataset "{values["dataset"]}" is neither found by the pattern nor stored')
@@ -288,4 +308,5 @@ def find_by_pattern(folder, *, outputs, datasets=None, main_seed=None, lenient=F
         )
     if not found_datasets and not output_entries:
         raise ManifestError(f"no file under {folder} matches the patterns")
+    check_one_file_per_output(output_entries)
     return FileList(found_datasets, output_entries)

@@ -132,3 +132,13 @@ def test_requests_that_cannot_work_are_refused_before_any_import(release, argume
     with pytest.raises(CommandError, match=message):
         call_command("import_benchmark", *arguments, stdout=io.StringIO())
     assert not Upload.objects.exists()
+
+
+def test_two_files_for_one_system_and_dataset_are_refused_unless_one_is_skipped(release):
+    # The release's human-evaluation subset names the same dataset and system as the full sample.
+    write(release / "processed_results/toy_rand_1_model-a_1.json", {CURIE: []})
+    with pytest.raises(CommandError, match=r'toy_rand_1_model-a_1\.json and .*toy_rand_2_model-a_1\.json both hold'):
+        import_release(release)
+    assert not Upload.objects.exists()
+    result = import_release(release, "--skip", "toy_rand_1_*")
+    assert len(result["outputs"]) == 4

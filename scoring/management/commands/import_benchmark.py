@@ -39,6 +39,13 @@ class Command(BaseCommand):
             help="Drop malformed triples of parsed outputs with a warning (kept for the reference rules) "
             "instead of refusing the file.",
         )
+        parser.add_argument(
+            "--skip",
+            action="append",
+            default=[],
+            metavar="GLOB",
+            help='Leave out the files whose name or path under the folder matches, e.g. "*_rand_100_*" (repeatable).',
+        )
         parser.add_argument("--json", action="store_true", help="Print one JSON object instead of a summary.")
 
     def handle(self, *args, **options):
@@ -76,6 +83,7 @@ class Command(BaseCommand):
                 outputs=outputs,
                 main_seed=options["main_seed"],
                 lenient=options["lenient"],
+                skip=options["skip"],
             )
         except ManifestError as error:
             raise CommandError(str(error)) from None
