@@ -242,23 +242,12 @@ def score_profile(rows, aspects):
 
 
 def replicate_points(replicates, aspects):
-    """Per replicate group, each run's score (×100) as a point and the mean ± sample standard
-    deviation as a bar, one view per aspect (the paper's Figure 4)."""
+    """Per replicate group, the mean ± sample standard deviation as a bar and each run's score
+    (×100) as a point drawn over it, one view per aspect (the paper's Figure 4)."""
     figure = go.Figure()
     groups = [group["group"] for group in replicates]
     for index, (code, name) in enumerate(aspects):
         visible = index == 0
-        runs = [(group["group"], run) for group in replicates for run in group["runs"] if run["values"][code] is not None]
-        figure.add_scatter(
-            x=[group for group, _ in runs],
-            y=[100 * run["values"][code] for _, run in runs],
-            customdata=[run["seed"] for _, run in runs],
-            mode="markers",
-            name="Run (seed)",
-            marker=dict(color=METRIC_COLOUR, size=8, opacity=0.75, line=dict(color="#ffffff", width=1)),
-            hovertemplate="%{x}, seed %{customdata}: %{y:.1f}<extra></extra>",
-            visible=visible,
-        )
         means = [group["mean"][code] for group in replicates]
         spreads = [group["sd"][code] for group in replicates]
         figure.add_scatter(
@@ -275,6 +264,17 @@ def replicate_points(replicates, aspects):
             name="Mean ± SD over runs",
             marker=dict(color=HUMAN_COLOUR, size=11, symbol="line-ew-open", line=dict(width=3)),
             hovertemplate="%{x}: mean %{y:.1f} ± %{error_y.array:.1f}<extra></extra>",
+            visible=visible,
+        )
+        runs = [(group["group"], run) for group in replicates for run in group["runs"] if run["values"][code] is not None]
+        figure.add_scatter(
+            x=[group for group, _ in runs],
+            y=[100 * run["values"][code] for _, run in runs],
+            customdata=[run["seed"] for _, run in runs],
+            mode="markers",
+            name="Run (seed)",
+            marker=dict(color=METRIC_COLOUR, size=8, opacity=0.75, line=dict(color="#ffffff", width=1)),
+            hovertemplate="%{x}, seed %{customdata}: %{y:.1f}<extra></extra>",
             visible=visible,
         )
     _layout(
