@@ -85,7 +85,8 @@ def _storable_scalar(element):
 
 
 def judgeable(item):
-    """A malformed item the reference rules judge: three strings, one of them empty."""
+    """Three strings (a triple, or a malformed item with an empty element): what a judge can read
+    and the tokenizer count."""
     return len(item) == 3 and all(isinstance(element, str) for element in item)
 
 
