@@ -16,7 +16,7 @@ from scoring.runs import ScoringRun, TextScore, latest_system_scores, settings_c
 # Columns of the GENRES table: (key in the stored aggregates, heading, what it is, better when, group).
 COLUMNS = (
     ("triples_per_text", "Triples", "Mean number of triples per text", None, ""),
-    ("tokens_per_triple", "Tokens", "Mean whitespace tokens per triple (subject + relation + object)", None, ""),
+    ("tokens_per_triple", "Tokens", "Mean tokens per triple (subject + relation + object)", None, ""),
     ("ts", "TS", "Topical similarity ×100", "higher", "GENRES ×100"),
     ("us", "US", "Uniqueness ×100", "higher", "GENRES ×100"),
     ("fs", "FS", "Factualness ×100", "higher", "GENRES ×100"),
@@ -48,10 +48,12 @@ def column_provenance(provenance):
     if provenance.get("prompt_version"):
         judge += f", prompt version {provenance['prompt_version']}"
     relaxed = f"token Jaccard ≥ {provenance['relaxed_threshold']:g} per element"
-    rules = RULE_LABELS[provenance.get("rules", APP)]
+    reference = provenance.get("rules", APP) == REFERENCE
+    rules = RULE_LABELS[REFERENCE if reference else APP]
+    tokens = "word tokens, a text without triples counting 0" if reference else "whitespace tokens"
     return {
         "rules": rules,
-        "tokens_per_triple": rules,
+        "tokens_per_triple": f"{tokens}; {rules}",
         "ts": f"LDA, {provenance['lda_topics']} topics, seed {provenance['lda_seed']}",
         "us": embedding,
         "cs": embedding,
