@@ -9,7 +9,9 @@ Both methods put ratings on the chess scale: a system rated 400 points above ano
 expected to score 10 to 1 against it (initial rating 1000, scale 400, base 10).
 
 * Online Elo plays the battles one by one, in the given order or in a seeded shuffle, each
-  moving the two ratings by ``k · (outcome − expected outcome)``.
+  moving the two ratings by ``k · (outcome − expected outcome)``. One pass in import order
+  (``single_pass_leaderboard``) is how the GENRES paper computed its ratings; the leaderboards
+  report the bootstrap median beside it, which does not depend on the order of play.
 * Bradley–Terry is the maximum-likelihood fit of the same model to all battles at once, with
   a tie counted as half a win for each side. A weak Gaussian prior on the log-strengths
   (standard deviation :data:`PRIOR_SD` rating points) keeps a system that never wins, or never
@@ -194,6 +196,16 @@ def elo_leaderboard(battles, rounds=BOOTSTRAP_ROUNDS, k=K_FACTOR, order="given",
     return _leaderboard(battles, np.median(samples, axis=0), samples)
 
 
+def single_pass_leaderboard(battles, k=K_FACTOR, order="given", seed=0):
+    """``{system: {"rating", "battles"}}`` after one pass of online Elo (``elo_ratings``): no interval."""
+    return _point_leaderboard(battles, elo_ratings(battles, k=k, order=order, seed=seed))
+
+
+def bradley_terry_fit_leaderboard(battles):
+    """``{system: {"rating", "battles"}}`` of the Bradley–Terry fit on all battles: no interval."""
+    return _point_leaderboard(battles, bradley_terry_ratings(battles))
+
+
 def bradley_terry_ratings(battles):
     """Maximum-likelihood Bradley–Terry ratings (with the weak prior), in ``systems`` order."""
     return _fit_bradley_terry(_win_matrix(battles)[np.newaxis])[0]
@@ -311,6 +323,14 @@ def _bradley_terry_loss(wins, prior, strength):
     margin = strength[:, :, np.newaxis] - strength[:, np.newaxis, :]
     # −log P(i beats j) = log(1 + exp(−margin)), weighted by how often i beat j.
     return np.sum(wins * np.logaddexp(0.0, -margin), axis=(1, 2)) + 0.5 * prior * np.sum(strength**2, axis=1)
+
+
+def _point_leaderboard(battles, ratings):
+    counts = battles.per_system()
+    return {
+        system: {"rating": float(ratings[index]), "battles": int(counts[index])}
+        for index, system in enumerate(battles.systems)
+    }
 
 
 def _leaderboard(battles, ratings, samples):

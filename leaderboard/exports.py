@@ -45,6 +45,10 @@ def human_rows(data):
         for aspect, board in by_aspect.items():
             for system, entry in board.items():
                 yield [method, aspect, system, *(_number(entry[key], 2) for key in RATING_FIELDS), *entry["rank"]]
+    # One pass of Elo in import order (the paper's ratings): no interval, no rank range.
+    for aspect, board in data["human"].get("single_pass", {}).items():
+        for system, entry in board.items():
+            yield ["elo_single_pass", aspect, system, _number(entry["rating"], 2), "", "", entry["battles"], "", ""]
 
 
 def agreement_rows(data):
@@ -120,6 +124,16 @@ def significance_rows(data):
                                "", int(matrix["separated"][row][column])]  # fmt: skip
 
 
+def replicate_rows(data):
+    """Every run of every replicate group, then the group's mean, SD, min and max, per column."""
+    yield ["group", "system", "seed", "statistic", *COLUMN_KEYS]
+    for group in data.get("replicates", []):
+        for run in group["runs"]:
+            yield [group["group"], run["system"], run["seed"], "run", *(_number(run["values"][key]) for key in COLUMN_KEYS)]
+        for statistic in ("mean", "sd", "min", "max"):
+            yield [group["group"], "", "", statistic, *(_number(group[statistic][key]) for key in COLUMN_KEYS)]
+
+
 CSV_TABLES = {
     "scores": scores_rows,
     "human-ratings": human_rows,
@@ -129,6 +143,7 @@ CSV_TABLES = {
     "win-rates": win_rate_rows,
     "score-intervals": score_interval_rows,
     "significance": significance_rows,
+    "replicates": replicate_rows,
 }
 # The table holding each figure's numbers: its "data as CSV" link.
 PLOT_TABLES = {
@@ -139,6 +154,7 @@ PLOT_TABLES = {
     "profile": "scores",
     "significance": "significance",
     "human_significance": "significance",
+    "replicates": "replicates",
 }
 
 
@@ -158,6 +174,8 @@ def section_context(data, links):
         "plot_links": {plot: links[table] for plot, table in PLOT_TABLES.items()},
         "score_table": presenters.score_table(data),
         "human_tables": presenters.human_tables(data),
+        "single_pass_table": presenters.single_pass_table(data),
+        "replicate_table": presenters.replicate_table(data),
         "agreement_rows": presenters.agreement_rows(data),
         "comparison_tables": presenters.comparison_tables(data),
         "interval_table": presenters.interval_table(data),

@@ -72,7 +72,11 @@ def merged_item_labels(campaigns, judgements):
 
 
 def human_side(dataset, rounds=ratings.BOOTSTRAP_ROUNDS):
-    """Campaigns, agreement, ratings (Elo and Bradley–Terry), win rates and merged labels."""
+    """Campaigns, agreement, ratings (Elo and Bradley–Terry), win rates and merged labels.
+
+    ``single_pass`` holds, beside the bootstrap medians, one pass of online Elo in import order:
+    the GENRES paper's ratings, which depend on the order of play.
+    """
     campaigns = battles.campaigns_of(dataset)
     judgements = battles.agreement_judgements(campaigns)
     figures = agreement.agreement(judgements)
@@ -87,6 +91,10 @@ def human_side(dataset, rounds=ratings.BOOTSTRAP_ROUNDS):
             for aspect in ASPECTS
         },
         "ratings": {method: {aspect: rated[aspect][method] for aspect in ASPECTS} for method in RATING_METHODS},
+        "single_pass": {
+            aspect: ratings.single_pass_leaderboard(by_aspect[aspect]) if len(by_aspect[aspect]) else {}
+            for aspect in ASPECTS
+        },
         "win_rates": {aspect: win_rate_matrix(by_aspect[aspect]) for aspect in ASPECTS},
         "labels": merged_item_labels(campaigns, judgements),
     }

@@ -9,13 +9,14 @@ the current per-text scores stored under it.
 from django.db.models import Count, Max
 
 from annotation.models import ASPECTS
+from scoring.genres.rules import APP, REFERENCE, RULE_LABELS
 from scoring.models import Output
 from scoring.runs import ScoringRun, TextScore, latest_system_scores, settings_choices
 
 # Columns of the GENRES table: (key in the stored aggregates, heading, what it is, better when, group).
 COLUMNS = (
     ("triples_per_text", "Triples", "Mean number of triples per text", None, ""),
-    ("tokens_per_triple", "Tokens", "Mean whitespace tokens per triple (subject + relation + object)", None, ""),
+    ("tokens_per_triple", "Tokens", "Mean tokens per triple (subject + relation + object)", None, ""),
     ("ts", "TS", "Topical similarity ×100", "higher", "GENRES ×100"),
     ("us", "US", "Uniqueness ×100", "higher", "GENRES ×100"),
     ("fs", "FS", "Factualness ×100", "higher", "GENRES ×100"),
@@ -47,12 +48,17 @@ def column_provenance(provenance):
     if provenance.get("prompt_version"):
         judge += f", prompt version {provenance['prompt_version']}"
     relaxed = f"token Jaccard ≥ {provenance['relaxed_threshold']:g} per element"
+    reference = provenance.get("rules", APP) == REFERENCE
+    rules = RULE_LABELS[REFERENCE if reference else APP]
+    tokens = "word tokens, a text without triples counting 0" if reference else "whitespace tokens"
     return {
+        "rules": rules,
+        "tokens_per_triple": f"{tokens}; {rules}",
         "ts": f"LDA, {provenance['lda_topics']} topics, seed {provenance['lda_seed']}",
         "us": embedding,
         "cs": embedding,
         "fs": judge,
-        "gs": judge,
+        "gs": f"{judge}; {rules}",
         "relaxed_precision": relaxed,
         "relaxed_recall": relaxed,
         "relaxed_f1": relaxed,
@@ -66,6 +72,8 @@ def describe(run):
         f"{provenance.get('embedder', '?')} φ {provenance.get('threshold', 0):g} · judge {provenance.get('judge', '?')}"
     )
     label += f" · LDA {provenance.get('lda_topics', '?')} topics"
+    if provenance.get("rules") == REFERENCE:
+        label += " · reference rules"
     return {
         "key": run.fingerprint,
         "label": label,
@@ -94,13 +102,16 @@ def scores_version(dataset):
 def metric_scores(dataset, fingerprint):
     """Aggregated rows per system, and per-text scores of the five aspects, for one setting.
 
-    ``rows``: ``[{"system", "ground_truth", "current", "run", "texts", "values": {column: value}}]``,
+    ``rows``: ``[{"system", "ground_truth", "replicate_group", "seed", "current", "run", "texts",
+    "values": {column: value}}]``,
     Ground truth first; ``per_text``: ``{aspect: {text id: {system: score}}}`` from current scores.
     """
     rows = [
         {
             "system": row.system.name,
             "ground_truth": row.system.is_ground_truth,
+            "replicate_group": row.system.replicate_group,
+            "seed": row.system.seed,
             "current": row.is_current,
             "run": row.run_id,
             "texts": row.values.get("texts"),

@@ -437,3 +437,52 @@ def separation_heatmaps(separation, aspects, method_name):
         "%{y} − %{x}<br>" + method_name + " difference %{text}<extra></extra>",
         "95% intervals",
     )
+
+
+def replicate_points(replicates, aspects):
+    """Per replicate group, the mean ± sample standard deviation as a bar and each run's score
+    (×100) as a point drawn over it, one view per aspect (the paper's Figure 4)."""
+    figure = go.Figure()
+    groups = [group["group"] for group in replicates]
+    for index, (code, name) in enumerate(aspects):
+        visible = index == 0
+        means = [group["mean"][code] for group in replicates]
+        spreads = [group["sd"][code] for group in replicates]
+        figure.add_scatter(
+            x=groups,
+            y=[None if mean is None else 100 * mean for mean in means],
+            error_y=dict(
+                type="data",
+                array=[0 if spread is None else 100 * spread for spread in spreads],
+                thickness=1.5,
+                width=8,
+                color=HUMAN_COLOUR,
+            ),
+            mode="markers",
+            name="Mean ± SD over runs",
+            marker=dict(color=HUMAN_COLOUR, size=11, symbol="line-ew-open", line=dict(width=3)),
+            hovertemplate="%{x}: mean %{y:.1f} ± %{error_y.array:.1f}<extra></extra>",
+            visible=visible,
+        )
+        runs = [(group["group"], run) for group in replicates for run in group["runs"] if run["values"][code] is not None]
+        figure.add_scatter(
+            x=[group for group, _ in runs],
+            y=[100 * run["values"][code] for _, run in runs],
+            customdata=[run["seed"] for _, run in runs],
+            mode="markers",
+            name="Run (seed)",
+            marker=dict(color=METRIC_COLOUR, size=8, opacity=0.75, line=dict(color="#ffffff", width=1)),
+            hovertemplate="%{x}, seed %{customdata}: %{y:.1f}<extra></extra>",
+            visible=visible,
+        )
+    margin = dict(l=60, r=16, t=56, b=140)
+    _layout(
+        figure,
+        440,
+        margin,
+        updatemenus=_aspect_buttons(aspects, 2),
+        yaxis_title="Score ×100",
+        legend=_legend_below(440, margin),
+    )
+    figure.update_xaxes(tickangle=-30, showgrid=False)
+    return _as_json(figure)

@@ -176,6 +176,41 @@ def human_tables(data):
     return tables
 
 
+def single_pass_table(data):
+    """Systems by name with their single-pass Elo, one column per aspect; None when there is nothing to
+    show (no judgements, or a leaderboard built before single passes were stored)."""
+    by_aspect = data["human"].get("single_pass")
+    if not data["human"]["judgements"] or not by_aspect:
+        return None
+    systems = sorted({system for board in by_aspect.values() for system in board})
+    rows = []
+    for system in systems:
+        cells = [by_aspect[aspect].get(system, {}).get("rating") for aspect in by_aspect]
+        rows.append({"system": system, "cells": [Cell(fixed(value, 0), sort=value) for value in cells]})
+    names = {aspect["code"]: aspect["name"] for aspect in data["aspects"]}
+    return {"aspects": [names[aspect] for aspect in by_aspect], "rows": rows}
+
+
+def replicate_table(data):
+    """Per replicate group: its runs and, per aspect, the mean ± sample SD over runs (×100) with the
+    range in the tooltip; None when the dataset has no replicates (or an older build lacks them)."""
+    groups = data.get("replicates")
+    if not groups:
+        return None
+    codes = [aspect["code"] for aspect in data["aspects"]]
+    rows = []
+    for group in groups:
+        cells = []
+        for code in codes:
+            mean, spread = group["mean"][code], group["sd"][code]
+            text = hundred(mean) if spread is None else f"{hundred(mean)} ± {hundred(spread)}"
+            title = "" if mean is None else f"runs from {hundred(group['min'][code])} to {hundred(group['max'][code])}"
+            cells.append(Cell(text, sort=mean, title=title))
+        seeds = ", ".join(run["seed"] for run in group["runs"])
+        rows.append({"group": group["group"], "runs": len(group["runs"]), "seeds": seeds, "cells": cells})
+    return {"aspects": [aspect["name"] for aspect in data["aspects"]], "rows": rows}
+
+
 def agreement_rows(data):
     names = {aspect["code"]: aspect["name"] for aspect in data["aspects"]}
     return [

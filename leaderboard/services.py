@@ -14,6 +14,7 @@ from annotation.agreement import A, B
 from annotation.models import ASPECTS, Aspect
 from annotation.ratings import BOOTSTRAP_ROUNDS
 from leaderboard import human, metrics, plots, significance
+from leaderboard.replicates import replicate_groups
 from leaderboard.battles import DEFAULT_MARGIN, metric_battles, metric_labels
 from leaderboard.correlation import item_agreement, rank_correlation
 from scoring.runs import ScoringRun
@@ -248,6 +249,7 @@ def verdict(human_side, scores, comparison):
 def assemble(dataset, settings, setting, margin, human_side, scores, metric_ratings, score_tests=None):
     comparison = compare(human_side, scores, metric_ratings, margin)
     rows = scores["rows"] if scores else []
+    replicates = replicate_groups(rows, metrics.COLUMN_KEYS)
     mean_scores = {aspect: {row["system"]: row["values"][aspect] for row in rows} for aspect in ASPECTS}
     human_ratings = human_side["ratings"] if human_side["judgements"] else {method: {} for method in METHODS}
     separation = human_separation(human_ratings)
@@ -275,6 +277,7 @@ def assemble(dataset, settings, setting, margin, human_side, scores, metric_rati
             method: plots.separation_heatmaps(separation[method], ASPECT_NAMES, name)
             for method, name in METHODS.items()
         },
+        "replicates": plots.replicate_points(replicates, ASPECT_NAMES),
     }
     return {
         "dataset": {
@@ -290,6 +293,7 @@ def assemble(dataset, settings, setting, margin, human_side, scores, metric_rati
         "settings": settings,
         "setting": setting,
         "scores": rows,
+        "replicates": replicates,
         "human": {key: value for key, value in human_side.items() if key != "labels"},
         "metric_ratings": metric_ratings,
         "comparison": comparison,

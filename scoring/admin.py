@@ -39,9 +39,9 @@ class TextAdmin(admin.ModelAdmin):
 
 @admin.register(System)
 class SystemAdmin(admin.ModelAdmin):
-    list_display = ["name", "family", "is_ground_truth", "output_count"]
+    list_display = ["name", "family", "replicate_group", "seed", "is_ground_truth", "output_count"]
     list_filter = ["is_ground_truth", "family"]
-    search_fields = ["name", "family", "notes"]
+    search_fields = ["name", "family", "notes", "replicate_group"]
     readonly_fields = ["is_ground_truth"]
 
     def get_queryset(self, request):

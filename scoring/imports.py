@@ -189,6 +189,7 @@ def import_outputs(
         for record, text_pk in zip(parsed.records, text_pks, strict=True):
             output = existing.get(text_pk) or Output(system=system, text_id=text_pk)
             output.triples, output.raw, output.parse_warnings = record.triples, record.raw, record.warnings
+            output.malformed = record.malformed
             output.upload, output.updated_at = upload, now
             (replaced if output.pk else created).append(output)
         store(Output.objects.bulk_create, created, on_progress)
@@ -363,7 +364,7 @@ def system_for_upload(name, family):
 
 
 def update_outputs(outputs):
-    update_in_place(outputs, ["triples", "raw", "parse_warnings", "upload", "updated_at"])
+    update_in_place(outputs, ["triples", "raw", "parse_warnings", "malformed", "upload", "updated_at"])
 
 
 def update_in_place(outputs, field_names):

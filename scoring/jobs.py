@@ -226,7 +226,8 @@ def run_chunk(chunk_id, job_id, on_progress=publish_progress):
                 return
             outputs = list(Output.objects.filter(system=system, text_id__in=chunk.text_ids).select_related("text"))
             records = [
-                TextRecord(output.pk, output.text.content, output.triples, output.text.gold) for output in outputs
+                TextRecord(output.pk, output.text.content, output.triples, output.text.gold, output.malformed)
+                for output in outputs
             ]
             scorer = run_scorer.scorer_for(system, chunk.text_ids)
             for output, text_scores in zip(outputs, scorer.score(records, run.metrics)):

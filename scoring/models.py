@@ -99,7 +99,12 @@ class Text(models.Model):
 
 
 class System(models.Model):
-    """A model or method whose outputs are evaluated. The gold triples are the system "Ground truth"."""
+    """A model or method whose outputs are evaluated. The gold triples are the system "Ground truth".
+
+    Several runs of one model (different seeds) are each a system of their own, so every page,
+    score and campaign treats a run like any system; ``replicate_group`` names the model they are
+    runs of and ``seed`` labels the run, and the leaderboard shows the group's mean and spread.
+    """
 
     GROUND_TRUTH = "Ground truth"
 
@@ -107,17 +112,49 @@ class System(models.Model):
     family = models.CharField(max_length=100, blank=True, help_text='For example "GPT" or "LLaMA".')
     notes = models.TextField(blank=True)
     is_ground_truth = models.BooleanField(default=False, editable=False)
+    replicate_group = models.CharField(
+        max_length=100,
+        blank=True,
+        validators=[name_validator],
+        help_text="The model this system is one run of, e.g. \"gpt-4\"; blank for a single run.",
+    )
+    seed = models.CharField(max_length=40, blank=True, validators=[name_validator], help_text="Labels the run in its group.")
 
     class Meta:
         ordering = ["-is_ground_truth", "name"]
         constraints = [
             models.UniqueConstraint(
                 fields=["is_ground_truth"], condition=models.Q(is_ground_truth=True), name="one_ground_truth"
-            )
+            ),
+            models.CheckConstraint(
+                condition=models.Q(replicate_group="", seed="") | (~models.Q(replicate_group="") & ~models.Q(seed="")),
+                name="replicate_group_and_seed_together",
+                violation_error_message="A run of a replicate group needs both the group and a seed.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(is_ground_truth=False) | models.Q(replicate_group=""),
+                name="ground_truth_has_no_replicates",
+                violation_error_message="The gold triples are not a run of a model.",
+            ),
+            models.UniqueConstraint(
+                fields=["replicate_group", "seed"],
+                condition=~models.Q(replicate_group=""),
+                name="one_system_per_replicate_seed",
+                violation_error_message="Another system is already this seed's run of the group.",
+            ),
         ]
 
     def __str__(self):
         return self.name
+
+    def join_replicates(self, group, seed):
+        """Make this system the run ``seed`` of the replicate group ``group``; ValidationError when it
+        cannot be (another system holds that seed, a name is not valid, the system is the gold)."""
+        if (self.replicate_group, self.seed) == (group, seed):
+            return
+        self.replicate_group, self.seed = group, seed
+        self.full_clean(exclude=["name", "family", "notes"])
+        self.save(update_fields=["replicate_group", "seed"])
 
     @classmethod
     def ground_truth(cls):
@@ -181,6 +218,9 @@ class Output(models.Model):
     triples = models.JSONField(default=list, blank=True, validators=[validate_triple_list])
     raw = models.TextField(blank=True, help_text="The model's whole reply, when raw generations were uploaded.")
     parse_warnings = models.JSONField(default=list, blank=True)
+    # The GENRES authors' files hold items with an empty or non-string element; a lenient import
+    # drops them from ``triples`` but keeps them here, for the reference rules that count them.
+    malformed = models.JSONField(default=list, blank=True, help_text="Items of the file that are not triples.")
     upload = models.ForeignKey(Upload, null=True, blank=True, on_delete=models.SET_NULL, related_name="outputs")
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -7,6 +7,7 @@ from django import forms
 from scoring.genres.embedders import EMBEDDERS
 from scoring.genres.judges import JUDGES
 from scoring.genres.prompts import MAX_TEMPLATE_CHARS, TEMPLATE_PLACEHOLDERS, PromptTemplate, TemplateError
+from scoring.genres.rules import APP, RULE_LABELS
 from scoring.genres.scorer import METRICS, ScoreSettings
 from scoring.models import ImportedVerdict, System
 from scoring.runs import DEFAULT_CHUNK_TEXTS
@@ -105,6 +106,12 @@ class RunForm(forms.Form):
     )
     fs_prompt = prompt_template_field("fs", "Factualness")
     gs_prompt = prompt_template_field("gs", "Granularity")
+    rules = forms.ChoiceField(
+        choices=list(RULE_LABELS.items()),
+        initial=APP,
+        required=False,  # a form posted without it (an older page, a script) keeps the app's rules
+        help_text="The reference rules reproduce the GENRES authors' published numbers; see the docs on metrics.",
+    )
     chunk_texts = forms.IntegerField(
         label="Texts per chunk",
         min_value=1,
@@ -189,4 +196,5 @@ class RunForm(forms.Form):
             judge=self.cleaned_data["judge"],
             prompt_templates=self.prompt_templates(),
             verdict_source=self.cleaned_data["verdict_source"],
+            rules=self.cleaned_data["rules"] or APP,
         )

@@ -30,7 +30,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from scoring.genres.scorer import METRICS, PRF_VALUES, VALUE_NAMES, ScoreSettings, TextScores, aggregate
-from scoring.genres.stats import tokens_per_triple
+from scoring.genres.rules import output_statistics
 from scoring.genres.topics import default_topic_count
 from scoring.models import Dataset, Output, System
 
@@ -207,12 +207,14 @@ class ScoringRun(models.Model):
             .order_by("output__system_id", "output__text__position")
         )
         per_output = {}
+        rules = self.settings_object().rules
         for row in rows:
             output = row.output
             if output.pk not in per_output:
                 values = dict.fromkeys(VALUE_NAMES)
-                values["triples"] = len(output.triples)
-                values["tokens_per_triple"] = tokens_per_triple(output.triples)
+                values["triples"], values["tokens_per_triple"] = output_statistics(
+                    output.triples, output.malformed, rules
+                )
                 per_output[output.pk] = (output, TextScores(output.pk, values))
             per_output[output.pk][1].values.update(row.values)
         by_system = {}

@@ -29,6 +29,7 @@ import json
 from dataclasses import dataclass, field
 
 from scoring.genres.postprocess import Warnings, extract_triples
+from scoring.genres.rules import countable_malformed
 from scoring.genres.triples import clean_triple, storable, triple_problem, unstorable_problem
 
 AUTO = "auto"
@@ -71,6 +72,7 @@ class Record:
     triples: list = field(default_factory=list)
     raw: str = ""
     warnings: list = field(default_factory=list)
+    malformed: list = field(default_factory=list)  # dropped items the reference rules count
 
 
 @dataclass
@@ -320,7 +322,7 @@ def parse_json_document(document, format, *, lenient, progress):
             record.raw = checked_reply(value, record.where)
             record.triples, record.warnings = extract_triples(record.raw)
         else:
-            record.triples, record.warnings = read_triples(value, record.where, lenient=lenient)
+            record.triples, record.warnings, record.malformed = read_triples(value, record.where, lenient=lenient)
         records.append(record)
     return records
 
@@ -351,7 +353,7 @@ def parse_jsonl(lines, *, for_outputs, lenient):
         if "raw" in entry:
             record.raw = checked_reply(entry["raw"], where)
         if "triples" in entry:
-            record.triples, record.warnings = read_triples(entry["triples"], where, lenient=lenient)
+            record.triples, record.warnings, record.malformed = read_triples(entry["triples"], where, lenient=lenient)
         elif record.raw:
             record.triples, record.warnings = extract_triples(record.raw)
         elif for_outputs:
@@ -395,19 +397,22 @@ def parse_csv(text, *, lenient):
 
 
 def read_triples(value, where, *, lenient):
-    """Valid triples of a record, and warnings for those dropped in lenient mode."""
+    """Valid triples of a record, warnings for those dropped in lenient mode, and the dropped
+    items that the reference rules count (``rules.countable_malformed``)."""
     if not isinstance(value, list):
         raise FormatError(f"{where}: expected a list of triples, got {json_type(value)}")
-    triples, warnings = [], Warnings()
+    triples, warnings, malformed = [], Warnings(), []
     for number, item in enumerate(value, start=1):
         problem = triple_problem(item)
         if problem is None:
             triples.append(clean_triple(item))
         elif lenient:
             warnings.add(lambda: f"triple {number} dropped: {problem}")
+            if countable_malformed(item):
+                malformed.append(list(item))
         else:
             raise FormatError(f"{where}, triple {number}: {problem}")
-    return triples, warnings.as_list()
+    return triples, warnings.as_list(), malformed
 
 
 def checked_text(value, where, name):

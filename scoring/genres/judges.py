@@ -243,7 +243,10 @@ class HeuristicJudge(OfflineJudge):
         subjects, objects = conjuncts(subject), conjuncts(object_)
         sub_triples = [[s, relation, o] for s, o in product(subjects, objects)]
         count = len(sub_triples)
-        reply = f"{len(subjects)} subject item(s) x {len(objects)} object item(s)"
+        # The finer triples are written out as an LLM judge writes them, so that the reference
+        # rules, which count bracketed triples in the reply, read this reply alike.
+        listed = "\n".join(prompts.show_triple(sub_triple) for sub_triple in sub_triples)
+        reply = f"{len(subjects)} subject item(s) x {len(objects)} object item(s)\n{listed}"
         return SplitVerdict(n=prompts.finer_triples(count), sub_triples=sub_triples, reply=reply)
 
 

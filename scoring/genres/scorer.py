@@ -9,6 +9,9 @@ ts, us, fs, gs, cs, precision, recall, f1, relaxed_precision, relaxed_recall, re
 statistics triples (count) and tokens_per_triple, which are always filled in. The edge cases are
 those of the metric modules: no triples gives ts = us = fs = gs = cs = 0 and P = R = F1 = 0; one
 triple gives us = 1; no gold gives cs and every P/R/F1 value None.
+
+``ScoreSettings.rules`` picks the app's own rules or the reference rules of the GENRES authors'
+code (``rules``): they differ in granularity, tokens per triple and malformed items only.
 """
 
 import hashlib
@@ -18,8 +21,9 @@ from dataclasses import asdict, dataclass, field
 from scoring.genres.judges import factualness, granularity
 from scoring.genres.prompts import templates_from_texts
 from scoring.genres.prf import exact_prf, relaxed_prf
+from scoring.genres.rules import APP, REFERENCE, check_rules, judgeable, output_statistics, reference_granularity
 from scoring.genres.similarity import EMBEDDING_MODES, completeness, embed_triple_lists, uniqueness
-from scoring.genres.stats import empty_share, tokens_per_triple
+from scoring.genres.stats import empty_share
 from scoring.genres.topics import TopicSettings
 from scoring.genres.triples import triple_problem
 
@@ -44,8 +48,10 @@ class ScoreSettings:
     prompt_templates: dict = field(default_factory=dict)
     # The recorded judge: the source name its verdicts were imported under.
     verdict_source: str = ""
+    rules: str = APP
 
     def __post_init__(self):
+        check_rules(self.rules)
         if self.embedding_mode not in EMBEDDING_MODES:
             raise ValueError(f"embedding_mode must be one of {', '.join(EMBEDDING_MODES)}, not {self.embedding_mode!r}")
         if self.threshold is not None and not -1 <= self.threshold <= 1:
@@ -89,22 +95,35 @@ class ScoreSettings:
             "lda_topics": topic_model.num_topics if topic_model else self.lda_topics,
             "lda_seed": self.lda_seed,
             "relaxed_threshold": self.relaxed_threshold,
+            "rules": self.rules,
         }
 
     def fingerprint(self, embedder, judge=None, topic_model=None):
-        """A stable hash of the provenance: equal exactly when scores are comparable."""
-        canonical = json.dumps(self.provenance(embedder, judge, topic_model), sort_keys=True)
+        """A stable hash of the provenance: equal exactly when scores are comparable.
+
+        The app's own rules are hashed without their entry, so settings stored before the
+        reference rules existed keep their fingerprint and their scores stay current.
+        """
+        provenance = self.provenance(embedder, judge, topic_model)
+        if provenance["rules"] == APP:
+            del provenance["rules"]
+        canonical = json.dumps(provenance, sort_keys=True)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 @dataclass
 class TextRecord:
-    """One system's output for one text. An empty ``gold`` means the text has no gold triples."""
+    """One system's output for one text. An empty ``gold`` means the text has no gold triples.
+
+    ``malformed``: items the file held that are not triples (see ``rules``); only the reference
+    rules count them.
+    """
 
     key: object
     text: str
     triples: list
     gold: list = field(default_factory=list)
+    malformed: list = field(default_factory=list)
 
 
 @dataclass
@@ -142,8 +161,9 @@ class Scorer:
         check_records(records)
         scores = [TextScores(record.key, dict.fromkeys(VALUE_NAMES)) for record in records]
         for record, text_scores in zip(records, scores):
-            text_scores.values["triples"] = len(record.triples)
-            text_scores.values["tokens_per_triple"] = tokens_per_triple(record.triples)
+            text_scores.values["triples"], text_scores.values["tokens_per_triple"] = output_statistics(
+                record.triples, record.malformed, self.settings.rules
+            )
         if "ts" in metrics:
             for record, text_scores in zip(records, scores):
                 text_scores.values["ts"] = self.topic_model.topical_similarity(record.text, record.triples)
@@ -151,10 +171,10 @@ class Scorer:
             self._score_embeddings(records, scores, metrics)
         if "fs" in metrics:
             verdicts = self.judge.check_support(self._pairs(records))
-            self._record_verdicts(records, scores, "fs", verdicts, factualness)
+            self._record_verdicts(records, scores, "fs", verdicts, lambda _items, own: factualness(own))
         if "gs" in metrics:
             verdicts = self.judge.split(self._pairs(records))
-            self._record_verdicts(records, scores, "gs", verdicts, granularity)
+            self._record_verdicts(records, scores, "gs", verdicts, self._granularity_rule())
         if "prf" in metrics:
             for record, text_scores in zip(records, scores):
                 self._score_prf(record, text_scores.values)
@@ -184,17 +204,28 @@ class Scorer:
             if with_gold:
                 text_scores.values["cs"] = completeness(extracted, embeddings[len(records) + index], self.threshold)
 
-    @staticmethod
-    def _pairs(records):
-        return [(record.text, triple) for record in records for triple in record.triples]
+    def _judged(self, record):
+        """What the judge sees of a record: its triples, and under the reference rules the
+        malformed items the authors judged too."""
+        if self.settings.rules == REFERENCE:
+            return [*record.triples, *(item for item in record.malformed if judgeable(item))]
+        return record.triples
 
-    @staticmethod
-    def _record_verdicts(records, scores, metric, verdicts, score_of):
+    def _granularity_rule(self):
+        if self.settings.rules == REFERENCE:
+            return lambda items, own: reference_granularity(items, [verdict.reply for verdict in own])
+        return lambda _items, own: granularity(own)
+
+    def _pairs(self, records):
+        return [(record.text, item) for record in records for item in self._judged(record)]
+
+    def _record_verdicts(self, records, scores, metric, verdicts, score_of):
         start = 0
         for record, text_scores in zip(records, scores):
-            own = verdicts[start : start + len(record.triples)]
-            start += len(record.triples)
-            text_scores.values[metric] = score_of(own)
+            items = self._judged(record)
+            own = verdicts[start : start + len(items)]
+            start += len(items)
+            text_scores.values[metric] = score_of(items, own)
             text_scores.details[metric] = [asdict(verdict) for verdict in own]
 
     def _score_prf(self, record, values):

@@ -97,7 +97,7 @@ def test_table_output_ranks_systems(tmp_path, dataset):
     "options, message",
     [
         (("--aspect", "cs"), "No judgements of completeness"),
-        (("--bootstrap", "0"), "--bootstrap must be at least 1"),
+        (("--bootstrap", "-1"), "--bootstrap must be 0 \\(a single pass\\) or more"),
         (("--k", "-2"), "--k must be positive"),
         (("--campaign", "other"), "No campaign named 'other'"),
     ],

@@ -28,7 +28,7 @@ def test_json_holds_scores_with_provenance_ratings_correlations_and_agreement(ad
     data = get_built(admin_client, reverse("api-dataset-leaderboard", args=[dataset.name])).json()
     assert set(data) == {
         "dataset", "aspects", "margin", "bootstrap_rounds", "settings", "setting", "scores", "human",
-        "metric_ratings", "comparison", "significance", "verdict", "as_of",
+        "metric_ratings", "comparison", "significance", "verdict", "as_of", "replicates",
     }  # fmt: skip
     assert data["dataset"] == {"name": "toy", "level": "sentence", "domain": "general", "description": "", "texts": 4}
     assert data["setting"]["key"] == FINGERPRINT
@@ -53,7 +53,9 @@ def test_scores_csv(admin_client, dataset):
 
 def test_human_ratings_csv(admin_client, dataset):
     rows = download(admin_client, dataset, "human-ratings")
-    assert len(rows) == 2 * 5 * 3  # two methods, five aspects, three systems
+    # Two methods and the single pass of Elo, five aspects, three systems.
+    assert len(rows) == 3 * 5 * 3
+    assert {row["method"] for row in rows} == {"elo", "bt", "elo_single_pass"}
     first = rows[0]
     assert (first["method"], first["aspect"]) == ("elo", "ts")
     assert float(first["ci_low"]) <= float(first["rating"]) <= float(first["ci_high"])

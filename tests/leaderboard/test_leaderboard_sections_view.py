@@ -24,7 +24,7 @@ def test_new_judgements_refresh_the_human_parts(admin_client, dataset):
     assert sorted(payload["sections"]) == ["comparison", "human", "verdict"]
     assert "60 judgements from 1 campaign" in payload["sections"]["human"]
     assert sorted(payload["plots"]) == [
-        "aspects", "human_significance", "profile", "ratings", "scatter", "significance", "win_rates",
+        "aspects", "human_significance", "profile", "ratings", "replicates", "scatter", "significance", "win_rates",
     ]  # fmt: skip
     assert sorted(payload["plots"]["ratings"]) == ["bt", "elo"]
 

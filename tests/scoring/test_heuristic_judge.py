@@ -101,7 +101,13 @@ def test_split_lists_the_finer_triples(judge):
         ["Marie Curie", "discovered", "polonium"],
         ["Marie Curie", "discovered", "radium"],
     ]
-    assert verdict.reply == "2 subject item(s) x 2 object item(s)"
+    assert verdict.reply.splitlines() == [
+        "2 subject item(s) x 2 object item(s)",
+        '["Pierre", "discovered", "polonium"]',
+        '["Pierre", "discovered", "radium"]',
+        '["Marie Curie", "discovered", "polonium"]',
+        '["Marie Curie", "discovered", "radium"]',
+    ]
 
 
 def test_granularity_from_heuristic_verdicts(judge):

@@ -173,6 +173,7 @@ def test_provenance_names_everything_that_shapes_the_scores(scorer, topic_model)
         "lda_topics": topic_model.num_topics,
         "lda_seed": 13,
         "relaxed_threshold": 0.5,
+        "rules": "app",
     }
 
 

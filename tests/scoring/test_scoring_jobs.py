@@ -42,6 +42,7 @@ def test_a_run_scores_every_chunk_and_stores_aggregates_with_provenance():
         "lda_topics": 2,
         "lda_seed": 13,
         "relaxed_threshold": 0.5,
+        "rules": "app",
     }
     assert len(run.fingerprint) == 64 and run.heuristic_judge
     scores = {score.system.name: score.values for score in SystemScore.objects.filter(run=run)}

@@ -26,7 +26,13 @@ class Command(BaseCommand):
         parser.add_argument(
             "--order", choices=tuple(ORDERS), default="import", help="Elo battle order: as imported, or shuffled."
         )
-        parser.add_argument("--bootstrap", type=int, default=ratings.BOOTSTRAP_ROUNDS, help="Bootstrap rounds.")
+        parser.add_argument(
+            "--bootstrap",
+            type=int,
+            default=ratings.BOOTSTRAP_ROUNDS,
+            help="Bootstrap rounds; 0: no bootstrap, no interval: one pass of online Elo in the battle order "
+            "(as the GENRES paper computed it), or the Bradley–Terry fit alone.",
+        )
         parser.add_argument("--seed", type=int, default=0, help="Seeds the bootstrap and the shuffle.")
         merging = parser.add_mutually_exclusive_group()
         merging.add_argument(
@@ -36,8 +42,8 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="Print JSON instead of a table.")
 
     def handle(self, *args, **options):
-        if options["bootstrap"] < 1:
-            raise CommandError("--bootstrap must be at least 1.")
+        if options["bootstrap"] < 0:
+            raise CommandError("--bootstrap must be 0 (a single pass) or more.")
         if options["k"] <= 0:
             raise CommandError("--k must be positive.")
         try:
@@ -53,7 +59,9 @@ class Command(BaseCommand):
             aspect_battles = battles.human_battles(campaigns, aspect, merged=options["merged"])
             if len(aspect_battles) == 0:
                 raise CommandError(f"No judgements of {Aspect(aspect).label.lower()} ({aspect}) to rate.")
-            if options["method"] == "elo":
+            if options["bootstrap"] == 0:
+                board = self.without_bootstrap(aspect_battles, options)
+            elif options["method"] == "elo":
                 board = ratings.elo_leaderboard(
                     aspect_battles,
                     rounds=options["bootstrap"],
@@ -71,7 +79,14 @@ class Command(BaseCommand):
         for aspect, board in result["aspects"].items():
             self.stdout.write(f"{Aspect(aspect).label} ({options['method']})")
             for system, row in sorted(board.items(), key=lambda entry: -entry[1]["rating"]):
-                self.stdout.write(
-                    f"  {system:<30} {row['rating']:8.1f}  [{row['ci_low']:7.1f}, {row['ci_high']:7.1f}]"
-                    f"  {row['battles']:>6} battles"
-                )
+                interval = f"[{row['ci_low']:7.1f}, {row['ci_high']:7.1f}]" if "ci_low" in row else "(single pass)"
+                self.stdout.write(f"  {system:<30} {row['rating']:8.1f}  {interval}  {row['battles']:>6} battles")
+
+    @staticmethod
+    def without_bootstrap(aspect_battles, options):
+        """Ratings without intervals: one pass of online Elo, or the Bradley–Terry fit."""
+        if options["method"] == "elo":
+            return ratings.single_pass_leaderboard(
+                aspect_battles, k=options["k"], order=ORDERS[options["order"]], seed=options["seed"]
+            )
+        return ratings.bradley_terry_fit_leaderboard(aspect_battles)

@@ -34,7 +34,6 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
-from django.core.files import File
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
@@ -44,11 +43,21 @@ from annotation.models import Campaign
 from annotation.services import CampaignError, create_campaign
 from leaderboard.jobs import build_snapshots
 from scoring.genres.embedders import EMBEDDERS
-from scoring.genres.formats import AUTO, DATASET_FORMATS, OUTPUT_FORMATS
 from scoring.genres.judges import JUDGES
 from scoring.genres.scorer import METRICS, ScoreSettings
-from scoring.imports import ImportRefused, import_dataset, import_outputs
+from scoring.imports import ImportRefused
 from scoring.jobs import run_in_process
+from scoring.manifests import (
+    DatasetEntry,
+    ManifestError,
+    OutputsEntry,
+    entries,
+    existing_file,
+    import_entry,
+    known_dataset,
+    load_manifest,
+    read_file_list,
+)
 from scoring.models import Dataset, System
 from scoring.runs import RunChunk, ScoringRun, latest_system_scores
 
@@ -67,54 +76,6 @@ PASSWORD_BYTES = 12  # 16 URL-safe characters
 
 
 # Manifest entries --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DatasetEntry:
-    file: Path
-    name: str
-    level: str
-    domain: str
-    description: str
-    format: str
-
-    def run_import(self, source, user):
-        return import_dataset(
-            source,
-            file_name=self.file.name,
-            name=self.name,
-            level=self.level,
-            domain=self.domain,
-            description=self.description,
-            format=self.format,
-            user=user,
-        )
-
-    def report(self, summary):
-        return {"name": self.name, **summary.as_dict()}
-
-
-@dataclass(frozen=True)
-class OutputsEntry:
-    file: Path
-    dataset: str
-    system: str
-    family: str
-    format: str
-
-    def run_import(self, source, user):
-        return import_outputs(
-            source,
-            file_name=self.file.name,
-            dataset=self.dataset,
-            system_name=self.system,
-            family=self.family,
-            format=self.format,
-            user=user,
-        )
-
-    def report(self, summary):
-        return {"dataset": self.dataset, "system": self.system, **summary.as_dict()}
 
 
 @dataclass(frozen=True)
@@ -157,45 +118,24 @@ class Manifest:
 def read_manifest(path):
     """Every entry of the manifest, checked before anything is imported.
 
-    ``datasets`` and ``outputs`` are required; ``judgements``, ``campaigns`` and ``scoring``
-    may be left out.
+    ``datasets`` and ``outputs`` are required (``scoring.manifests``); ``judgements``,
+    ``campaigns`` and ``scoring`` may be left out.
     """
     try:
-        manifest = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise CommandError(f"cannot read the demo manifest {path}: {error}") from None
-    except RecursionError:
-        raise CommandError(f"cannot read the demo manifest {path}: the JSON is nested too deeply") from None
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("datasets"), list) or not isinstance(
-        manifest.get("outputs"), list
-    ):
-        raise CommandError(f'{path}: expected an object with the lists "datasets" and "outputs"')
+        return read_entries(path)
+    except ManifestError as error:
+        raise CommandError(str(error)) from None
+
+
+def read_entries(path):
+    manifest = load_manifest(path)
+    files = read_file_list(manifest, path)
     for key in ("judgements", "campaigns", "scoring"):
         if not isinstance(manifest.setdefault(key, []), list):
             raise CommandError(f'{path}: "{key}" must be a list')
     base = Path(path).parent
-    datasets = [
-        DatasetEntry(
-            file=existing_file(base, entry, where),
-            name=entry["name"],
-            level=entry.get("level", Dataset.Level.SENTENCE),
-            domain=entry.get("domain", Dataset.Domain.GENERAL),
-            description=entry.get("description", ""),
-            format=known_format(entry, DATASET_FORMATS, where),
-        )
-        for where, entry in entries(manifest, "datasets", ("file", "name"), path)
-    ]
-    dataset_names = {dataset.name for dataset in datasets}
-    outputs = [
-        OutputsEntry(
-            file=existing_file(base, entry, where),
-            dataset=known_dataset(entry, dataset_names, where),
-            system=entry["system"],
-            family=entry.get("family", ""),
-            format=known_format(entry, OUTPUT_FORMATS, where),
-        )
-        for where, entry in entries(manifest, "outputs", ("file", "dataset", "system"), path)
-    ]
+    dataset_names = {dataset.name for dataset in files.datasets}
+    outputs = files.outputs
     judgements = [
         JudgementsEntry(
             file=existing_file(base, entry, where),
@@ -212,38 +152,7 @@ def read_manifest(path):
         ScoringEntry(dataset=known_dataset(entry, dataset_names, where), settings=score_settings(entry, where))
         for where, entry in entries(manifest, "scoring", ("dataset",), path)
     ]
-    return Manifest(datasets, outputs, judgements, campaigns, scoring)
-
-
-def entries(manifest, key, required, path):
-    for number, entry in enumerate(manifest[key], start=1):
-        where = f"{path}: {key} entry {number}"
-        if not isinstance(entry, dict):
-            raise CommandError(f"{where}: expected an object")
-        missing = [name for name in required if not isinstance(entry.get(name), str) or not entry[name].strip()]
-        if missing:
-            raise CommandError(f"{where}: missing {', '.join(missing)}")
-        yield where, entry
-
-
-def known_format(entry, formats, where):
-    format = entry.get("format", AUTO)
-    if format not in (AUTO, *formats):
-        raise CommandError(f'{where}: unknown format "{format}"; use one of: {", ".join((AUTO, *formats))}')
-    return format
-
-
-def known_dataset(entry, dataset_names, where):
-    if entry["dataset"] not in dataset_names:
-        raise CommandError(f'{where}: dataset "{entry["dataset"]}" is not among the manifest\'s datasets')
-    return entry["dataset"]
-
-
-def existing_file(base, entry, where):
-    file = base / entry["file"]
-    if not file.is_file():
-        raise CommandError(f"{where}: there is no file {file}")
-    return file
+    return Manifest(files.datasets, outputs, judgements, campaigns, scoring)
 
 
 def campaign_entry(entry, dataset_names, outputs, where):
@@ -303,13 +212,12 @@ def score_settings(entry, where):
 # Loading -----------------------------------------------------------------------------------
 
 
-def import_entry(entry, user):
+def import_file(entry, user):
     """Import one manifest file through the import service; a refusal becomes a command error."""
-    with entry.file.open("rb") as handle:
-        try:
-            return entry.run_import(File(handle, name=entry.file.name), user)
-        except ImportRefused as refusal:
-            raise CommandError(f"{entry.file}: {refusal}") from None
+    try:
+        return import_entry(entry, user)
+    except ImportRefused as refusal:
+        raise CommandError(str(refusal)) from None
 
 
 def import_study(entry):
@@ -569,7 +477,7 @@ class Command(BaseCommand):
                 f"Importing {len(manifest.datasets)} datasets and {len(manifest.outputs)} output files "
                 "(a file imported before is recognised and left as it is)"
             )
-            imports = [(entry, import_entry(entry, admin)) for entry in [*manifest.datasets, *manifest.outputs]]
+            imports = [(entry, import_file(entry, admin)) for entry in [*manifest.datasets, *manifest.outputs]]
             self.progress(f"Importing {len(manifest.judgements)} files of simulated human judgements")
             studies = [import_study(entry) for entry in manifest.judgements]
             campaigns = [ensure_campaign(entry, admin) for entry in manifest.campaigns]

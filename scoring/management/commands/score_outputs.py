@@ -9,6 +9,7 @@ from tqdm import tqdm
 from scoring.genres.embedders import EMBEDDERS
 from scoring.genres.judges import JUDGES
 from scoring.genres.prompts import TEMPLATE_PLACEHOLDERS, PromptTemplate
+from scoring.genres.rules import APP, RULE_LABELS, RULES
 from scoring.genres.scorer import METRICS, ScoreSettings
 from scoring.jobs import enqueue_run, run_in_process
 from scoring.models import Dataset, System
@@ -53,6 +54,12 @@ class Command(BaseCommand):
                 "the openai judge only); default: the app's own prompt.",
             )
         parser.add_argument(
+            "--rules",
+            choices=RULES,
+            default=APP,
+            help="app: the app's own rules (default); reference: the GENRES authors' code (docs/metrics.md).",
+        )
+        parser.add_argument(
             "--chunk-texts", type=int, default=DEFAULT_CHUNK_TEXTS, help="Texts per chunk (one job each)."
         )
         parser.add_argument("--sync", action="store_true", help="Score here, with a progress bar on stderr.")
@@ -74,6 +81,7 @@ class Command(BaseCommand):
                 judge=options["judge"],
                 prompt_templates={template.aspect: template.text for template in templates},
                 verdict_source=options["verdict_source"],
+                rules=options["rules"],
             )
         except ValueError as error:  # TemplateError included
             raise CommandError(str(error)) from error
@@ -140,7 +148,8 @@ class Command(BaseCommand):
         judge = "heuristic judge (offline rules, no LLM)" if run.heuristic_judge else f"judge {provenance['judge']}"
         self.stdout.write(
             f"Scoring run {run.pk} on {run.dataset.name}: embedder {provenance['embedder']} "
-            f"(φ {provenance['threshold']}), {judge}, LDA {provenance['lda_topics']} topics"
+            f"(φ {provenance['threshold']}), {judge}, LDA {provenance['lda_topics']} topics, "
+            f"{RULE_LABELS[provenance.get('rules', APP)]}"
         )
         widths = [max(8, len(column) + 2) for column in TABLE_COLUMNS]
         self.stdout.write("system".ljust(24) + "".join(c.rjust(w) for c, w in zip(TABLE_COLUMNS, widths)))

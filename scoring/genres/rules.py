@@ -1,0 +1,106 @@
+"""The two rule sets a scoring run can follow: the app's own, and the reference rules.
+
+``app`` (the default) is the rule set of docs/metrics.md. ``reference`` follows what the
+GENRES authors' released code computes, so that their published tables can be reproduced
+from their released files. It differs from ``app`` in four places (docs/metrics.md lists why
+the app's own default is what it is):
+
+- granularity: n is the number of bracketed sub-triples in the judge's reply
+  (``prompts.bracketed_sub_triples``: the smaller of the counts of "[" and "]"), n = 1 counting as 0; a
+  text's mean runs over its distinct triples (the authors keep one reply per triple's JSON);
+  a text with no triples has no granularity (None), so it is left out of the system mean;
+- tokens per triple: word tokens (punctuation split off, ``NLTKWordTokenizer``) instead of
+  whitespace tokens; a text with no triples counts as 0 instead of being left out;
+- malformed items (three elements of which one is empty or not a string) are counted where
+  the authors counted them: in the number of triples, in tokens per triple (an item with a
+  non-string element as 0 tokens), and, when its three elements are strings, judged for
+  factualness and granularity like any triple.
+
+Everything else (ts, us, cs, P/R/F1, fs per text) is the same under both.
+"""
+
+import math
+
+from nltk.tokenize import NLTKWordTokenizer
+
+from scoring.genres.prompts import bracketed_sub_triples, finer_triples
+from scoring.genres.stats import tokens_per_triple
+
+APP = "app"
+REFERENCE = "reference"
+RULES = (APP, REFERENCE)
+RULE_LABELS = {APP: "app rules", REFERENCE: "reference rules (the GENRES authors' code)"}
+
+# The Treebank-style tokenizer behind nltk's word_tokenize, without its sentence splitting
+# (which needs the punkt model, a download): a triple element is one short phrase.
+_WORD_TOKENIZER = NLTKWordTokenizer()
+
+
+def check_rules(rules):
+    if rules not in RULES:
+        raise ValueError(f"rules must be one of {', '.join(RULES)}, not {rules!r}")
+
+
+def reference_split_score(reply):
+    """e^(-n) of one granularity reply under the reference rules, n = 1 counting as 0."""
+    return math.exp(-finer_triples(bracketed_sub_triples(reply)))
+
+
+def reference_granularity(items, replies):
+    """gs of one text under the reference rules: the mean over its distinct items of their reply's
+    score (the first reply of an item given twice); None when the text has no item."""
+    first_reply = {}
+    for item, reply in zip(items, replies, strict=True):
+        first_reply.setdefault(tuple(map(repr, item)), reply)
+    if not first_reply:
+        return None
+    return sum(reference_split_score(reply) for reply in first_reply.values()) / len(first_reply)
+
+
+# What a malformed item of the authors' files is made of (JSON scalars); a longer element than
+# this is no phrase, and NUL cannot be stored by PostgreSQL.
+MAX_MALFORMED_ELEMENT_CHARS = 2000
+
+
+def countable_malformed(item):
+    """A dropped item the reference rules count: three elements, each a string (possibly empty),
+    a finite number or null. Items of another length never reach the authors' scoring (it
+    unpacks three)."""
+    if not isinstance(item, list) or len(item) != 3:
+        return False
+    return all(_storable_scalar(element) for element in item)
+
+
+def _storable_scalar(element):
+    if isinstance(element, str):
+        return "\x00" not in element and len(element) <= MAX_MALFORMED_ELEMENT_CHARS
+    if isinstance(element, float):
+        return math.isfinite(element)  # JSON columns refuse NaN and infinities
+    return element is None or (isinstance(element, int) and not isinstance(element, bool))
+
+
+def judgeable(item):
+    """Three strings (a triple, or a malformed item with an empty element): what a judge can read
+    and the tokenizer count."""
+    return len(item) == 3 and all(isinstance(element, str) for element in item)
+
+
+def word_tokens_in_item(item):
+    """Word tokens of subject, relation and object; 0 for an item with a non-string element."""
+    if not judgeable(item):
+        return 0
+    return sum(len(_WORD_TOKENIZER.tokenize(element)) for element in item)
+
+
+def output_statistics(triples, malformed=(), rules=APP):
+    """(triples counted, tokens per triple) of one output under ``rules``.
+
+    App rules: valid triples only, whitespace tokens, None without a triple (not applicable).
+    Reference rules: malformed items too, word tokens, 0 without an item.
+    """
+    if rules == REFERENCE:
+        items = [*triples, *malformed]
+        if not items:
+            return 0, 0.0
+        return len(items), sum(word_tokens_in_item(item) for item in items) / len(items)
+    return len(triples), tokens_per_triple(triples)
