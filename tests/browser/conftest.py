@@ -66,5 +66,7 @@ def phone_page(chromium):
 
 @pytest.fixture(params=["desktop", "phone"])
 def sized_page(request):
-    """The same test at desktop width (1280 px) and on a 390 px phone: (width name, page)."""
-    return request.param, request.getfixturevalue("page" if request.param == "desktop" else "phone_page")
+    """The same test at desktop width (1280 px) and on a 390 px phone; ``page.width_name`` says which."""
+    sized = request.getfixturevalue("page" if request.param == "desktop" else "phone_page")
+    sized.width_name = request.param
+    return sized

@@ -21,7 +21,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_sign_in_lands_on_campaigns_and_review_returns_after_an_edit(live_server, sized_page, screenshot_dir):
-    width, page = sized_page
+    page = sized_page
+    width = page.width_name
     annotator = make_user("ria")
     setup = make_annotation_setup([annotator], with_ground_truth=True)
     first, second, third, *_ = setup.assignments(annotator)  # the three pairs of the first text

@@ -13,7 +13,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_systems_follow_the_chosen_dataset(live_server, sized_page, screenshot_dir, admin_user):
-    width, page = sized_page
+    page = sized_page
+    width = page.width_name
     news, _ = make_dataset(name="News", texts=4, systems=("news-model-1", "news-model-2"))
     science, _ = make_dataset(name="Science", texts=4, systems=("sci-model-1", "sci-model-2", "sci-model-3"))
     make_annotators(2)

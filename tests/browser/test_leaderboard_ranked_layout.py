@@ -13,12 +13,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
-from tests.browser.test_annotation_flow import sign_in
-from tests.browser.test_scoring_progress import screenshot_dir
-from tests.browser.viewports import sized_page
+from tests.browser.annotator_pages import sign_in
 from tests.leaderboard.leaderboard_fixtures import build_all, ranked_dataset
 
-__all__ = ["screenshot_dir", "sized_page"]  # fixtures, used by name
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 ADMIN, PASSWORD = "board-admin", "board-admin-pass-123"
 

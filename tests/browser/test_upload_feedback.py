@@ -8,11 +8,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
-from tests.browser.test_annotation_flow import sign_in
-from tests.browser.test_scoring_progress import screenshot_dir
-from tests.browser.viewports import in_viewport, sized_page
+from tests.browser.annotator_pages import sign_in
+from tests.browser.viewports import in_viewport
 
-__all__ = ["screenshot_dir", "sized_page"]  # fixtures, used by name
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 ADMIN, PASSWORD = "upload-admin", "upload-admin-pass-123"
 

@@ -1,22 +1,4 @@
-"""A page at a desktop width or at a 390 px phone's (touch, mobile viewport), for tests that check
-a layout at both: ``sized_page`` is parametrised, so each such test runs twice."""
-
-import pytest
-
-VIEWPORTS = {
-    "desktop": {"viewport": {"width": 1280, "height": 900}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
-}
-
-
-@pytest.fixture(params=list(VIEWPORTS))
-def sized_page(chromium, request):
-    context = chromium.new_context(**VIEWPORTS[request.param])
-    context.set_default_timeout(10_000)
-    browser_page = context.new_page()
-    browser_page.width_name = request.param
-    yield browser_page
-    context.close()
+"""Where an element sits in the visible part of a page."""
 
 
 def in_viewport(page, locator):
