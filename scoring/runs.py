@@ -22,18 +22,21 @@ from dataclasses import asdict, replace
 
 from django.conf import settings
 from django.db import models, transaction
-from django.db.models import Count, F, Max, Q, Sum
+from django.db.models import Avg, Case, Count, F, FloatField, Max, Q, Sum, Value, When
 from django.db.models.functions import Coalesce
 from django.dispatch import Signal
 from django.urls import reverse
 from django.utils import timezone
 
-from scoring.genres.scorer import METRICS, PRF_VALUES, VALUE_NAMES, ScoreSettings, TextScores, aggregate
+from scoring.genres.scorer import AVERAGED, METRICS, PRF_VALUES, ScoreSettings, mean
 from scoring.genres.stats import tokens_per_triple
 from scoring.genres.topics import default_topic_count
 from scoring.models import Dataset, Output, System
+from scoring.sql import JSONArrayLength, JSONNumber
 
 DEFAULT_CHUNK_TEXTS = 50
+# Rows fetched at a time where a query streams every scored output.
+STREAM_ROWS = 5000
 METRIC_CHOICES = [(metric, metric) for metric in METRICS]
 
 
@@ -45,10 +48,20 @@ class RunRefused(ValueError):
     """A run that cannot be created as asked; the message says why."""
 
 
+def metric_names(metric):
+    """The names of the values one metric produces."""
+    return PRF_VALUES if metric == "prf" else (metric,)
+
+
 def metric_values(metric, values):
     """The values one metric produces, out of a text's full set of values."""
-    names = PRF_VALUES if metric == "prf" else (metric,)
-    return {name: values[name] for name in names}
+    return {name: values[name] for name in metric_names(metric)}
+
+
+def stored_value(name):
+    """One value of the stored per-text JSON for SQL: None (not applicable) is NULL, which AVG
+    leaves out, as ``scorer.aggregate`` leaves out None."""
+    return JSONNumber("values", name)
 
 
 class ScoringRun(models.Model):
@@ -195,39 +208,60 @@ class ScoringRun(models.Model):
         self.refresh_from_db()
         return bool(finished)
 
-    def text_scores_by_system(self):
-        """{system: [TextScores]} rebuilt from the current stored scores of this run's settings."""
-        rows = (
+    def store_aggregates(self):
+        """Each system's means (``scorer.aggregate``'s), computed by the database from the stored scores.
+
+        One grouped query over the run's current scores, so memory does not grow with the number
+        of texts. The output statistics are counted from each output's row of the run's first
+        metric (every scored output has one row per metric); tokens per triple, which needs the
+        whitespace tokenizer, is the one mean taken in Python, from the outputs' triples streamed
+        in batches.
+        """
+        first = Q(metric=self.metrics[0])
+        scored = (
             TextScore.objects.current()
             .filter(fingerprint=self.fingerprint, metric__in=self.metrics)
             .filter(output__text__dataset=self.dataset, output__system__in=self.systems.all())
-            .select_related("output")
-            .order_by("output__system_id", "output__text__position")
         )
-        per_output = {}
-        for row in rows:
-            output = row.output
-            if output.pk not in per_output:
-                values = dict.fromkeys(VALUE_NAMES)
-                values["triples"] = len(output.triples)
-                values["tokens_per_triple"] = tokens_per_triple(output.triples)
-                per_output[output.pk] = (output, TextScores(output.pk, values))
-            per_output[output.pk][1].values.update(row.values)
-        by_system = {}
-        for output, text_scores in per_output.values():
-            by_system.setdefault(output.system_id, []).append((output, text_scores))
-        return by_system
-
-    def store_aggregates(self):
+        tokens = {}
+        for system_id, triples in scored.filter(first).values_list("output__system_id", "output__triples").iterator(
+            chunk_size=STREAM_ROWS
+        ):
+            tokens.setdefault(system_id, []).append(tokens_per_triple(triples))
+        means = {
+            name: Avg(stored_value(name), filter=Q(metric=metric))
+            for metric in self.metrics
+            for name in metric_names(metric)
+        }
+        per_system = (
+            scored.values("output__system_id")
+            .annotate(
+                texts=Count("pk", filter=first),
+                scored_updated_at=Max("output__updated_at"),
+                triples_per_text=Avg(JSONArrayLength("output__triples"), filter=first),
+                empty_share=Avg(
+                    Case(When(output__triples=[], then=Value(1.0)), default=Value(0.0), output_field=FloatField()),
+                    filter=first,
+                ),
+                **means,
+            )
+            .order_by()
+        )
         SystemScore.objects.filter(run=self).delete()
         SystemScore.objects.bulk_create(
             SystemScore(
                 run=self,
-                system_id=system_id,
-                values=aggregate([text_scores for _output, text_scores in scored]),
-                outputs_updated_at=max(output.updated_at for output, _scores in scored),
+                system_id=row["output__system_id"],
+                values={
+                    "texts": row["texts"],
+                    "triples_per_text": row["triples_per_text"],
+                    "tokens_per_triple": mean(tokens[row["output__system_id"]]),
+                    **{name: row.get(name) for name in AVERAGED},
+                    "empty_share": row["empty_share"],
+                },
+                outputs_updated_at=row["scored_updated_at"],
             )
-            for system_id, scored in self.text_scores_by_system().items()
+            for row in per_system
         )
 
     def progress_state(self):
@@ -362,14 +396,14 @@ class TextScore(models.Model):
         return f"{self.metric} of {self.output_id} ({self.fingerprint[:8]})"
 
     @classmethod
-    def rows_for(cls, run, output, text_scores):
+    def rows_for(cls, run, output_id, output_updated_at, text_scores):
         return [
             cls(
-                output=output,
+                output_id=output_id,
                 run=run,
                 metric=metric,
                 fingerprint=run.fingerprint,
-                output_updated_at=output.updated_at,
+                output_updated_at=output_updated_at,
                 values=metric_values(metric, text_scores.values),
                 details=text_scores.details.get(metric, []),
             )
