@@ -21,7 +21,7 @@ longer current and pages stop showing it.
 from dataclasses import asdict, replace
 
 from django.conf import settings
-from django.db import models, transaction
+from django.db import connection, models, transaction
 from django.db.models import Avg, Case, Count, F, FloatField, Max, Q, Sum, Value, When
 from django.db.models.functions import Coalesce
 from django.dispatch import Signal
@@ -224,8 +224,8 @@ class ScoringRun(models.Model):
             .filter(output__text__dataset=self.dataset, output__system__in=self.systems.all())
         )
         tokens = {}
-        for system_id, triples in scored.filter(first).values_list("output__system_id", "output__triples").iterator(
-            chunk_size=STREAM_ROWS
+        for system_id, triples in (
+            scored.filter(first).values_list("output__system_id", "output__triples").iterator(chunk_size=STREAM_ROWS)
         ):
             tokens.setdefault(system_id, []).append(tokens_per_triple(triples))
         means = {
@@ -356,7 +356,7 @@ class RunChunk(models.Model):
         """Store the chunk's scores and mark it done, together; False if another job took it over."""
         done = self._held().update(status=self.Status.DONE, finished_at=timezone.now(), **usage)
         if done:
-            TextScore.store(rows)
+            TextScore.store_rows(rows)
         return bool(done)
 
     def fail(self, message):
@@ -395,30 +395,58 @@ class TextScore(models.Model):
     def __str__(self):
         return f"{self.metric} of {self.output_id} ({self.fingerprint[:8]})"
 
+    # A row as ``store_rows`` takes it, and the fields a later run with the same settings replaces.
+    ROW_FIELDS = ("output", "run", "metric", "fingerprint", "output_updated_at", "values", "details")
+    REPLACED_FIELDS = ("run", "output_updated_at", "values", "details")
+
     @classmethod
     def rows_for(cls, run, output_id, output_updated_at, text_scores):
+        """The rows of one output's scores, one per metric of the run, as ``store_rows`` takes them."""
+        values, details = text_scores.values, text_scores.details
         return [
-            cls(
-                output_id=output_id,
-                run=run,
-                metric=metric,
-                fingerprint=run.fingerprint,
-                output_updated_at=output_updated_at,
-                values=metric_values(metric, text_scores.values),
-                details=text_scores.details.get(metric, []),
+            (
+                output_id,
+                run.pk,
+                metric,
+                run.fingerprint,
+                output_updated_at,
+                metric_values(metric, values),
+                details.get(metric, []),
             )
             for metric in run.metrics
         ]
 
     @classmethod
-    def store(cls, rows):
-        """Insert, or replace what an earlier run with the same settings stored."""
-        cls.objects.bulk_create(
-            rows,
-            update_conflicts=True,
-            unique_fields=["output", "fingerprint", "metric"],
-            update_fields=["run", "output_updated_at", "values", "details"],
+    def store(cls, scores):
+        """Insert TextScore objects, or replace what an earlier run with the same settings stored."""
+        attributes = [cls._meta.get_field(name).attname for name in cls.ROW_FIELDS]
+        cls.store_rows([tuple(getattr(score, attribute) for attribute in attributes) for score in scores])
+
+    @classmethod
+    def store_rows(cls, rows):
+        """Insert rows (tuples of ROW_FIELDS), or replace what an earlier run with the same settings stored.
+
+        One prepared INSERT ... ON CONFLICT DO UPDATE (SQLite and PostgreSQL) for all the rows:
+        a model object per score and bulk_create's SQL built value by value cost more than the
+        scoring itself.
+        """
+        if not rows:
+            return
+        fields = [cls._meta.get_field(name) for name in cls.ROW_FIELDS]
+        quote = connection.ops.quote_name
+        columns = ", ".join(quote(field.column) for field in fields)
+        unique = ", ".join(quote(cls._meta.get_field(name).column) for name in ("output", "fingerprint", "metric"))
+        replaced = ", ".join(
+            f"{quote(column)} = excluded.{quote(column)}"
+            for column in (cls._meta.get_field(name).column for name in cls.REPLACED_FIELDS)
         )
+        sql = (
+            f"INSERT INTO {quote(cls._meta.db_table)} ({columns}) VALUES ({', '.join(['%s'] * len(fields))}) "
+            f"ON CONFLICT ({unique}) DO UPDATE SET {replaced}"
+        )
+        prepared = [[field.get_db_prep_save(value, connection) for field, value in zip(fields, row)] for row in rows]
+        with connection.cursor() as cursor:
+            cursor.executemany(sql, prepared)
 
 
 class SystemScore(models.Model):

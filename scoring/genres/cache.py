@@ -16,8 +16,8 @@ Failed requests are never cached.
 import hashlib
 import json
 import threading
-from itertools import islice
 from collections.abc import Iterable, Mapping
+from itertools import islice
 from typing import Any, Protocol
 
 
