@@ -19,7 +19,8 @@ training time, and the app line its share of the run. The load average is printe
 size. The app and the library train their own LDA model (each its own model directory) and
 must agree on every system mean.
 
-    python -m benchmarks.scoring_scale [--sizes 1000,10000,100000] [--before PATH] [--before-sizes 1000,10000]
+    python -m benchmarks.scoring_scale [--sizes 1000,10000,100000] [--library-sizes 1000,10000]
+        [--before PATH] [--before-sizes 1000,10000]
 """
 
 import argparse
@@ -165,7 +166,13 @@ def compare(app_means, library_means):
     return max(differences, default=0.0)
 
 
-def measure(count, before, with_before):
+def topic_model_ready(var_dir, start):
+    """Seconds from ``start`` (a time.time()) until the app's topic model was saved, start-up included."""
+    (model_dir,) = (var_dir / "lda").glob("lda-*")
+    return model_dir.stat().st_mtime - start
+
+
+def measure(count, before, with_library, with_before):
     print(f"{count:,} texts × 5 systems (Ground truth included), metrics {','.join(METRICS)}; "
           f"load average {load_average()}", flush=True)  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="genres-scale-") as scratch:
