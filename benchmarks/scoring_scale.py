@@ -120,24 +120,13 @@ def measured(command, cwd, var_dir):
     environment = {**os.environ, "GENRES_VAR_DIR": str(var_dir), "PYTHONPATH": str(cwd)}
     environment.pop("DATABASE_URL", None)
     start = time.perf_counter()
-    process = subprocess.Popen(
-        command,
-        cwd=cwd,
-        env=environment,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
+    process = subprocess.Popen(command, cwd=cwd, env=environment, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     output = process.stdout.read()
     _pid, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"{' '.join(map(str, command))} failed (exit status {os.waitstatus_to_exitcode(status)})")
-    return (
-        seconds,
-        usage.ru_utime + usage.ru_stime,
-        usage.ru_maxrss / 1024,
-        output.decode(),
-    )
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, output.decode()
 
 
 def score_command(checkout):
@@ -178,46 +167,31 @@ def measure(count, before, with_library, with_before):
     with tempfile.TemporaryDirectory(prefix="genres-scale-") as scratch:
         var_dir = Path(scratch)
         module = [sys.executable, "-m", "benchmarks.scoring_scale"]
-        seconds, _cpu, _megabytes, _out = measured(
-            [*module, "--child", "prepare", "--count", str(count)], CHECKOUT, var_dir
-        )
+        seconds, *_ = measured([*module, "--child", "prepare", "--count", str(count)], CHECKOUT, var_dir)
         print(f"  import   {seconds:8.1f} s  (not part of the figures below)", flush=True)
-        library_seconds, library_cpu, megabytes, out = measured(
-            [*module, "--child", "library", "--count", str(count)], CHECKOUT, var_dir
-        )
-        library_result = json.loads(out)
-        lda = library_result["lda_seconds"]
-        line(
-            "library",
-            count,
-            library_seconds,
-            library_cpu,
-            megabytes,
-            f"  (LDA training {lda:.1f} s)",
-        )
+        if with_library:
+            library_seconds, library_cpu, megabytes, out = measured(
+                [*module, "--child", "library", "--count", str(count)], CHECKOUT, var_dir
+            )
+            library_result = json.loads(out)
+            lda = library_result["lda_seconds"]
+            line("library", count, library_seconds, library_cpu, megabytes, f"  (LDA training {lda:.1f} s)")
+        start = time.time()
         app_seconds, app_cpu, megabytes, out = measured(score_command(CHECKOUT), CHECKOUT, var_dir)
-        app_means = json.loads(out)["systems"]
-        line(
-            "app",
-            count,
-            app_seconds,
-            app_cpu,
-            megabytes,
-            f"  {app_seconds / library_seconds:.2f}× library ({app_cpu / library_cpu:.2f}× in CPU); "
-            f"LDA training {lda / app_seconds:.0%} of it; "
-            f"means differ by ≤ {compare(app_means, library_result['means']):.1e}",
-        )
+        ready = topic_model_ready(var_dir, start)
+        comparison = f"  topic model ready after {ready:.1f} s ({ready / app_seconds:.0%}, start-up included)"
+        if with_library:
+            comparison += (
+                f"; {app_seconds / library_seconds:.2f}× library ({app_cpu / library_cpu:.2f}× in CPU), "
+                f"LDA training {lda / app_seconds:.0%} of it, means differ by "
+                f"≤ {compare(json.loads(out)['systems'], library_result['means']):.1e}"
+            )
+        line("app", count, app_seconds, app_cpu, megabytes, comparison)
         if with_before:
             shutil.rmtree(var_dir / "lda", ignore_errors=True)  # the earlier code trains its own model too
             before_seconds, before_cpu, megabytes, _out = measured(score_command(before), before, var_dir)
-            line(
-                "before",
-                count,
-                before_seconds,
-                before_cpu,
-                megabytes,
-                f"  {before_seconds / app_seconds:.1f}× app ({before_cpu / app_cpu:.1f}× in CPU)",
-            )
+            ratios = f"  {before_seconds / app_seconds:.1f}× app ({before_cpu / app_cpu:.1f}× in CPU)"
+            line("before", count, before_seconds, before_cpu, megabytes, ratios)
         print(f"  load average after: {load_average()}", flush=True)
 
 
@@ -227,23 +201,10 @@ def sizes(value):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--sizes",
-        type=sizes,
-        default=[1000, 10000],
-        help="Texts per dataset, comma-separated.",
-    )
-    parser.add_argument(
-        "--before",
-        type=Path,
-        help="Another checkout whose score_outputs runs too, for comparison.",
-    )
-    parser.add_argument(
-        "--before-sizes",
-        type=sizes,
-        default=[1000, 10000],
-        help="The sizes --before runs on.",
-    )
+    parser.add_argument("--sizes", type=sizes, default=[1000, 10000], help="Texts per dataset, comma-separated.")
+    parser.add_argument("--library-sizes", type=sizes, help="The sizes the library runs on too (default: all).")
+    parser.add_argument("--before", type=Path, help="Another checkout whose score_outputs runs too, for comparison.")
+    parser.add_argument("--before-sizes", type=sizes, default=[1000, 10000], help="The sizes --before runs on.")
     parser.add_argument("--child", choices=["prepare", "library"], help=argparse.SUPPRESS)
     parser.add_argument("--count", type=int, help=argparse.SUPPRESS)
     arguments = parser.parse_args(argv)
@@ -253,11 +214,9 @@ def main(argv=None):
         library(arguments.count, os.environ["GENRES_VAR_DIR"])
     else:
         for count in arguments.sizes:
-            measure(
-                count,
-                arguments.before,
-                arguments.before and count in arguments.before_sizes,
-            )
+            with_library = arguments.library_sizes is None or count in arguments.library_sizes
+            with_before = arguments.before is not None and count in arguments.before_sizes
+            measure(count, arguments.before, with_library, with_before)
 
 
 if __name__ == "__main__":
