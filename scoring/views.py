@@ -15,8 +15,8 @@ from django.views.decorators.http import require_http_methods
 from scoring.forms import DatasetUploadForm, OutputsUploadForm
 from scoring.imports import ImportRefused
 from scoring.models import Dataset, Output, System, Text, Upload
-from scoring.sql import JSONArrayLength
 from scoring.score_tables import dataset_scores, text_scores
+from scoring.sql import JSONArrayLength
 
 # Pages that name systems or show their triples. Annotators judge blind (systems are anonymous to
 # them), so these need the "view output" permission: superusers have it; give it to researchers.
