@@ -2,10 +2,11 @@
 
 A synthetic dataset (fixed seed) with three systems and the Ground truth, all six metrics, the
 offline embedder and judge, 50 texts a chunk: once with an empty request cache, once again
-(every vector from the cache). Then the fs stage with the OpenAI judge against the fake
-OpenAI-compatible server (50 ms a request, 16 in flight): once sending every request, once
-answered from the cache with none sent. Prints the wall-clock time of each run and what it
-counted. Runs in a throw-away test database and LDA directory, never in the app's own.
+(the LDA model then loaded, not trained; the offline embedder's vectors stay in the process).
+Then the fs stage with the OpenAI judge against the fake OpenAI-compatible server (50 ms a
+request, 16 in flight): once sending every request, once answered from the cache with none sent.
+Prints the wall-clock time of each run and what it counted. Runs in a throw-away test database
+and LDA directory, never in the app's own.
 
     python -m benchmarks.scoring_pipeline [--texts 1000]
 """
@@ -76,7 +77,7 @@ def run(count):
     print(f"{count:,} texts × 4 systems (Ground truth included)")
     all_metrics = ["ts", "us", "fs", "gs", "cs", "prf"]
     timed_run("all metrics, offline, empty cache", dataset, all_metrics)
-    timed_run("all metrics, offline, vectors cached", dataset, all_metrics)
+    timed_run("all metrics, offline, again (LDA model saved)", dataset, all_metrics)
     with FakeOpenAIServer(latency=0.05) as server:
         os.environ.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="benchmark", GENRES_OPENAI_CONCURRENCY="16")
         timed_run("fs, OpenAI judge (fake server), empty cache", dataset, ["fs"], judge="openai")

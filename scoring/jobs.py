@@ -23,10 +23,11 @@ for the backoff, and covers the killed work horse, for which rq calls no failure
 a retried rq job keeps its id, which the chunk would have to let claim it twice.
 """
 
+import logging
 import threading
 import uuid
 from datetime import timedelta
-from functools import cache
+from functools import cache, lru_cache
 
 import django_rq
 import redis
@@ -38,6 +39,7 @@ from rq.job import Job, JobStatus
 from rq.worker import Worker
 
 from scoring.cache_store import DatabaseRequestCache
+from scoring.genres.cache import InMemoryRequestCache
 from scoring.genres.embedders import get_embedder
 from scoring.genres.judges import SPLIT, SUPPORT, RecordedJudge, RequestCount, get_judge
 from scoring.genres.pricing import cost_usd
@@ -45,8 +47,10 @@ from scoring.genres.scorer import Scorer, TextRecord
 from scoring.genres.topics import TopicModel
 from scoring.models import Output
 from scoring.progress import publish_progress
-from scoring.verdict_imports import recorded_verdicts
 from scoring.runs import RunChunk, ScoringRun, TextScore
+from scoring.verdict_imports import recorded_verdicts
+
+logger = logging.getLogger(__name__)
 
 QUEUE = "default"
 # A running chunk's heartbeat thread writes RunChunk.heartbeat_at every HEARTBEAT_SECONDS,
@@ -73,17 +77,32 @@ def make_judge(name, cache, templates=()):
     return get_judge(name, cache=cache, templates=templates, redis_client=redis.Redis.from_url(settings.REDIS_URL))
 
 
+# Embedders computed on this machine: recomputing a vector costs less than fetching it from the
+# database, so their vectors stay in the process, bounded, instead of the shared request cache.
+LOCAL_EMBEDDERS = {"hashing", "minilm"}
+LOCAL_VECTORS_KEPT = 50_000
+
+
 class RunScorer:
-    """The scorer of one run in one process, and what its embedder and judge have cost so far."""
+    """The scorer of one run in one process, and what its embedder and judge have cost so far.
+
+    Built once per run and process (``run_scorer``) and reused by the run's chunks: building reads
+    and hashes every text of the dataset and loads the topic model, work that grows with the
+    dataset and must not be repeated per chunk.
+    """
 
     def __init__(self, run):
         score_settings = run.settings_object()
         self.cache = DatabaseRequestCache()
-        self.embedder = get_embedder(score_settings.embedder, cache=self.cache)
+        embedder_cache = self.cache
+        if score_settings.embedder in LOCAL_EMBEDDERS:
+            embedder_cache = InMemoryRequestCache(max_entries=LOCAL_VECTORS_KEPT)
+        self.embedder = get_embedder(score_settings.embedder, cache=embedder_cache)
         self.verdict_source = score_settings.verdict_source
-        if self.verdict_source:  # one judge per system, holding that system's verdicts (judge_for)
+        # The recorded judges of the chunks not yet counted, and the missing verdicts of those that were.
+        self.recorded_judges, self.missing_counted = [], 0
+        if self.verdict_source:  # one judge per system and chunk, holding its verdicts (scorer_for)
             self.judge = RecordedJudge(self.verdict_source, [])
-            self.recorded_judges = []
         else:
             self.judge = make_judge(score_settings.judge, self.cache, score_settings.judge_templates())
         topic_model = None
@@ -91,9 +110,11 @@ class RunScorer:
             texts = run.dataset.texts.order_by("position").values_list("content", flat=True)
             topic_model = TopicModel.for_texts(texts, lda_cache_dir(), score_settings.topic_settings())
         self.scorer = Scorer(score_settings, self.embedder, self.judge, topic_model)
+        self.settings_fingerprint = self.scorer.settings.fingerprint(self.embedder, self.judge, topic_model)
+        self.counted = self.counters()
 
     def fingerprint(self):
-        return self.scorer.settings.fingerprint(self.embedder, self.judge, self.scorer.topic_model)
+        return self.settings_fingerprint
 
     def scorer_for(self, system, text_ids):
         """The scorer of ``system``'s outputs on these texts: with the recorded judge, one that
@@ -104,23 +125,67 @@ class RunScorer:
         self.recorded_judges.append(judge)
         return Scorer(self.scorer.settings, self.embedder, judge, self.scorer.topic_model)
 
-    def usage(self):
-        """Chunk counters: requests, cache hits, tokens and their cost at OpenAI list prices."""
+    def counters(self):
+        """Requests, cache hits and tokens since the scorer was built."""
         judge_usage = self.judge.usage
         embedder_usage = getattr(self.embedder, "usage", None)
-        usage = {
-            "requests": judge_usage.requests + (embedder_usage.requests if embedder_usage else 0),
+        return {
+            "judge_requests": judge_usage.requests,
+            "embedder_requests": embedder_usage.requests if embedder_usage else 0,
             "cache_hits": self.cache.hits,
-            "prompt_tokens": judge_usage.prompt_tokens,
+            "judge_prompt_tokens": judge_usage.prompt_tokens,
             "completion_tokens": judge_usage.completion_tokens,
-            "cost_usd": cost_usd(self.judge.model, judge_usage.prompt_tokens, judge_usage.completion_tokens),
+            "embedder_prompt_tokens": embedder_usage.prompt_tokens if embedder_usage else 0,
+            "missing_verdicts": self.missing_counted + sum(judge.missing for judge in self.recorded_judges),
+        }
+
+    def usage(self):
+        """Chunk counters since the last call: requests, cache hits, tokens and their cost at OpenAI list prices."""
+        now = self.counters()
+        spent = {name: now[name] - self.counted[name] for name in now}
+        self.counted = now
+        # Counted: the chunks' judges (and their verdicts) need not be kept any longer.
+        self.missing_counted, self.recorded_judges = now["missing_verdicts"], []
+        usage = {
+            "requests": spent["judge_requests"] + spent["embedder_requests"],
+            "cache_hits": spent["cache_hits"],
+            "prompt_tokens": spent["judge_prompt_tokens"] + spent["embedder_prompt_tokens"],
+            "completion_tokens": spent["completion_tokens"],
+            "cost_usd": cost_usd(self.judge.model, spent["judge_prompt_tokens"], spent["completion_tokens"])
+            + cost_usd(self.embedder.model, spent["embedder_prompt_tokens"]),
         }
         if self.verdict_source:
-            usage["missing_verdicts"] = sum(judge.missing for judge in self.recorded_judges)
-        if embedder_usage:
-            usage["prompt_tokens"] += embedder_usage.prompt_tokens
-            usage["cost_usd"] += cost_usd(self.embedder.model, embedder_usage.prompt_tokens)
+            usage["missing_verdicts"] = spent["missing_verdicts"]
         return usage
+
+
+@lru_cache(maxsize=2)
+def _run_scorer(run_id, created_at):
+    return RunScorer(ScoringRun.objects.select_related("dataset").get(pk=run_id))
+
+
+def run_scorer(run):
+    """This process's ``RunScorer`` of ``run``, built by the first chunk and reused by the next ones.
+
+    The key holds the creation time as well: a test database that rolled back hands out the same
+    primary keys again. Two runs are kept, for a worker whose chunks alternate between two runs.
+    """
+    return _run_scorer(run.pk, run.created_at)
+
+
+def build_run_scorer_for(job):
+    """Before rq forks a work horse for a chunk job: build its run's scorer in the worker itself.
+
+    Every work horse forked afterwards inherits it, so a run's chunks in one worker share one
+    build. When the build fails here, the work horse builds it again and fails the chunk with the
+    reason, where retries and the run's error are handled.
+    """
+    if job.func_name != f"{__name__}.score_chunk":
+        return
+    try:
+        run_scorer(ScoringRun.objects.get(chunks=job.args[0]))
+    except Exception:
+        logger.exception("building the scorer of chunk %s before its job failed", job.args[0])
 
 
 # Jobs --------------------------------------------------------------------------------------
@@ -148,8 +213,8 @@ def prepare_run(run_id):
     run = ScoringRun.objects.select_related("dataset").get(pk=run_id)
     if not run.start():
         return
-    run_scorer = RunScorer(run)
-    run.record_provenance(run_scorer.scorer.provenance(), run_scorer.fingerprint())
+    built = run_scorer(run)
+    run.record_provenance(built.scorer.provenance(), built.fingerprint())
     enqueue_chunks(run.chunks.exclude(status=RunChunk.Status.DONE))
     publish_progress(run)
 
@@ -211,10 +276,11 @@ def run_chunk(chunk_id, job_id, on_progress=publish_progress):
         return
     run = chunk.run
     with ChunkHeartbeat(chunk):
-        run_scorer = RunScorer(run)
-        if run_scorer.fingerprint() != run.fingerprint:
+        built = run_scorer(run)
+        built.usage()  # what earlier chunks in this process spent is theirs
+        if built.fingerprint() != run.fingerprint:
             raise RuntimeError(
-                f"{chunk}: this worker would score with settings {run_scorer.fingerprint()[:12]}, "
+                f"{chunk}: this worker would score with settings {built.fingerprint()[:12]}, "
                 f"the run uses {run.fingerprint[:12]}; a worker runs other code or models"
             )
         rows = []
@@ -224,15 +290,17 @@ def run_chunk(chunk_id, job_id, on_progress=publish_progress):
                 run.refresh_from_db()
                 on_progress(run)
                 return
-            outputs = list(Output.objects.filter(system=system, text_id__in=chunk.text_ids).select_related("text"))
-            records = [
-                TextRecord(output.pk, output.text.content, output.triples, output.text.gold, output.malformed)
-                for output in outputs
-            ]
-            scorer = run_scorer.scorer_for(system, chunk.text_ids)
-            for output, text_scores in zip(outputs, scorer.score(records, run.metrics)):
-                rows.extend(TextScore.rows_for(run, output, text_scores))
-        if chunk.complete(rows, run_scorer.usage()):
+            # Plain tuples, not Output objects: only what scoring reads (not the raw reply) is fetched.
+            outputs = list(
+                Output.objects.filter(system=system, text_id__in=chunk.text_ids).values_list(
+                    "pk", "updated_at", "text__content", "triples", "text__gold", "malformed"
+                )
+            )
+            records = [TextRecord(pk, *record) for pk, _updated, *record in outputs]
+            scorer = built.scorer_for(system, chunk.text_ids)
+            for (pk, updated_at, *_record), text_scores in zip(outputs, scorer.score(records, run.metrics)):
+                rows.extend(TextScore.rows_for(run, pk, updated_at, text_scores))
+        if chunk.complete(rows, built.usage()):
             run.finish_if_complete()
     run.refresh_from_db()
     on_progress(run)
@@ -400,8 +468,8 @@ def resume_run(run, stale_after=STALE_AFTER):
 def run_in_process(run, on_chunk=None):
     """Score the run here, chunk after chunk, without Redis; ``on_chunk(run)`` after each."""
     run.start()
-    run_scorer = RunScorer(run)
-    run.record_provenance(run_scorer.scorer.provenance(), run_scorer.fingerprint())
+    built = run_scorer(run)
+    run.record_provenance(built.scorer.provenance(), built.fingerprint())
     for chunk in run.chunks.exclude(status=RunChunk.Status.DONE):
         chunk.hand_to(f"in-process-{uuid.uuid4().hex}")
         try:

@@ -22,20 +22,23 @@ import re
 from dataclasses import asdict, replace
 
 from django.conf import settings
-from django.db import models, transaction
-from django.db.models import Count, F, Max, Q, Sum
+from django.db import connection, models, transaction
+from django.db.models import Avg, Case, Count, F, FloatField, Max, Q, Sum, Value, When
 from django.db.models.functions import Coalesce
 from django.dispatch import Signal
 from django.urls import reverse
 from django.utils import timezone
 
-from scoring.genres.scorer import METRICS, PRF_VALUES, VALUE_NAMES, ScoreSettings, TextScores, aggregate
 from scoring.genres.rules import output_statistics
+from scoring.genres.scorer import AVERAGED, METRICS, PRF_VALUES, ScoreSettings, mean
 from scoring.genres.topics import default_topic_count
 from scoring.models import Dataset, Output, System
+from scoring.sql import JSONNumber
 
 DEFAULT_CHUNK_TEXTS = 50
 ERROR_CHARS_SHOWN = 200  # of a chunk's error, in the run page's table
+# Rows fetched at a time where a query streams every scored output.
+STREAM_ROWS = 5000
 METRIC_CHOICES = [(metric, metric) for metric in METRICS]
 
 
@@ -47,10 +50,20 @@ class RunRefused(ValueError):
     """A run that cannot be created as asked; the message says why."""
 
 
+def metric_names(metric):
+    """The names of the values one metric produces."""
+    return PRF_VALUES if metric == "prf" else (metric,)
+
+
 def metric_values(metric, values):
     """The values one metric produces, out of a text's full set of values."""
-    names = PRF_VALUES if metric == "prf" else (metric,)
-    return {name: values[name] for name in names}
+    return {name: values[name] for name in metric_names(metric)}
+
+
+def stored_value(name):
+    """One value of the stored per-text JSON for SQL: None (not applicable) is NULL, which AVG
+    leaves out, as ``scorer.aggregate`` leaves out None."""
+    return JSONNumber("values", name)
 
 
 class ScoringRun(models.Model):
@@ -197,41 +210,63 @@ class ScoringRun(models.Model):
         self.refresh_from_db()
         return bool(finished)
 
-    def text_scores_by_system(self):
-        """{system: [TextScores]} rebuilt from the current stored scores of this run's settings."""
-        rows = (
+    def store_aggregates(self):
+        """Each system's means (``scorer.aggregate``'s), computed by the database from the stored scores.
+
+        One grouped query over the run's current scores, so memory does not grow with the number
+        of texts. The output statistics are counted from each output's row of the run's first
+        metric (every scored output has one row per metric); triples and tokens per triple, which
+        follow the run's rules (``rules.output_statistics``), are the means taken in Python, from
+        the outputs' triples streamed in batches.
+        """
+        first = Q(metric=self.metrics[0])
+        scored = (
             TextScore.objects.current()
             .filter(fingerprint=self.fingerprint, metric__in=self.metrics)
             .filter(output__text__dataset=self.dataset, output__system__in=self.systems.all())
-            .select_related("output")
-            .order_by("output__system_id", "output__text__position")
         )
-        per_output = {}
+        # Triples and tokens per triple follow the run's rules (the reference rules count the
+        # malformed items too, with word tokens), so they are counted here, in one streamed pass.
         rules = self.settings_object().rules
-        for row in rows:
-            output = row.output
-            if output.pk not in per_output:
-                values = dict.fromkeys(VALUE_NAMES)
-                values["triples"], values["tokens_per_triple"] = output_statistics(
-                    output.triples, output.malformed, rules
-                )
-                per_output[output.pk] = (output, TextScores(output.pk, values))
-            per_output[output.pk][1].values.update(row.values)
-        by_system = {}
-        for output, text_scores in per_output.values():
-            by_system.setdefault(output.system_id, []).append((output, text_scores))
-        return by_system
-
-    def store_aggregates(self):
+        counts, tokens = {}, {}
+        outputs = scored.filter(first).values_list("output__system_id", "output__triples", "output__malformed")
+        for system_id, triples, malformed in outputs.iterator(chunk_size=STREAM_ROWS):
+            triple_count, triple_tokens = output_statistics(triples, malformed, rules)
+            counts.setdefault(system_id, []).append(triple_count)
+            tokens.setdefault(system_id, []).append(triple_tokens)
+        means = {
+            name: Avg(stored_value(name), filter=Q(metric=metric))
+            for metric in self.metrics
+            for name in metric_names(metric)
+        }
+        per_system = (
+            scored.values("output__system_id")
+            .annotate(
+                texts=Count("pk", filter=first),
+                scored_updated_at=Max("output__updated_at"),
+                empty_share=Avg(
+                    Case(When(output__triples=[], then=Value(1.0)), default=Value(0.0), output_field=FloatField()),
+                    filter=first,
+                ),
+                **means,
+            )
+            .order_by()
+        )
         SystemScore.objects.filter(run=self).delete()
         SystemScore.objects.bulk_create(
             SystemScore(
                 run=self,
-                system_id=system_id,
-                values=aggregate([text_scores for _output, text_scores in scored]),
-                outputs_updated_at=max(output.updated_at for output, _scores in scored),
+                system_id=row["output__system_id"],
+                values={
+                    "texts": row["texts"],
+                    "triples_per_text": mean(counts[row["output__system_id"]]),
+                    "tokens_per_triple": mean(tokens[row["output__system_id"]]),
+                    **{name: row.get(name) for name in AVERAGED},
+                    "empty_share": row["empty_share"],
+                },
+                outputs_updated_at=row["scored_updated_at"],
             )
-            for system_id, scored in self.text_scores_by_system().items()
+            for row in per_system
         )
 
     def is_stalled(self, last_activity, now=None):
@@ -407,7 +442,7 @@ class RunChunk(models.Model):
         """Store the chunk's scores and mark it done, together; False if another job took it over."""
         done = self._held().update(status=self.Status.DONE, finished_at=timezone.now(), **usage)
         if done:
-            TextScore.store(rows)
+            TextScore.store_rows(rows)
         return bool(done)
 
     def fail(self, message):
@@ -446,30 +481,58 @@ class TextScore(models.Model):
     def __str__(self):
         return f"{self.metric} of {self.output_id} ({self.fingerprint[:8]})"
 
+    # A row as ``store_rows`` takes it, and the fields a later run with the same settings replaces.
+    ROW_FIELDS = ("output", "run", "metric", "fingerprint", "output_updated_at", "values", "details")
+    REPLACED_FIELDS = ("run", "output_updated_at", "values", "details")
+
     @classmethod
-    def rows_for(cls, run, output, text_scores):
+    def rows_for(cls, run, output_id, output_updated_at, text_scores):
+        """The rows of one output's scores, one per metric of the run, as ``store_rows`` takes them."""
+        values, details = text_scores.values, text_scores.details
         return [
-            cls(
-                output=output,
-                run=run,
-                metric=metric,
-                fingerprint=run.fingerprint,
-                output_updated_at=output.updated_at,
-                values=metric_values(metric, text_scores.values),
-                details=text_scores.details.get(metric, []),
+            (
+                output_id,
+                run.pk,
+                metric,
+                run.fingerprint,
+                output_updated_at,
+                metric_values(metric, values),
+                details.get(metric, []),
             )
             for metric in run.metrics
         ]
 
     @classmethod
-    def store(cls, rows):
-        """Insert, or replace what an earlier run with the same settings stored."""
-        cls.objects.bulk_create(
-            rows,
-            update_conflicts=True,
-            unique_fields=["output", "fingerprint", "metric"],
-            update_fields=["run", "output_updated_at", "values", "details"],
+    def store(cls, scores):
+        """Insert TextScore objects, or replace what an earlier run with the same settings stored."""
+        attributes = [cls._meta.get_field(name).attname for name in cls.ROW_FIELDS]
+        cls.store_rows([tuple(getattr(score, attribute) for attribute in attributes) for score in scores])
+
+    @classmethod
+    def store_rows(cls, rows):
+        """Insert rows (tuples of ROW_FIELDS), or replace what an earlier run with the same settings stored.
+
+        One prepared INSERT ... ON CONFLICT DO UPDATE (SQLite and PostgreSQL) for all the rows:
+        a model object per score and bulk_create's SQL built value by value cost more than the
+        scoring itself.
+        """
+        if not rows:
+            return
+        fields = [cls._meta.get_field(name) for name in cls.ROW_FIELDS]
+        quote = connection.ops.quote_name
+        columns = ", ".join(quote(field.column) for field in fields)
+        unique = ", ".join(quote(cls._meta.get_field(name).column) for name in ("output", "fingerprint", "metric"))
+        replaced = ", ".join(
+            f"{quote(column)} = excluded.{quote(column)}"
+            for column in (cls._meta.get_field(name).column for name in cls.REPLACED_FIELDS)
         )
+        sql = (
+            f"INSERT INTO {quote(cls._meta.db_table)} ({columns}) VALUES ({', '.join(['%s'] * len(fields))}) "
+            f"ON CONFLICT ({unique}) DO UPDATE SET {replaced}"
+        )
+        prepared = [[field.get_db_prep_save(value, connection) for field, value in zip(fields, row)] for row in rows]
+        with connection.cursor() as cursor:
+            cursor.executemany(sql, prepared)
 
 
 class SystemScore(models.Model):

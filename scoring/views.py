@@ -6,9 +6,19 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.core.exceptions import BadRequest, PermissionDenied
 from django.core.paginator import Paginator
-from django.http import JsonResponse
-from django.db.models import Count, F, FloatField, Func, IntegerField, Max, OuterRef, Q, Subquery, Sum
+from django.db.models import (
+    Count,
+    F,
+    FloatField,
+    IntegerField,
+    Max,
+    OuterRef,
+    Q,
+    Subquery,
+    Sum,
+)
 from django.db.models.functions import Cast, Coalesce, Substr
+from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_http_methods
@@ -18,6 +28,7 @@ from scoring.import_jobs import upload_state
 from scoring.imports import ImportRefused
 from scoring.models import Dataset, Output, System, Text, Upload
 from scoring.score_tables import dataset_scores, text_scores
+from scoring.sql import JSONArrayLength
 
 # Pages that name systems or show their triples. Annotators judge blind (systems are anonymous to
 # them), so these need the "view output" permission: superusers have it; give it to researchers.
@@ -26,20 +37,6 @@ TEXTS_PER_PAGE = 50
 EXCERPT_CHARS = 160
 RECENT_UPLOADS = 20
 UPLOAD_FORMS = {"dataset": DatasetUploadForm, "outputs": OutputsUploadForm}
-
-
-class JSONArrayLength(Func):
-    """Number of items of a JSON array column, computed by the database."""
-
-    function = "JSON_ARRAY_LENGTH"
-    output_field = IntegerField()
-
-    def as_postgresql(self, compiler, connection, **extra_context):
-        # JSONField is jsonb on PostgreSQL.
-        return super().as_sql(compiler, connection, function="JSONB_ARRAY_LENGTH", **extra_context)
-
-    def as_mysql(self, compiler, connection, **extra_context):
-        return super().as_sql(compiler, connection, function="JSON_LENGTH", **extra_context)
 
 
 def per_dataset(queryset, dataset_path, aggregate):

@@ -3,10 +3,12 @@
     python manage.py rqworker default --worker-class scoring.workers.HealingWorker
 
 Each job runs in a forked work horse, so a job that crashes or is killed cannot take the
-worker with it. On start, and every HEAL_INTERVAL while idle or between jobs, the worker runs
-``scoring.jobs.heal_runs``: chunks that no live job holds are queued again, so a run finishes
-after a worker, Redis or a database connection dies, with no extra process to deploy. Workers
-run at a lower CPU priority than the web server (JOB_NICENESS).
+worker with it. Before forking one for a scoring chunk, the worker builds (or reuses) the chunk's
+run scorer, so the run's chunks share one build per worker. On start, and every HEAL_INTERVAL
+while idle or between jobs, the worker runs ``scoring.jobs.heal_runs``: chunks that no live job
+holds are queued again, so a run finishes after a worker, Redis or a database connection dies,
+with no extra process to deploy. Workers run at a lower CPU priority than the web server
+(JOB_NICENESS).
 """
 
 import os
@@ -15,7 +17,7 @@ import time
 from django.db import connections
 from rq.worker import Worker
 
-from scoring.jobs import heal_runs
+from scoring.jobs import build_run_scorer_for, heal_runs
 
 HEAL_INTERVAL_SECONDS = 15
 HEAL_LOCK = "genres:heal-runs"
@@ -58,6 +60,13 @@ class HealingWorker(Worker):
         # Both may use the database (rq's cleanup calls failure callbacks): a work horse forked
         # later must not share this process's connection.
         connections.close_all()
+
+    def fork_work_horse(self, job, queue):
+        # A work horse ends with its job: what it builds is lost. The run's scorer is built here
+        # instead, once, and every work horse forked for the run's chunks inherits it.
+        build_run_scorer_for(job)
+        connections.close_all()  # a work horse must not share this process's connection
+        super().fork_work_horse(job, queue)
 
     def heal(self):
         self.healed_at = time.monotonic()

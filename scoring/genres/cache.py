@@ -17,6 +17,7 @@ import hashlib
 import json
 import threading
 from collections.abc import Iterable, Mapping
+from itertools import islice
 from typing import Any, Protocol
 
 
@@ -37,9 +38,14 @@ class RequestCache(Protocol):
 
 
 class InMemoryRequestCache:
-    """A process-local cache: for tests, scripts and the lifetime of one judge or embedder."""
+    """A process-local cache: for tests, scripts and the lifetime of one judge, embedder or run.
 
-    def __init__(self):
+    With ``max_entries`` it keeps that many values at most, dropping the oldest stored first, so a
+    cache kept for a whole run stays bounded however large the dataset.
+    """
+
+    def __init__(self, max_entries=None):
+        self.max_entries = max_entries
         self._values = {}
         self._lock = threading.Lock()
 
@@ -50,6 +56,10 @@ class InMemoryRequestCache:
     def set_many(self, mapping):
         with self._lock:
             self._values.update(mapping)
+            if self.max_entries is not None and len(self._values) > self.max_entries:
+                oldest = list(islice(self._values, len(self._values) - self.max_entries))
+                for key in oldest:
+                    del self._values[key]
 
     def __len__(self):
         return len(self._values)

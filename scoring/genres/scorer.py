@@ -237,7 +237,7 @@ class Scorer:
         values.update(zip(("relaxed_precision", "relaxed_recall", "relaxed_f1"), relaxed))
 
 
-def _mean(values):
+def mean(values):
     present = [value for value in values if value is not None]
     return sum(present) / len(present) if present else None
 
@@ -246,8 +246,8 @@ def aggregate(scores):
     """System-level means over texts; a text whose value is None is left out of that mean."""
     return {
         "texts": len(scores),
-        "triples_per_text": _mean([text_scores.values["triples"] for text_scores in scores]),
-        "tokens_per_triple": _mean([text_scores.values["tokens_per_triple"] for text_scores in scores]),
-        **{name: _mean([text_scores.values[name] for text_scores in scores]) for name in AVERAGED},
+        "triples_per_text": mean([text_scores.values["triples"] for text_scores in scores]),
+        "tokens_per_triple": mean([text_scores.values["tokens_per_triple"] for text_scores in scores]),
+        **{name: mean([text_scores.values[name] for text_scores in scores]) for name in AVERAGED},
         "empty_share": empty_share([text_scores.values["triples"] for text_scores in scores]),
     }

@@ -35,6 +35,9 @@ SMOOTHING = 1e-10
 # built the old way are not reused.
 PREPROCESSING_VERSION = 1
 MIN_TOPICS, MAX_TOPICS, TOPICS_PER_SQRT_TEXT = 2, 150, 1.3
+# Text mixtures memoised at most: a text's outputs are scored together (one chunk, every system),
+# so a bound far above a chunk keeps the hits, and a model reused for a whole run stays small.
+TEXT_MIXTURES_KEPT = 10_000
 
 
 def default_topic_count(n_texts):
@@ -126,9 +129,11 @@ class TopicModel:
         return gamma[0] / gamma[0].sum()
 
     def text_mixture(self, text):
-        """θ_D, memoised: every system's output for a text is compared with the same text."""
+        """θ_D, memoised (up to TEXT_MIXTURES_KEPT): every system's output for a text is compared with it."""
         mixture = self._text_mixtures.get(text)
         if mixture is None:
+            if len(self._text_mixtures) >= TEXT_MIXTURES_KEPT:
+                self._text_mixtures.clear()
             mixture = self._text_mixtures[text] = self.mixture(text_tokens(text))
         return mixture
 

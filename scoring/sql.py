@@ -1,0 +1,39 @@
+"""Database functions the ORM lacks, for queries that let the database count instead of Python."""
+
+from django.db.models import FloatField, Func, IntegerField
+
+
+class JSONArrayLength(Func):
+    """Number of items of a JSON array column, computed by the database."""
+
+    function = "JSON_ARRAY_LENGTH"
+    output_field = IntegerField()
+
+    def as_postgresql(self, compiler, connection, **extra_context):
+        # JSONField is jsonb on PostgreSQL.
+        return super().as_sql(compiler, connection, function="JSONB_ARRAY_LENGTH", **extra_context)
+
+    def as_mysql(self, compiler, connection, **extra_context):
+        return super().as_sql(compiler, connection, function="JSON_LENGTH", **extra_context)
+
+
+class JSONNumber(Func):
+    """The number under ``key`` of a JSON object column, as a float; JSON null or no such key: NULL.
+
+    Django's own key transform reads a JSON null as the text 'null' on SQLite, which a cast turns
+    into 0; aggregates must see NULL there, which AVG leaves out.
+    """
+
+    output_field = FloatField()
+
+    def __init__(self, column, key):
+        super().__init__(column)
+        self.key = key
+
+    def as_sql(self, compiler, connection, **extra_context):
+        column, params = compiler.compile(self.get_source_expressions()[0])
+        return f"JSON_EXTRACT({column}, %s)", (*params, f'$."{self.key}"')
+
+    def as_postgresql(self, compiler, connection, **extra_context):
+        column, params = compiler.compile(self.get_source_expressions()[0])
+        return f"(({column} ->> %s))::double precision", (*params, self.key)
