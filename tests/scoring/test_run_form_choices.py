@@ -62,4 +62,7 @@ def test_with_a_local_endpoint_and_the_packages_everything_is_offered(admin_clie
     monkeypatch.setattr(run_forms, "find_spec", lambda name: object())
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     content = admin_client.get(reverse("run-new", args=[tiny_dataset().name])).content.decode()
-    assert "disabled>" not in content and "cannot run here" not in content
+    # All but the recorded judge, which needs verdicts imported for the dataset first.
+    assert content.count("disabled>") == 1
+    assert "recorded cannot run here: no verdicts imported for this dataset: run import_verdicts first" in content
+    assert "minilm cannot run here" not in content and "openai cannot run here" not in content
