@@ -20,10 +20,17 @@ import os
 import re
 import zlib
 from abc import ABC, abstractmethod
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+
+from scoring.genres.openai_backend import (
+    MalformedResponse,
+    OpenAIService,
+    RequestFailed,
+    environment,
+)
 
 HASHING_THRESHOLD = 0.604
 MINILM_THRESHOLD = 0.859
@@ -179,14 +186,77 @@ class MiniLMEmbedder(CachingEmbedder):
         )
 
 
-def _openai_embedder(**options):
-    # Imported on demand: the HTTP client is only needed when this embedder is chosen.
-    from scoring.genres.openai_backend import OpenAIEmbedder
+DEFAULT_EMBEDDING_MODEL = "text-embedding-ada-002"
+EMBEDDING_BATCH_SIZE = 256
+EMBEDDING_DIMENSIONS = {
+    "text-embedding-ada-002": 1536,
+    "text-embedding-3-small": 1536,
+    "text-embedding-3-large": 3072,
+}
 
-    return OpenAIEmbedder(**options)
+
+class EmbeddingRequestError(RuntimeError):
+    """An embedding request failed for good, or its answer does not fit the request."""
 
 
-EMBEDDERS = {"hashing": HashingEmbedder, "minilm": MiniLMEmbedder, "openai": _openai_embedder}
+class OpenAIEmbedder(CachingEmbedder):
+    """Embeddings from ``/v1/embeddings``: ``EMBEDDING_BATCH_SIZE`` strings per request, rows
+    normalised to unit length, φ = 0.95 as in the GENRES paper (for ada-002)."""
+
+    name = "openai"
+    default_threshold = OPENAI_THRESHOLD
+
+    def __init__(self, cache=None, model=None, dimension=None, batch_size=EMBEDDING_BATCH_SIZE, **service_options):
+        super().__init__(cache)
+        self.model = model or environment("GENRES_EMBEDDING_MODEL", DEFAULT_EMBEDDING_MODEL)
+        self.dimension = dimension or EMBEDDING_DIMENSIONS.get(self.model) or environment(
+            "GENRES_EMBEDDING_DIMENSION", 0, int
+        )
+        if not self.dimension:
+            raise ValueError(
+                f"the dimension of embedding model {self.model!r} is unknown: "
+                "pass dimension= or set GENRES_EMBEDDING_DIMENSION"
+            )
+        self.batch_size = batch_size
+        self.service = OpenAIService(**service_options)
+
+    @property
+    def usage(self):
+        return self.service.usage.snapshot()
+
+    def encode(self, texts):
+        vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        # The endpoint refuses empty strings; an empty text keeps a zero vector (cosine 0 with all).
+        rows = [row for row, text in enumerate(texts) if text.strip()]
+        batches = [rows[start : start + self.batch_size] for start in range(0, len(rows), self.batch_size)]
+        responses = self.service.run([partial(self._create, inputs=[texts[row] for row in batch]) for batch in batches])
+        for number, (batch, response) in enumerate(zip(batches, responses), start=1):
+            if isinstance(response, RequestFailed):
+                raise EmbeddingRequestError(
+                    f"embedding request {number} of {len(batches)} ({len(batch)} texts, the first "
+                    f"{texts[batch[0]][:60]!r}) failed: {response.error}"
+                )
+            vectors[batch] = self._rows(response, len(batch), number)
+        return vectors
+
+    async def _create(self, client, inputs):
+        response = await client.embeddings.create(model=self.model, input=inputs, encoding_format="float")
+        if not response.data:
+            raise MalformedResponse("the endpoint answered without any embedding")
+        return response
+
+    def _rows(self, response, expected, number):
+        items = sorted(response.data, key=lambda item: item.index)
+        matrix = np.asarray([item.embedding for item in items], dtype=np.float32)
+        if matrix.shape != (expected, self.dimension):
+            raise EmbeddingRequestError(
+                f"embedding request {number}: expected {expected} vectors of {self.dimension} floats, "
+                f"got shape {matrix.shape}"
+            )
+        return matrix
+
+
+EMBEDDERS = {"hashing": HashingEmbedder, "minilm": MiniLMEmbedder, "openai": OpenAIEmbedder}
 
 
 def get_embedder(name="hashing", **options):

@@ -30,7 +30,12 @@ from dataclasses import dataclass, field
 
 from scoring.genres.postprocess import Warnings, extract_triples
 from scoring.genres.rules import countable_malformed
-from scoring.genres.triples import clean_triple, storable, triple_problem, unstorable_problem
+from scoring.genres.triples import (
+    clean_triple,
+    storable,
+    triple_problem,
+    unstorable_problem,
+)
 
 AUTO = "auto"
 TRIPLES = "triples"

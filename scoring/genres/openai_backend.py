@@ -12,7 +12,7 @@ event loop in a thread of its own (``OpenAIService.stream``) while the caller's 
 answers as they come. Callers look up and store cached results in their own thread, so a cache
 backed by the Django ORM is only ever called from synchronous code.
 
-``OpenAIEmbedder`` is the ``/v1/embeddings`` embedder; the judge lives in ``judges.py``.
+The ``/v1/embeddings`` embedder lives in ``embedders.py``, the judge in ``judges.py``.
 Settings come from keyword arguments, else from the environment (see ``environment``).
 """
 
@@ -26,26 +26,16 @@ import random
 import threading
 import time
 from dataclasses import dataclass, replace
-from functools import partial
 
-import numpy as np
 import openai
 
-from scoring.genres.embedders import OPENAI_THRESHOLD, CachingEmbedder
 from scoring.genres.ratelimit import rate_limiter
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_JUDGE_MODEL = "gpt-3.5-turbo-instruct"
-DEFAULT_EMBEDDING_MODEL = "text-embedding-ada-002"
 DEFAULT_CONCURRENCY = 16
 DEFAULT_TIMEOUT_SECONDS = 60.0
 DEFAULT_MAX_ATTEMPTS = 6
-EMBEDDING_BATCH_SIZE = 256
-EMBEDDING_DIMENSIONS = {
-    "text-embedding-ada-002": 1536,
-    "text-embedding-3-small": 1536,
-    "text-embedding-3-large": 3072,
-}
 # A Retry-After beyond this is not waited for; the attempt counts as failed right away.
 MAX_RETRY_AFTER_SECONDS = 600.0
 RETRYABLE_STATUS = {408, 409, 429}
@@ -314,64 +304,3 @@ class OpenAIService:
         if usage is not None:
             self.usage.prompt_tokens += getattr(usage, "prompt_tokens", 0) or 0
             self.usage.completion_tokens += getattr(usage, "completion_tokens", 0) or 0
-
-
-class EmbeddingRequestError(RuntimeError):
-    """An embedding request failed for good, or its answer does not fit the request."""
-
-
-class OpenAIEmbedder(CachingEmbedder):
-    """Embeddings from ``/v1/embeddings``: ``EMBEDDING_BATCH_SIZE`` strings per request, rows
-    normalised to unit length, φ = 0.95 as in the GENRES paper (for ada-002)."""
-
-    name = "openai"
-    default_threshold = OPENAI_THRESHOLD
-
-    def __init__(self, cache=None, model=None, dimension=None, batch_size=EMBEDDING_BATCH_SIZE, **service_options):
-        super().__init__(cache)
-        self.model = model or environment("GENRES_EMBEDDING_MODEL", DEFAULT_EMBEDDING_MODEL)
-        self.dimension = dimension or EMBEDDING_DIMENSIONS.get(self.model) or environment(
-            "GENRES_EMBEDDING_DIMENSION", 0, int
-        )
-        if not self.dimension:
-            raise ValueError(
-                f"the dimension of embedding model {self.model!r} is unknown: "
-                "pass dimension= or set GENRES_EMBEDDING_DIMENSION"
-            )
-        self.batch_size = batch_size
-        self.service = OpenAIService(**service_options)
-
-    @property
-    def usage(self):
-        return self.service.usage.snapshot()
-
-    def encode(self, texts):
-        vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        # The endpoint refuses empty strings; an empty text keeps a zero vector (cosine 0 with all).
-        rows = [row for row, text in enumerate(texts) if text.strip()]
-        batches = [rows[start : start + self.batch_size] for start in range(0, len(rows), self.batch_size)]
-        responses = self.service.run([partial(self._create, inputs=[texts[row] for row in batch]) for batch in batches])
-        for number, (batch, response) in enumerate(zip(batches, responses), start=1):
-            if isinstance(response, RequestFailed):
-                raise EmbeddingRequestError(
-                    f"embedding request {number} of {len(batches)} ({len(batch)} texts, the first "
-                    f"{texts[batch[0]][:60]!r}) failed: {response.error}"
-                )
-            vectors[batch] = self._rows(response, len(batch), number)
-        return vectors
-
-    async def _create(self, client, inputs):
-        response = await client.embeddings.create(model=self.model, input=inputs, encoding_format="float")
-        if not response.data:
-            raise MalformedResponse("the endpoint answered without any embedding")
-        return response
-
-    def _rows(self, response, expected, number):
-        items = sorted(response.data, key=lambda item: item.index)
-        matrix = np.asarray([item.embedding for item in items], dtype=np.float32)
-        if matrix.shape != (expected, self.dimension):
-            raise EmbeddingRequestError(
-                f"embedding request {number}: expected {expected} vectors of {self.dimension} floats, "
-                f"got shape {matrix.shape}"
-            )
-        return matrix

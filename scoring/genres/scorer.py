@@ -19,10 +19,22 @@ import json
 from dataclasses import asdict, dataclass, field
 
 from scoring.genres.judges import factualness, granularity
-from scoring.genres.prompts import templates_from_texts
 from scoring.genres.prf import exact_prf, relaxed_prf
-from scoring.genres.rules import APP, REFERENCE, check_rules, judgeable, output_statistics, reference_granularity
-from scoring.genres.similarity import EMBEDDING_MODES, completeness, embed_triple_lists, uniqueness
+from scoring.genres.prompts import templates_from_texts
+from scoring.genres.rules import (
+    APP,
+    REFERENCE,
+    check_rules,
+    judgeable,
+    output_statistics,
+    reference_granularity,
+)
+from scoring.genres.similarity import (
+    EMBEDDING_MODES,
+    completeness,
+    embed_triple_lists,
+    uniqueness,
+)
 from scoring.genres.stats import empty_share
 from scoring.genres.topics import TopicSettings
 from scoring.genres.triples import triple_problem

@@ -4,8 +4,13 @@ import numpy as np
 import pytest
 
 from scoring.genres.cache import InMemoryRequestCache
-from scoring.genres.embedders import Embedder, get_embedder
-from scoring.genres.openai_backend import EmbeddingRequestError, OpenAIEmbedder, RetryPolicy
+from scoring.genres.embedders import (
+    Embedder,
+    EmbeddingRequestError,
+    OpenAIEmbedder,
+    get_embedder,
+)
+from scoring.genres.openai_backend import RetryPolicy
 from tests.fake_openai import EMBEDDINGS, Failure, FakeOpenAIServer, fake_embedding
 
 TEXTS = ["Marie Curie", "won", "Nobel Prize in Physics", "Pierre Curie", "won"]
