@@ -228,7 +228,7 @@ def create_campaign(
 class Rebalanced:
     moved: int  # pending assignments handed to another annotator
     reissued: int  # partly judged ones: the judgements stay with their author, the item goes afresh to another
-    dropped: int  # overlap copies no remaining annotator can take
+    dropped: int  # no remaining annotator can take them: overlap copies, or pairs only those who saw the gold could
 
     def __str__(self):
         return f"{self.moved} items moved, {self.reissued} reissued, {self.dropped} dropped"
@@ -265,10 +265,13 @@ def rebalance(campaign):
         raise CampaignError("An imported campaign has no queues to rebalance.")
     assignments = {
         assignment.pk: assignment
-        for assignment in Assignment.objects.filter(item__campaign=campaign)
-        .select_related("item")
-        .annotate(judged=Count("judgements"))
+        for assignment in Assignment.objects.filter(item__campaign=campaign).select_related("item")
     }
+    stored = {key: {} for key in assignments}
+    for assignment_id, judgement_id, aspect, label in Judgement.objects.filter(
+        assignment__item__campaign=campaign
+    ).values_list("assignment_id", "pk", "aspect", "label"):
+        stored[assignment_id][aspect] = (judgement_id, label)
     slots = [
         sampling.Slot(
             key=assignment.pk,
@@ -277,24 +280,26 @@ def rebalance(campaign):
             annotator=assignment.annotator_id,
             done=assignment.status == Assignment.Status.DONE,
             position=assignment.queue_position,
-            started=assignment.judged > 0,
+            started=bool(stored[assignment.pk]),
         )
         for assignment in assignments.values()
     ]
-    plan = sampling.plan_rebalance(slots, campaign.active_annotator_ids(), campaign.sample_seed)
+    plan = sampling.plan_rebalance(
+        slots, campaign.active_annotator_ids(), campaign.sample_seed, gold_seen=_gold_seen(assignments.values(), stored)
+    )
 
     seed = campaign.sample_seed
     changed, created, reissued = {}, {}, 0
     for key, annotator_id in plan.moves.items():
         assignment = assignments[key]
         side = sampling.a_on_left(seed, assignment.item_id, annotator_id)
-        if assignment.judged:
+        if stored[key]:
             created[key] = Assignment(item_id=assignment.item_id, annotator_id=annotator_id, a_on_left=side)
             reissued += 1
         else:
             assignment.annotator_id, assignment.a_on_left = annotator_id, side
             changed[key] = assignment
-    unjudged_dropped = [key for key in plan.dropped if not assignments[key].judged]
+    unjudged_dropped = [key for key in plan.dropped if not stored[key]]
     Assignment.objects.filter(pk__in=unjudged_dropped).delete()
 
     for queue in plan.queues.values():
@@ -307,6 +312,17 @@ def rebalance(campaign):
     Assignment.objects.bulk_update(changed.values(), ["annotator", "a_on_left", "queue_position"])
     Assignment.objects.bulk_create(created.values())
     return Rebalanced(moved=len(plan.moves) - reissued, reissued=reissued, dropped=len(plan.dropped))
+
+
+def _gold_seen(assignments, stored):
+    """The (annotator, text) pairs whose gold the annotator has been shown (``TextProgress.gold_seen``).
+
+    ``stored`` maps each assignment id to its judgements, as ``TextProgress.judgements`` holds them.
+    """
+    texts = {}
+    for assignment in assignments:
+        texts.setdefault((assignment.annotator_id, assignment.item.text_id), {})[assignment.pk] = stored[assignment.pk]
+    return {key for key, judgements in texts.items() if TextProgress(judgements, compares_with_ground_truth=False).gold_seen}
 
 
 # --- Annotating ----------------------------------------------------------------------------
@@ -347,14 +363,15 @@ class TextProgress:
         return self.lacking_first_aspects == 0
 
     @property
-    def first_aspects_locked(self):
-        """In a campaign with Ground truth, the first four of a text are final once its gold was shown.
+    def gold_seen(self):
+        """The gold was shown: it is revealed now, or was earlier (a completeness judgement exists)."""
+        return self.gold_revealed or any(Aspect.CS in stored for stored in self.judgements.values())
 
-        Shown means revealed now, or revealed earlier: a completeness judgement exists (a pair the
-        rebalancing hands over later must not reopen what was judged before).
-        """
-        completeness_judged = any(Aspect.CS in stored for stored in self.judgements.values())
-        return self.compares_with_ground_truth and (self.gold_revealed or completeness_judged)
+    @property
+    def first_aspects_locked(self):
+        """In a campaign with Ground truth, the first four of a text are final once its gold was shown
+        (shown earlier too: a pair handed over later must not reopen what was judged before)."""
+        return self.compares_with_ground_truth and self.gold_seen
 
 
 def text_progress(assignment):
