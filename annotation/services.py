@@ -11,8 +11,9 @@ from itertools import combinations
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Case, Count, Exists, F, Max, Min, OuterRef, Q, Subquery, Value, When
+from django.db.models import Exists, F, Max, Min, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
+from django.dispatch import Signal
 from django.utils import timezone
 
 from annotation import sampling
@@ -36,6 +37,12 @@ MAX_LISTED = 10
 CHANGED_IN_ANOTHER_WINDOW = (
     "These judgements were changed in another window since this page was opened; reload it to see them."
 )
+
+
+# Sent inside a save's transaction with the campaign's ``dataset_id`` once its judgements are
+# written: they are written in bulk, which sends no per-row signal, and what reads them (the
+# leaderboards) listens to this, once per save.
+judgements_saved = Signal()
 
 
 class AnnotationError(Exception):
@@ -403,31 +410,41 @@ def text_progress(assignment):
 def next_assignment(annotator, campaign):
     """What the annotator judges next in ``campaign`` (an instance or an id), or None: one query.
 
-    The current text is the text of the first pending assignment in queue order. Its pairs
-    lacking one of the four first aspects come first, in queue order; then its pairs waiting
-    for completeness. A closed campaign, or one the annotator left, has nothing next.
+    The current text is the text of the first pending assignment in queue order; its pending
+    pairs are read once, each with the aspects it has, and ``choose_pair`` picks one. A closed
+    campaign, or one the annotator left, has nothing next. The assignment comes alone (its
+    item is not read with it): the pages need its ``public_id`` only.
     """
-    pending = Assignment.objects.filter(
-        Exists(
-            CampaignAnnotator.objects.filter(
-                campaign_id=OuterRef("item__campaign_id"), annotator_id=OuterRef("annotator_id"), active=True
-            )
-        ),
-        annotator=annotator,
-        item__campaign=campaign,
-        item__campaign__is_open=True,
-        status=Assignment.Status.PENDING,
-    )
+    pending = Assignment.objects.filter(annotator=annotator, item__campaign=campaign, status=Assignment.Status.PENDING)
     current_text = pending.order_by("queue_position", "pk").values("item__text_id")[:1]
-    return (
-        pending.filter(item__text_id=Subquery(current_text))
-        .annotate(first_judged=Count("judgements", filter=Q(judgements__aspect__in=FIRST_ASPECTS)))
-        .order_by(
-            Case(When(first_judged__lt=len(FIRST_ASPECTS), then=0), default=1), "queue_position", "pk"
+    rows = (
+        pending.filter(
+            item__text_id=Subquery(current_text),
+            item__campaign__is_open=True,
+            item__campaign__memberships__annotator=annotator,
+            item__campaign__memberships__active=True,
         )
-        .select_related("item")
-        .first()
+        # One row per judgement of each pair (a pair with none: one row, aspect None). Cheaper to
+        # build and to run than counting them per pair in SQL, for the few pairs of one text.
+        .annotate(judged_aspect=F("judgements__aspect"))
+        .order_by("queue_position", "pk")
     )
+    pairs = {}
+    for assignment in rows:
+        pairs.setdefault(assignment.pk, (assignment, set()))[1].add(assignment.judged_aspect)
+    return choose_pair(list(pairs.values()))
+
+
+def choose_pair(pairs):
+    """Which of the current text's pending pairs comes next, or None when there are none.
+
+    ``pairs`` lists (assignment, aspects it has) in queue order. The pairs lacking one of the
+    four first aspects come first, in queue order; then the pairs waiting for completeness.
+    """
+    for assignment, aspects in pairs:
+        if not set(FIRST_ASPECTS) <= aspects:
+            return assignment
+    return pairs[0][0] if pairs else None
 
 
 @transaction.atomic
@@ -512,9 +529,9 @@ def _refusal_after_race(assignment):
 def save_judgements(assignment, labels, *, expected_version, seconds):
     """Store an annotator's choices for some aspects of one assignment; return what was ``Saved``.
 
-    ``assignment`` is the assignment as read for this request, with its item (``select_related
-    ("item__campaign")`` spares a query per judgement to whoever listens to their signals); it is
-    not read again: the one write to it is guarded by its version, so a save that raced another
+    ``assignment`` is the assignment as read for this request, with its item and campaign
+    (``select_related("item__campaign")``: ``judgements_saved`` names the campaign's dataset); it
+    is not read again: the one write to it is guarded by its version, so a save that raced another
     matches nothing and is refused. ``labels`` maps aspect codes to the side the annotator
     preferred ("left", "right" or "tie"); they are stored in canonical order.
     ``expected_version`` is the version the page was rendered with: a different one means
@@ -577,13 +594,23 @@ def save_judgements(assignment, labels, *, expected_version, seconds):
     if not guarded.update(**fields):
         raise _refusal_after_race(assignment)
 
-    for aspect, label in changes.items():
-        if aspect in stored:
-            judgement = Judgement(pk=stored[aspect][0], assignment=assignment, aspect=aspect, label=label)
-            judgement.save(update_fields=["label", "updated_at"])
-        else:
-            judgement = Judgement.objects.create(assignment=assignment, aspect=aspect, label=label)
-        stored[aspect] = (judgement.pk, label)
+    # One statement for the new judgements and one for the changed ones, not one per aspect.
+    created = [
+        Judgement(assignment=assignment, aspect=aspect, label=label)
+        for aspect, label in changes.items()
+        if aspect not in stored
+    ]
+    relabelled = [
+        Judgement(pk=stored[aspect][0], assignment=assignment, aspect=aspect, label=label, updated_at=now)
+        for aspect, label in changes.items()
+        if aspect in stored
+    ]
+    Judgement.objects.bulk_create(created)
+    if relabelled:
+        Judgement.objects.bulk_update(relabelled, ["label", "updated_at"])
+    for judgement in [*created, *relabelled]:
+        stored[judgement.aspect] = (judgement.pk, judgement.label)
+    judgements_saved.send(sender=Judgement, dataset_id=assignment.item.campaign.dataset_id)
 
     assignment.version += 1
     assignment.seconds_spent += spent

@@ -5,8 +5,20 @@ from collections import Counter
 import pytest
 
 from annotation.models import Assignment, Judgement
-from annotation.services import CampaignError, add_annotator, next_assignment, remove_annotator, save_judgements
-from tests.annotation.campaign_factories import FIRST_FOUR, finish_next, judge, make_annotators, make_campaign
+from annotation.services import (
+    CampaignError,
+    add_annotator,
+    next_assignment,
+    remove_annotator,
+    save_judgements,
+)
+from tests.annotation.campaign_factories import (
+    FIRST_FOUR,
+    finish_next,
+    judge,
+    make_annotators,
+    make_campaign,
+)
 
 pytestmark = pytest.mark.django_db
 
