@@ -23,8 +23,8 @@ dataset all along, and on after the end until every acknowledged judgement is co
 Prints p50/p95/p99 per request kind, throughput, errors, the machine's load (os.getloadavg
 before and after; the client runs on the same machine), and checks against the database:
 every acknowledged judgement stored once with the label sent (0 lost, 0 duplicated), and how
-long a saved judgement took to show in leaderboard.json's judgement count. Exits 1 when a
-judgement was lost or duplicated.
+long a saved judgement took to show in leaderboard.json's judgement count, and how long the
+leaderboard builds took (from the worker's log). Exits 1 when a judgement was lost or duplicated.
 
 With ``--database postgres://…/NAME`` the database NAME is dropped and created afresh (and
 dropped at the end); with ``--redis-url`` that Redis database is flushed first (use a
@@ -231,6 +231,11 @@ class App:
         """Distinct exception lines of the server's log (``Error: message``), with how often each came."""
         lines = (self.var_dir / "serve.log").read_text(errors="replace").splitlines()
         return Counter(line.split("] ", 1)[-1] for line in lines if re.match(r"^\[[\w-]+\] \w+(\.\w+)*Error: ", line))
+
+    def build_seconds(self):
+        """How long each leaderboard build of the benchmark's dataset took, as its worker logged it."""
+        built = re.compile(rf"Built \d+ leaderboards of {DATASET} in ([\d.]+) s")
+        return [float(match.group(1)) for match in built.finditer((self.var_dir / "serve.log").read_text(errors="replace"))]
 
     def stop(self):
         if self.process and self.process.poll() is None:
@@ -455,6 +460,10 @@ def report(figures, elapsed, load_before, load_after, stored, options, app):
               f"within {options.visible_wait:.0f} s after the end")  # fmt: skip
     else:
         print(f"no acknowledged save was ever counted on leaderboard.json ({len(delays)} saves)")
+    builds = app.build_seconds()
+    if builds:
+        print(f"leaderboard builds: {len(builds)}, each {percentile(builds, .5):.1f} s (p50), "
+              f"{max(builds):.1f} s at most")  # fmt: skip
     return not (lost or duplicated or changed)
 
 
