@@ -5,6 +5,7 @@ is pure and lives in ``annotation.sampling``.
 """
 
 import math
+import uuid
 from dataclasses import dataclass
 from datetime import timedelta
 from itertools import combinations
@@ -407,13 +408,22 @@ def text_progress(assignment):
     return TextProgress(judgements=judgements, compares_with_ground_truth=ground_truth)
 
 
-def next_assignment(annotator, campaign):
-    """What the annotator judges next in ``campaign`` (an instance or an id), or None: one query.
+@dataclass(frozen=True)
+class PendingPair:
+    """A pending assignment of the annotator's current text, as the choice of what comes next sees it."""
 
-    The current text is the text of the first pending assignment in queue order; its pending
-    pairs are read once, each with the aspects it has, and ``choose_pair`` picks one. A closed
-    campaign, or one the annotator left, has nothing next. The assignment comes alone (its
-    item is not read with it): the pages need its ``public_id`` only.
+    assignment_id: int
+    public_id: uuid.UUID
+    item_id: int
+    aspects: frozenset  # the aspects it has judgements for
+
+
+def current_text_pairs(annotator, campaign):
+    """The annotator's pending pairs of their current text in ``campaign`` (an instance or an id),
+    in queue order: one query, of plain values (no model instances, no per-pair count in SQL).
+
+    The current text is the text of the first pending assignment in queue order. A closed
+    campaign, or one the annotator left, has none.
     """
     pending = Assignment.objects.filter(annotator=annotator, item__campaign=campaign, status=Assignment.Status.PENDING)
     current_text = pending.order_by("queue_position", "pk").values("item__text_id")[:1]
@@ -424,27 +434,44 @@ def next_assignment(annotator, campaign):
             item__campaign__memberships__annotator=annotator,
             item__campaign__memberships__active=True,
         )
-        # One row per judgement of each pair (a pair with none: one row, aspect None). Cheaper to
-        # build and to run than counting them per pair in SQL, for the few pairs of one text.
-        .annotate(judged_aspect=F("judgements__aspect"))
         .order_by("queue_position", "pk")
+        # One row per judgement of each pair; a pair with none: one row, aspect None.
+        .values_list("pk", "public_id", "item_id", "judgements__aspect")
     )
     pairs = {}
-    for assignment in rows:
-        pairs.setdefault(assignment.pk, (assignment, set()))[1].add(assignment.judged_aspect)
-    return choose_pair(list(pairs.values()))
+    for assignment_id, public_id, item_id, aspect in rows:
+        pairs.setdefault(assignment_id, (public_id, item_id, set()))[2].add(aspect)
+    return [
+        PendingPair(assignment_id, public_id, item_id, frozenset(aspects - {None}))
+        for assignment_id, (public_id, item_id, aspects) in pairs.items()
+    ]
 
 
 def choose_pair(pairs):
-    """Which of the current text's pending pairs comes next, or None when there are none.
+    """Which of the current text's pending pairs (``PendingPair``, in queue order) comes next, or None.
 
-    ``pairs`` lists (assignment, aspects it has) in queue order. The pairs lacking one of the
-    four first aspects come first, in queue order; then the pairs waiting for completeness.
+    The pairs lacking one of the four first aspects come first, in queue order; then the pairs
+    waiting for completeness.
     """
-    for assignment, aspects in pairs:
-        if not set(FIRST_ASPECTS) <= aspects:
-            return assignment
-    return pairs[0][0] if pairs else None
+    for pair in pairs:
+        if not set(FIRST_ASPECTS) <= pair.aspects:
+            return pair
+    return pairs[0] if pairs else None
+
+
+def next_public_id(annotator, campaign):
+    """The ``public_id`` of what the annotator judges next in ``campaign``, or None: one query."""
+    pair = choose_pair(current_text_pairs(annotator, campaign))
+    return pair.public_id if pair else None
+
+
+def next_assignment(annotator, campaign):
+    """The assignment the annotator judges next in ``campaign``, with its item, or None.
+
+    Two queries; the pages, which need only where to go, ask ``next_public_id``.
+    """
+    pair = choose_pair(current_text_pairs(annotator, campaign))
+    return Assignment.objects.select_related("item").get(pk=pair.assignment_id) if pair else None
 
 
 @transaction.atomic
