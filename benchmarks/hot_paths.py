@@ -11,8 +11,9 @@ all through Django's test client, the whole request in this process. For each re
 records the process's CPU time, the wall time and the SQL queries sent.
 
 The database is SQLite unless DATABASE_URL names a PostgreSQL server (a test database
-``test_<name>`` is created there and dropped). The cache, and so the sessions, live in the
-Redis of REDIS_URL, or else in an embedded Redis this benchmark starts, as the served app does.
+``test_<name>`` is created there and dropped). The cache, and so the sessions, live in Redis as
+in the served app: an embedded one this benchmark starts and stops (REDIS_URL is not used, so
+the leaderboard rebuilds the saves schedule reach no one's queue).
 
 ``--baseline REV`` measures a git revision of this repository beside the working tree: the
 revision is exported to a temporary directory and measured there by this same file, the two
@@ -253,14 +254,11 @@ def main(argv=None):
         measure(options.rounds, options.profile)
         return
 
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    redis_process = redis_dir = None
-    if not env.get("REDIS_URL"):
-        from genres_site import embedded_redis
+    from genres_site import embedded_redis
 
-        redis_dir = Path(tempfile.mkdtemp(prefix="genres-hot-paths-redis-"))
-        redis_process = embedded_redis.start(redis_dir / "redis.sock")
-        env["REDIS_URL"] = embedded_redis.socket_url(redis_dir / "redis.sock")
+    redis_dir = Path(tempfile.mkdtemp(prefix="genres-hot-paths-redis-"))
+    redis_process = embedded_redis.start(redis_dir / "redis.sock")
+    env = dict(os.environ, PYTHONUNBUFFERED="1", REDIS_URL=embedded_redis.socket_url(redis_dir / "redis.sock"))
     baseline_tree = export_revision(options.baseline) if options.baseline else None
     try:
         load_before = os.getloadavg()
@@ -275,15 +273,14 @@ def main(argv=None):
     finally:
         if baseline_tree:
             shutil.rmtree(baseline_tree, ignore_errors=True)
-        if redis_process:
-            redis_process.terminate()
-            redis_process.wait()
-            shutil.rmtree(redis_dir, ignore_errors=True)
+        redis_process.terminate()
+        redis_process.wait()
+        shutil.rmtree(redis_dir, ignore_errors=True)
     first = results[0]
     print(
         f"{ANNOTATORS} annotators × {options.rounds} rounds; {TEXTS} texts, {SYSTEMS} systems and Ground truth; "
-        f"{first['database']}, sessions {first['session_engine'].rsplit('.', 1)[-1]}, Redis "
-        f"{'embedded' if redis_process else 'of REDIS_URL'}; set-up {first['setup_seconds']:.0f} s"
+        f"{first['database']}, sessions {first['session_engine'].rsplit('.', 1)[-1]} (Redis); "
+        f"set-up {first['setup_seconds']:.0f} s"
     )
     report(merged(results), merged(baseline_results) if baseline_results else None, options.baseline)
     print(
