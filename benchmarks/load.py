@@ -63,6 +63,10 @@ SERVER_READY_SECONDS = 600
 REQUEST_TIMEOUT_SECONDS = 60
 RESEARCHER_POLL_SECONDS = 0.5
 STOP_SECONDS = 60
+# Idle connections are reused for less than the server's keep-alive (gunicorn_conf: 5 s), as
+# browsers do: a request sent on a connection the server is closing fails (RemoteProtocolError),
+# which happened to an annotator left idle while the others signed in on a loaded machine.
+KEEPALIVE_SECONDS = 4
 
 # The item page, read as annotate.js reads it: the form, its hidden fields and the aspects' radios.
 FORM_ACTION = re.compile(r'<form method="post" action="([^"]+)" id="judgement-form"')
@@ -294,7 +298,11 @@ class Session:
         self.client = httpx.AsyncClient(
             base_url=base_url,
             timeout=REQUEST_TIMEOUT_SECONDS,
-            limits=httpx.Limits(max_connections=1, max_keepalive_connections=1 if keep_alive else 0),
+            limits=httpx.Limits(
+                max_connections=1,
+                max_keepalive_connections=1 if keep_alive else 0,
+                keepalive_expiry=KEEPALIVE_SECONDS,
+            ),
             follow_redirects=False,
         )
         self.figures = figures
