@@ -377,8 +377,7 @@ class TextProgress:
 
     @property
     def first_aspects_locked(self):
-        """In a campaign with Ground truth, the first four of a text are final once its gold was shown
-        (shown earlier too: a pair handed over later must not reopen what was judged before)."""
+        """In a campaign with Ground truth, the first four of a text are final once its gold was shown."""
         return self.compares_with_ground_truth and self.gold_seen
 
 
