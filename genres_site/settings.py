@@ -145,6 +145,7 @@ CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": REDIS_URL,
+        "OPTIONS": {"pool_class": "genres_site.cache_pool.SharedConnectionPool"},
     }
     if os.environ.get("REDIS_URL")
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
