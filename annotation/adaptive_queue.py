@@ -8,7 +8,8 @@ from annotation.models import ASPECTS, FIRST_ASPECTS, Assignment, Campaign
 
 
 def next_adaptive_assignment(annotator, campaign):
-    """The annotator's next assignment in an adaptive ``campaign`` (open, the annotator active), or None.
+    """The annotator's next assignment in an adaptive ``campaign`` (an instance or an id; open, the
+    annotator active), or None.
 
     Queries: the annotator's pending assignments, then the campaign's judgements per aspect.
     """
@@ -31,7 +32,7 @@ def next_adaptive_assignment(annotator, campaign):
     ]
     if not candidates:
         return None
-    campaigns = Campaign.objects.filter(pk=campaign.pk)
+    campaigns = Campaign.objects.filter(pk=getattr(campaign, "pk", campaign))
     priorities = adaptive.pair_priorities({aspect: battles.human_battles(campaigns, aspect) for aspect in ASPECTS})
     chosen = adaptive.choose(candidates, priorities)
     return Assignment.objects.select_related("item").get(pk=chosen)

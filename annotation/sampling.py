@@ -119,13 +119,16 @@ class RebalancePlan:
     queues: dict = field(default_factory=dict)  # annotator id -> slot keys of pending work, in order
 
 
-def plan_rebalance(slots, active_annotators, seed):
+def plan_rebalance(slots, active_annotators, seed, gold_seen=frozenset()):
     """Plan how pending work moves after annotators join or leave.
 
     Done slots never move. Pending slots of annotators no longer active go, a text group at a
     time, to the least loaded active annotator holding nothing of that text; if nobody can take
     the whole group, item by item to anyone not holding that item; if nobody can, the slot is
-    dropped (an overlap copy with a single annotator left). Then whole pending groups move from
+    dropped (an overlap copy with a single annotator left). ``gold_seen`` holds the (annotator,
+    text) pairs whose gold the annotator has been shown: a pair of that text never goes to them,
+    since they would judge its first four aspects knowing the gold (and, in a campaign with
+    Ground truth, which side it is). Then whole pending groups move from
     the most loaded annotators to the least loaded while that narrows the gap, so a newcomer
     takes work from the busiest; a group with a started item stays with its annotator. Load here is pending items: finished work needs no more time.
     Queues keep their order; moved groups join the end, pairs of one text side by side.
@@ -133,16 +136,17 @@ def plan_rebalance(slots, active_annotators, seed):
     active = list(active_annotators)
     if not active:
         raise ValueError("At least one annotator must stay active.")
-    planner = _Rebalancer(slots, active, seed)
+    planner = _Rebalancer(slots, active, seed, gold_seen)
     planner.place_orphans()
     planner.even_out()
     return planner.plan()
 
 
 class _Rebalancer:
-    def __init__(self, slots, active, seed):
+    def __init__(self, slots, active, seed, gold_seen):
         self.slots = {slot.key: slot for slot in slots}
         self.active = active
+        self.gold_seen = gold_seen
         self.tie_order = {annotator: rank for rank, annotator in enumerate(_shuffled(active, seed, "rebalance"))}
         self.owner = {slot.key: slot.annotator for slot in slots}
         self.items_held = defaultdict(set)  # annotator -> items they hold, done or pending
@@ -161,6 +165,9 @@ class _Rebalancer:
 
     def holds_text(self, annotator, text):
         return self.text_slots[(annotator, text)] > 0
+
+    def may_take(self, annotator, slot):
+        return slot.item not in self.items_held[annotator] and (annotator, slot.text) not in self.gold_seen
 
     def move(self, slot, annotator):
         previous = self.owner[slot.key]
@@ -196,7 +203,7 @@ class _Rebalancer:
                     self.move(slot, taker)
                 continue
             for slot in group:
-                takers = [annotator for annotator in self.active if slot.item not in self.items_held[annotator]]
+                takers = [annotator for annotator in self.active if self.may_take(annotator, slot)]
                 if takers:
                     self.move(slot, min(takers, key=self.rank))
                 else:

@@ -5,14 +5,16 @@ is pure and lives in ``annotation.sampling``.
 """
 
 import math
+import uuid
 from dataclasses import dataclass
 from datetime import timedelta
 from itertools import combinations
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Case, Count, Exists, F, Max, Min, OuterRef, Q, Subquery, Value, When
+from django.db.models import Exists, F, Max, Min, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
+from django.dispatch import Signal
 from django.utils import timezone
 
 from annotation import sampling
@@ -37,6 +39,12 @@ MAX_LISTED = 10
 CHANGED_IN_ANOTHER_WINDOW = (
     "These judgements were changed in another window since this page was opened; reload it to see them."
 )
+
+
+# Sent inside a save's transaction with the campaign's ``dataset_id`` once its judgements are
+# written: they are written in bulk, which sends no per-row signal, and what reads them (the
+# leaderboards) listens to this, once per save.
+judgements_saved = Signal()
 
 
 class AnnotationError(Exception):
@@ -231,7 +239,7 @@ def create_campaign(
 class Rebalanced:
     moved: int  # pending assignments handed to another annotator
     reissued: int  # partly judged ones: the judgements stay with their author, the item goes afresh to another
-    dropped: int  # overlap copies no remaining annotator can take
+    dropped: int  # no remaining annotator can take them: overlap copies, or pairs only those who saw the gold could
 
     def __str__(self):
         return f"{self.moved} items moved, {self.reissued} reissued, {self.dropped} dropped"
@@ -268,10 +276,13 @@ def rebalance(campaign):
         raise CampaignError("An imported campaign has no queues to rebalance.")
     assignments = {
         assignment.pk: assignment
-        for assignment in Assignment.objects.filter(item__campaign=campaign)
-        .select_related("item")
-        .annotate(judged=Count("judgements"))
+        for assignment in Assignment.objects.filter(item__campaign=campaign).select_related("item")
     }
+    stored = {key: {} for key in assignments}
+    for assignment_id, judgement_id, aspect, label in Judgement.objects.filter(
+        assignment__item__campaign=campaign
+    ).values_list("assignment_id", "pk", "aspect", "label"):
+        stored[assignment_id][aspect] = (judgement_id, label)
     slots = [
         sampling.Slot(
             key=assignment.pk,
@@ -280,24 +291,26 @@ def rebalance(campaign):
             annotator=assignment.annotator_id,
             done=assignment.status == Assignment.Status.DONE,
             position=assignment.queue_position,
-            started=assignment.judged > 0,
+            started=bool(stored[assignment.pk]),
         )
         for assignment in assignments.values()
     ]
-    plan = sampling.plan_rebalance(slots, campaign.active_annotator_ids(), campaign.sample_seed)
+    plan = sampling.plan_rebalance(
+        slots, campaign.active_annotator_ids(), campaign.sample_seed, gold_seen=_gold_seen(assignments.values(), stored)
+    )
 
     seed = campaign.sample_seed
     changed, created, reissued = {}, {}, 0
     for key, annotator_id in plan.moves.items():
         assignment = assignments[key]
         side = sampling.a_on_left(seed, assignment.item_id, annotator_id)
-        if assignment.judged:
+        if stored[key]:
             created[key] = Assignment(item_id=assignment.item_id, annotator_id=annotator_id, a_on_left=side)
             reissued += 1
         else:
             assignment.annotator_id, assignment.a_on_left = annotator_id, side
             changed[key] = assignment
-    unjudged_dropped = [key for key in plan.dropped if not assignments[key].judged]
+    unjudged_dropped = [key for key in plan.dropped if not stored[key]]
     Assignment.objects.filter(pk__in=unjudged_dropped).delete()
 
     for queue in plan.queues.values():
@@ -310,6 +323,17 @@ def rebalance(campaign):
     Assignment.objects.bulk_update(changed.values(), ["annotator", "a_on_left", "queue_position"])
     Assignment.objects.bulk_create(created.values())
     return Rebalanced(moved=len(plan.moves) - reissued, reissued=reissued, dropped=len(plan.dropped))
+
+
+def _gold_seen(assignments, stored):
+    """The (annotator, text) pairs whose gold the annotator has been shown (``TextProgress.gold_seen``).
+
+    ``stored`` maps each assignment id to its judgements, as ``TextProgress.judgements`` holds them.
+    """
+    texts = {}
+    for assignment in assignments:
+        texts.setdefault((assignment.annotator_id, assignment.item.text_id), {})[assignment.pk] = stored[assignment.pk]
+    return {key for key, judgements in texts.items() if TextProgress(judgements, compares_with_ground_truth=False).gold_seen}
 
 
 # --- Annotating ----------------------------------------------------------------------------
@@ -350,14 +374,14 @@ class TextProgress:
         return self.lacking_first_aspects == 0
 
     @property
-    def first_aspects_locked(self):
-        """In a campaign with Ground truth, the first four of a text are final once its gold was shown.
+    def gold_seen(self):
+        """The gold was shown: it is revealed now, or was earlier (a completeness judgement exists)."""
+        return self.gold_revealed or any(Aspect.CS in stored for stored in self.judgements.values())
 
-        Shown means revealed now, or revealed earlier: a completeness judgement exists (a pair the
-        rebalancing hands over later must not reopen what was judged before).
-        """
-        completeness_judged = any(Aspect.CS in stored for stored in self.judgements.values())
-        return self.compares_with_ground_truth and (self.gold_revealed or completeness_judged)
+    @property
+    def first_aspects_locked(self):
+        """In a campaign with Ground truth, the first four of a text are final once its gold was shown."""
+        return self.compares_with_ground_truth and self.gold_seen
 
 
 def text_progress(assignment):
@@ -386,39 +410,79 @@ def text_progress(assignment):
     return TextProgress(judgements=judgements, compares_with_ground_truth=ground_truth)
 
 
-def next_assignment(annotator, campaign):
-    """What the annotator judges next in ``campaign`` (an instance or an id), or None: one query.
+@dataclass(frozen=True)
+class PendingPair:
+    """A pending assignment of the annotator's current text, as the choice of what comes next sees it."""
 
-    The current text is the text of the first pending assignment in queue order. Its pairs
-    lacking one of the four first aspects come first, in queue order; then its pairs waiting
-    for completeness. A closed campaign, or one the annotator left, has nothing next.
+    assignment_id: int
+    public_id: uuid.UUID
+    item_id: int
+    aspects: frozenset  # the aspects it has judgements for
+    adaptive: bool = False  # its campaign orders pairs by uncertainty (Campaign.PairOrder.ADAPTIVE)
+
+
+def current_text_pairs(annotator, campaign):
+    """The annotator's pending pairs of their current text in ``campaign`` (an instance or an id),
+    in queue order: one query, of plain values (no model instances, no per-pair count in SQL).
+
+    The current text is the text of the first pending assignment in queue order. A closed
+    campaign, or one the annotator left, has none.
     """
-    pending = Assignment.objects.filter(
-        Exists(
-            CampaignAnnotator.objects.filter(
-                campaign_id=OuterRef("item__campaign_id"), annotator_id=OuterRef("annotator_id"), active=True
-            )
-        ),
-        annotator=annotator,
-        item__campaign=campaign,
-        item__campaign__is_open=True,
-        status=Assignment.Status.PENDING,
-    )
+    pending = Assignment.objects.filter(annotator=annotator, item__campaign=campaign, status=Assignment.Status.PENDING)
     current_text = pending.order_by("queue_position", "pk").values("item__text_id")[:1]
-    following = (
-        pending.filter(item__text_id=Subquery(current_text))
-        .annotate(first_judged=Count("judgements", filter=Q(judgements__aspect__in=FIRST_ASPECTS)))
-        .order_by(
-            Case(When(first_judged__lt=len(FIRST_ASPECTS), then=0), default=1), "queue_position", "pk"
+    rows = (
+        pending.filter(
+            item__text_id=Subquery(current_text),
+            item__campaign__is_open=True,
+            item__campaign__memberships__annotator=annotator,
+            item__campaign__memberships__active=True,
         )
-        .select_related("item__campaign")
-        .first()
+        .order_by("queue_position", "pk")
+        # One row per judgement of each pair; a pair with none: one row, aspect None.
+        .values_list("pk", "public_id", "item_id", "item__campaign__pair_order", "judgements__aspect")
     )
-    # An adaptive campaign orders the pending pairs by uncertainty instead (annotation.adaptive);
-    # the query above has checked that there is something next for this annotator.
-    if following is not None and following.item.campaign.pair_order == Campaign.PairOrder.ADAPTIVE:
-        return next_adaptive_assignment(annotator, following.item.campaign)
-    return following
+    pairs = {}
+    for assignment_id, public_id, item_id, pair_order, aspect in rows:
+        pairs.setdefault(assignment_id, (public_id, item_id, pair_order, set()))[3].add(aspect)
+    adaptive = Campaign.PairOrder.ADAPTIVE
+    return [
+        PendingPair(assignment_id, public_id, item_id, frozenset(aspects - {None}), pair_order == adaptive)
+        for assignment_id, (public_id, item_id, pair_order, aspects) in pairs.items()
+    ]
+
+
+def choose_pair(pairs):
+    """Which of the current text's pending pairs (``PendingPair``, in queue order) comes next, or None.
+
+    The pairs lacking one of the four first aspects come first, in queue order; then the pairs
+    waiting for completeness.
+    """
+    for pair in pairs:
+        if not set(FIRST_ASPECTS) <= pair.aspects:
+            return pair
+    return pairs[0] if pairs else None
+
+
+def next_public_id(annotator, campaign):
+    """The ``public_id`` of what the annotator judges next in ``campaign``, or None: one query
+    (a few more in an adaptive campaign)."""
+    pair = choose_pair(current_text_pairs(annotator, campaign))
+    if pair is not None and pair.adaptive:
+        return next_adaptive_assignment(annotator, campaign).public_id
+    return pair.public_id if pair else None
+
+
+def next_assignment(annotator, campaign):
+    """The assignment the annotator judges next in ``campaign``, with its item, or None.
+
+    Two queries; the pages, which need only where to go, ask ``next_public_id``.
+    """
+    pair = choose_pair(current_text_pairs(annotator, campaign))
+    if pair is not None and pair.adaptive:
+        # An adaptive campaign orders the pending pairs by uncertainty (annotation.adaptive);
+        # the query above has checked that there is something next for this annotator.
+        return next_adaptive_assignment(annotator, campaign)
+    return Assignment.objects.select_related("item").get(pk=pair.assignment_id) if pair else None
 
 
 @transaction.atomic
@@ -503,9 +567,9 @@ def _refusal_after_race(assignment):
 def save_judgements(assignment, labels, *, expected_version, seconds):
     """Store an annotator's choices for some aspects of one assignment; return what was ``Saved``.
 
-    ``assignment`` is the assignment as read for this request, with its item (``select_related
-    ("item__campaign")`` spares a query per judgement to whoever listens to their signals); it is
-    not read again: the one write to it is guarded by its version, so a save that raced another
+    ``assignment`` is the assignment as read for this request, with its item and campaign
+    (``select_related("item__campaign")``: ``judgements_saved`` names the campaign's dataset); it
+    is not read again: the one write to it is guarded by its version, so a save that raced another
     matches nothing and is refused. ``labels`` maps aspect codes to the side the annotator
     preferred ("left", "right" or "tie"); they are stored in canonical order.
     ``expected_version`` is the version the page was rendered with: a different one means
@@ -568,13 +632,23 @@ def save_judgements(assignment, labels, *, expected_version, seconds):
     if not guarded.update(**fields):
         raise _refusal_after_race(assignment)
 
-    for aspect, label in changes.items():
-        if aspect in stored:
-            judgement = Judgement(pk=stored[aspect][0], assignment=assignment, aspect=aspect, label=label)
-            judgement.save(update_fields=["label", "updated_at"])
-        else:
-            judgement = Judgement.objects.create(assignment=assignment, aspect=aspect, label=label)
-        stored[aspect] = (judgement.pk, label)
+    # One statement for the new judgements and one for the changed ones, not one per aspect.
+    created = [
+        Judgement(assignment=assignment, aspect=aspect, label=label)
+        for aspect, label in changes.items()
+        if aspect not in stored
+    ]
+    relabelled = [
+        Judgement(pk=stored[aspect][0], assignment=assignment, aspect=aspect, label=label, updated_at=now)
+        for aspect, label in changes.items()
+        if aspect in stored
+    ]
+    Judgement.objects.bulk_create(created)
+    if relabelled:
+        Judgement.objects.bulk_update(relabelled, ["label", "updated_at"])
+    for judgement in [*created, *relabelled]:
+        stored[judgement.aspect] = (judgement.pk, judgement.label)
+    judgements_saved.send(sender=Judgement, dataset_id=assignment.item.campaign.dataset_id)
 
     assignment.version += 1
     assignment.seconds_spent += spent

@@ -21,10 +21,11 @@ dataset all along, and on after the end until every acknowledged judgement is co
 (at most ``--visible-wait``).
 
 Prints p50/p95/p99 per request kind, throughput, errors, the machine's load (os.getloadavg
-before and after; the client runs on the same machine), and checks against the database:
+before and after; the client runs on the same machine), the CPU time the web server used per
+request and the leaderboard worker's (from /proc: steadier than latencies on a shared machine), and checks against the database:
 every acknowledged judgement stored once with the label sent (0 lost, 0 duplicated), and how
-long a saved judgement took to show in leaderboard.json's judgement count. Exits 1 when a
-judgement was lost or duplicated.
+long a saved judgement took to show in leaderboard.json's judgement count, and how long the
+leaderboard builds took (from the worker's log). Exits 1 when a judgement was lost or duplicated.
 
 With ``--database postgres://…/NAME`` the database NAME is dropped and created afresh (and
 dropped at the end); with ``--redis-url`` that Redis database is flushed first (use a
@@ -62,6 +63,10 @@ SERVER_READY_SECONDS = 600
 REQUEST_TIMEOUT_SECONDS = 60
 RESEARCHER_POLL_SECONDS = 0.5
 STOP_SECONDS = 60
+# Idle connections are reused for less than the server's keep-alive (gunicorn_conf: 5 s), as
+# browsers do: a request sent on a connection the server is closing fails (RemoteProtocolError),
+# which happened to an annotator left idle while the others signed in on a loaded machine.
+KEEPALIVE_SECONDS = 4
 
 # The item page, read as annotate.js reads it: the form, its hidden fields and the aspects' radios.
 FORM_ACTION = re.compile(r'<form method="post" action="([^"]+)" id="judgement-form"')
@@ -232,6 +237,33 @@ class App:
         lines = (self.var_dir / "serve.log").read_text(errors="replace").splitlines()
         return Counter(line.split("] ", 1)[-1] for line in lines if re.match(r"^\[[\w-]+\] \w+(\.\w+)*Error: ", line))
 
+    def cpu_seconds(self):
+        """CPU seconds used so far by the app's web server and its leaderboard worker, from /proc.
+
+        The processes of the server's session (``serve`` starts one), each with the children it
+        reaped: the leaderboard worker's includes the builds it forked. Empty where there is no /proc.
+        """
+        used = Counter()
+        for entry in Path("/proc").glob("[0-9]*"):
+            try:
+                stat = (entry / "stat").read_text()
+                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:  # gone meanwhile
+                continue
+            # After "(command name)": state, ppid, pgrp, session, …, utime, stime, cutime, cstime (11-14).
+            fields = stat.rsplit(")", 1)[1].split()
+            if int(fields[3]) != self.process.pid:
+                continue
+            role = "web" if "gunicorn" in command else "leaderboard" if "rqworker leaderboard" in command else None
+            if role:
+                used[role] += sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+        return used
+
+    def build_seconds(self):
+        """How long each leaderboard build of the benchmark's dataset took, as its worker logged it."""
+        built = re.compile(rf"Built \d+ leaderboards of {DATASET} in ([\d.]+) s")
+        return [float(match.group(1)) for match in built.finditer((self.var_dir / "serve.log").read_text(errors="replace"))]
+
     def stop(self):
         if self.process and self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
@@ -256,6 +288,7 @@ class Figures:
     acknowledged: dict = field(default_factory=dict)  # (public id, aspect) → side saved
     acks: list = field(default_factory=list)  # (time, judgements acknowledged so far)
     polls: list = field(default_factory=list)  # (time answered, judgement count on the leaderboard)
+    cpu: Counter = field(default_factory=Counter)  # role → CPU seconds the server used during the run
 
 
 class Session:
@@ -265,7 +298,11 @@ class Session:
         self.client = httpx.AsyncClient(
             base_url=base_url,
             timeout=REQUEST_TIMEOUT_SECONDS,
-            limits=httpx.Limits(max_connections=1, max_keepalive_connections=1 if keep_alive else 0),
+            limits=httpx.Limits(
+                max_connections=1,
+                max_keepalive_connections=1 if keep_alive else 0,
+                keepalive_expiry=KEEPALIVE_SECONDS,
+            ),
             follow_redirects=False,
         )
         self.figures = figures
@@ -365,7 +402,7 @@ async def watch_leaderboard(session, dataset, stop, wait_for_all, visible_wait):
         await asyncio.sleep(RESEARCHER_POLL_SECONDS)
 
 
-async def run_load(base_url, study, password, options):
+async def run_load(base_url, study, password, options, cpu_seconds):
     figures = Figures()
     annotators = [Session(base_url, figures) for _ in study["annotators"]]
     researcher = Session(base_url, figures)
@@ -374,7 +411,7 @@ async def run_load(base_url, study, password, options):
     await researcher.sign_in(RESEARCHER, password)
 
     continue_url = f"/annotate/campaigns/{study['campaign']}/next/"
-    load_before = os.getloadavg()
+    load_before, cpu_before = os.getloadavg(), cpu_seconds()
     started = time.monotonic()
     deadline = started + options.duration
     stop = asyncio.Event()
@@ -387,6 +424,7 @@ async def run_load(base_url, study, password, options):
     )  # fmt: skip
     elapsed = time.monotonic() - started
     load_after = os.getloadavg()
+    figures.cpu = cpu_seconds() - cpu_before
     stop.set()
     await watcher
     for session in [*annotators, researcher]:
@@ -429,6 +467,10 @@ def report(figures, elapsed, load_before, load_after, stored, options, app):
     saves = len(figures.latencies["save"]) + len(figures.latencies["save completeness"])
     print(f"throughput: {requests / elapsed:.1f} requests/s, {saves / elapsed:.1f} saves/s, "
           f"{len(figures.acknowledged) / elapsed:.1f} judgements/s over {elapsed:.0f} s")  # fmt: skip
+    if figures.cpu:
+        print(f"server CPU during the run: web {figures.cpu['web']:.1f} s, "
+              f"{1000 * figures.cpu['web'] / requests:.1f} ms per request; "
+              f"leaderboard worker {figures.cpu['leaderboard']:.1f} s")  # fmt: skip
     for (kind, reason), count in sorted(figures.errors.items()):
         print(f"  error: {kind}: {reason} × {count}")
     for line, count in app.logged_errors().most_common(5):
@@ -455,6 +497,10 @@ def report(figures, elapsed, load_before, load_after, stored, options, app):
               f"within {options.visible_wait:.0f} s after the end")  # fmt: skip
     else:
         print(f"no acknowledged save was ever counted on leaderboard.json ({len(delays)} saves)")
+    builds = app.build_seconds()
+    if builds:
+        print(f"leaderboard builds: {len(builds)}, each {percentile(builds, .5):.1f} s (p50), "
+              f"{max(builds):.1f} s at most")  # fmt: skip
     return not (lost or duplicated or changed)
 
 
@@ -485,7 +531,9 @@ def main(argv=None):
         study = app.shell(f"from benchmarks.load import create_study; create_study({options.annotators}, {password!r})")
         print(f"study ready in {time.monotonic() - setup_started:.0f} s: {study['items']} items "
               f"for {options.annotators} annotators; running for {options.duration:.0f} s", flush=True)  # fmt: skip
-        figures, elapsed, load_before, load_after = asyncio.run(run_load(app.url, study, password, options))
+        figures, elapsed, load_before, load_after = asyncio.run(
+            run_load(app.url, study, password, options, app.cpu_seconds)
+        )
         stored = app.shell(
             f"from benchmarks.load import print_stored_judgements; print_stored_judgements({study['campaign']})"
         )

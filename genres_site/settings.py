@@ -148,10 +148,16 @@ CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": REDIS_URL,
+        "OPTIONS": {"pool_class": "genres_site.cache_pool.SharedConnectionPool"},
     }
     if os.environ.get("REDIS_URL")
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
+
+# Sessions are read on every request: from the cache (Redis, wherever the app is served), with
+# the database behind it, written only when a session changes (sign-in, sign-out). A request
+# then reads no session row, and a Redis flushed or lost costs no one their sign-in.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -1,10 +1,12 @@
 """Every change a leaderboard shows schedules a rebuild of it (``leaderboard.jobs``).
 
 Receivers, not calls inside the writers: ``scoring`` and ``annotation`` never import
-``leaderboard`` (data flows one way). Saved, edited and deleted judgements send Django's model
-signals; a finished run sends ``scoring.runs.run_finished``; imports of datasets, outputs and
-judgements send their own signals (their bulk writes send no per-row one). Scheduling waits for
-the commit and is debounced, so a burst of saves makes one or two builds.
+``leaderboard`` (data flows one way). An annotator's save sends ``judgements_saved`` once for
+all its judgements (written in bulk); judgements edited or deleted elsewhere (the admin) send
+Django's model signals; a finished run sends ``scoring.runs.run_finished``; imports of
+datasets, outputs and judgements send their own signals (their bulk writes send no per-row
+one). Scheduling waits for the commit and is debounced, so a burst of saves makes one or two
+builds.
 """
 
 from django.db.models.signals import post_delete, post_save
@@ -12,6 +14,7 @@ from django.dispatch import receiver
 
 from annotation.imports import judgements_imported
 from annotation.models import Judgement
+from annotation.services import judgements_saved
 from leaderboard.jobs import schedule_rebuild
 from scoring.imports import dataset_imported, outputs_imported
 from scoring.runs import run_finished
@@ -21,6 +24,11 @@ from scoring.runs import run_finished
 @receiver(post_delete, sender=Judgement)
 def judgement_changed(sender, instance, **kwargs):
     schedule_rebuild(instance.assignment.item.campaign.dataset_id)
+
+
+@receiver(judgements_saved)
+def judgements_saved_by_annotator(sender, dataset_id, **kwargs):
+    schedule_rebuild(dataset_id)
 
 
 @receiver(run_finished)

@@ -8,7 +8,7 @@ run scorer, so the run's chunks share one build per worker. On start, and every 
 while idle or between jobs, the worker runs ``scoring.jobs.heal_runs``: chunks that no live job
 holds are queued again, so a run finishes after a worker, Redis or a database connection dies,
 with no extra process to deploy. Workers run at a lower CPU priority than the web server
-(JOB_NICENESS).
+(JOB_NICENESS), but for the leaderboard's (QUEUE_NICENESS).
 """
 
 import os
@@ -24,6 +24,9 @@ HEAL_LOCK = "genres:heal-runs"
 # Web requests are interactive, jobs are batch work: where both share a machine (make demo, a
 # small lab's server), the kernel gives the web processes the CPU first.
 JOB_NICENESS = 10
+# Except the leaderboard builds: short, and what a researcher waits for while annotators save.
+# Niced like scoring jobs, they got the CPU last and a new judgement showed 5-30 s late under load.
+QUEUE_NICENESS = {"leaderboard": 0}
 
 
 class HealingWorker(Worker):
@@ -36,8 +39,13 @@ class HealingWorker(Worker):
 
     healed_at = None  # time.monotonic() of this worker's last turn
 
+    @property
+    def niceness(self):
+        """The lowest niceness of the worker's queues: a worker serving both runs at the leaderboard's."""
+        return min(QUEUE_NICENESS.get(name, JOB_NICENESS) for name in self.queue_names())
+
     def work(self, *args, **kwargs):
-        os.nice(JOB_NICENESS)  # here, not in __init__: pages listing workers build Worker objects too
+        os.nice(self.niceness)  # here, not in __init__: pages listing workers build Worker objects too
         return super().work(*args, **kwargs)
 
     @property

@@ -110,10 +110,10 @@ def continue_url(campaign_id):
 def next_url(user, campaign_id):
     """The page of what comes next: the next item itself, sparing a redirect; at the end, the
     queue's own URL, which says that all is done."""
-    following = services.next_assignment(user, campaign_id)
+    following = services.next_public_id(user, campaign_id)
     if following is None:
         return continue_url(campaign_id)
-    return reverse("annotate_item", args=[following.public_id])
+    return reverse("annotate_item", args=[following])
 
 
 def review_url(page, public_id):
@@ -241,12 +241,12 @@ def annotator_home(request):
 @login_required
 @require_GET
 def annotate_continue(request, campaign_id):
-    assignment = services.next_assignment(request.user, campaign_id)
-    if assignment is None:
+    following = services.next_public_id(request.user, campaign_id)
+    if following is None:
         campaign = get_object_or_404(annotator_campaigns(request.user), pk=campaign_id)
         messages.success(request, f"Every item of {campaign.name} is judged. Thank you!")
         return redirect("annotate_home")
-    return redirect("annotate_item", assignment.public_id)
+    return redirect("annotate_item", following)
 
 
 def saved_message(saved):

@@ -5,8 +5,20 @@ from collections import Counter
 import pytest
 
 from annotation.models import Assignment, Judgement
-from annotation.services import CampaignError, add_annotator, next_assignment, remove_annotator, save_judgements
-from tests.annotation.campaign_factories import finish_next, make_annotators, make_campaign
+from annotation.services import (
+    CampaignError,
+    add_annotator,
+    next_assignment,
+    remove_annotator,
+    save_judgements,
+)
+from tests.annotation.campaign_factories import (
+    FIRST_FOUR,
+    finish_next,
+    judge,
+    make_annotators,
+    make_campaign,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -116,3 +128,28 @@ def test_a_removed_annotator_can_come_back():
     add_annotator(campaign, people[2])
     assert campaign.memberships.get(annotator=people[2]).active
     assert next_assignment(people[2], campaign) is not None
+
+
+@pytest.mark.parametrize("gold_seen", [True, False])
+def test_a_pair_never_goes_to_someone_who_has_seen_the_gold_of_its_text(gold_seen):
+    # One text, three pairs, judged twice: two of the three annotators hold it, the third nothing.
+    campaign, people = make_campaign(texts=1, annotators=3, overlap_share=1.0, systems=("alpha", "beta", "gamma"))
+    first_holder, second_holder = [
+        person for person in people if Assignment.objects.filter(annotator=person, item__campaign=campaign).exists()
+    ]
+    taker = next(person for person in people if person not in (first_holder, second_holder))
+    finished = finish_next(first_holder, campaign)  # one pair done, the two others have their first four
+    remove_annotator(campaign, first_holder)  # those two are reissued to the taker, who held nothing of the text
+    taken = Assignment.objects.filter(annotator=taker, item__campaign=campaign)
+    assert taken.count() == 2 and not taken.filter(item=finished.item).exists()
+    if gold_seen:
+        for _ in range(2):  # both pairs' first four: the text's gold is shown to the taker
+            judge(next_assignment(taker, campaign), FIRST_FOUR)
+
+    # The second holder's three pairs are left: the taker lacks only the one the first holder finished.
+    summary = remove_annotator(campaign, second_holder)
+
+    assert taken.filter(item=finished.item).exists() is not gold_seen
+    assert summary.moved == (0 if gold_seen else 1)
+    assert not Assignment.objects.filter(annotator=second_holder).exists()  # the rest: dropped
+    assert_no_item_twice_per_annotator(campaign)

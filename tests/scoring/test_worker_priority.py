@@ -1,10 +1,16 @@
-"""Jobs run below the web server's CPU priority: a HealingWorker and its work horses are niced."""
+"""Jobs run below the web server's CPU priority: a HealingWorker and its work horses are niced,
+but for the leaderboard's."""
 
 import os
 
+from leaderboard.jobs import queue as leaderboard_queue
 from scoring.jobs import queue
-from scoring.workers import JOB_NICENESS
-from tests.scoring.worker_fixtures import file_database, run_burst_worker, worker_environment
+from scoring.workers import JOB_NICENESS, HealingWorker
+from tests.scoring.worker_fixtures import (
+    file_database,
+    run_burst_worker,
+    worker_environment,
+)
 
 __all__ = ["file_database"]  # a fixture, used by name
 
@@ -15,3 +21,11 @@ def test_a_job_runs_niced_by_job_niceness(file_database):
     run_burst_worker(worker_environment(file_database), worker_class="scoring.workers.HealingWorker")
     job.refresh()
     assert job.return_value() == min(os.nice(0) + JOB_NICENESS, 19)
+
+
+def test_a_leaderboard_worker_is_not_niced():
+    # Its builds are short and a researcher waits for them while annotators save.
+    leaderboard, default = leaderboard_queue(), queue()
+    assert HealingWorker([leaderboard], connection=leaderboard.connection).niceness == 0
+    assert HealingWorker([default], connection=default.connection).niceness == JOB_NICENESS
+    assert HealingWorker([default, leaderboard], connection=default.connection).niceness == 0
