@@ -51,7 +51,7 @@ def test_pages_serve_the_snapshot_with_its_as_of_and_build_nothing(admin_client,
     sections = admin_client.get(reverse("leaderboard_sections", args=[dataset.name])).json()
     assert sections["as_of"] == snapshot.built_at.isoformat()
     assert sorted(sections["plots"]) == [
-        "human_significance", "profile", "ratings", "replicates", "scatter", "significance", "win_rates",
+        "aspects", "human_significance", "profile", "ratings", "replicates", "scatter", "significance", "win_rates",
     ]  # fmt: skip
 
 
