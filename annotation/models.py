@@ -175,6 +175,10 @@ class Item(models.Model):
     def __str__(self):
         return f"{self.text} · {self.system_a} vs {self.system_b}"
 
+    def save(self, *args, **kwargs):
+        self.clean()
+        super().save(*args, **kwargs)
+
     @staticmethod
     def canonical_pair(first, second):
         """Return ``(system_a, system_b, swapped)`` for two distinct systems given in any order."""
@@ -191,10 +195,6 @@ class Item(models.Model):
             raise ValidationError("An item compares two different systems.")
         if self.system_a_id > self.system_b_id:
             raise ValidationError("system_a must be the system with the smaller id (canonical order).")
-
-    def save(self, *args, **kwargs):
-        self.clean()
-        super().save(*args, **kwargs)
 
 
 class Assignment(models.Model):

@@ -35,7 +35,7 @@ import numpy as np
 import scipy.sparse
 from scipy.special import expit
 
-from annotation.agreement import A, B, TIE
+from annotation.agreement import TIE, A, B
 
 INITIAL_RATING = 1000.0
 SCALE = 400.0

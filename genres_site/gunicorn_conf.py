@@ -9,7 +9,6 @@ websockets through channels, whose Redis layer joins the processes together.
 
 import os
 
-
 # Views spend most of their time in Python (templates, ORM), which one process runs on one
 # core at a time; a second process per core keeps the cores busy while requests wait on the
 # database. Measured in docs/deployment.md, Serving.

@@ -11,7 +11,7 @@ import math
 from itertools import combinations
 from numbers import Real
 
-from annotation.agreement import A, B, TIE
+from annotation.agreement import TIE, A, B
 from annotation.ratings import Battles
 
 DEFAULT_MARGIN = 0.2

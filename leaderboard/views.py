@@ -163,11 +163,8 @@ def dataset_sections(request, dataset):
     changes = set(request.GET.getlist("change")) or {"judgements", "scores"}
     sections = {section: rendered[section] for section, depends_on in SECTIONS.items() if changes & set(depends_on)}
     # The figures go out as stored, without a parse and a dump.
-    body = '{"sections": %s, "as_of": %s, "plots": %s}' % (
-        json.dumps(sections),
-        json.dumps(snapshot.built_at.isoformat()),
-        snapshot.plots,
-    )
+    as_of = json.dumps(snapshot.built_at.isoformat())
+    body = f'{{"sections": {json.dumps(sections)}, "as_of": {as_of}, "plots": {snapshot.plots}}}'
     return HttpResponse(body, content_type="application/json")
 
 

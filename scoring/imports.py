@@ -24,7 +24,6 @@ from scoring.genres.triples import storable, unstorable_problem
 from scoring.models import Dataset, Output, System, Text, Upload, text_hash
 from scoring.upload_handlers import size_limit_message
 
-
 # Sent inside the import's transaction when it stored something, with ``dataset``: what reads
 # the data (the leaderboards) listens, so that this app never imports it.
 dataset_imported = Signal()

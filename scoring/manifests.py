@@ -18,8 +18,8 @@ A naming pattern is a path under a folder with placeholders: ``{dataset}``, ``{s
 
 import json
 import re
-from fnmatch import fnmatch
 from dataclasses import dataclass, field
+from fnmatch import fnmatch
 from pathlib import Path
 
 from django.core.exceptions import ValidationError

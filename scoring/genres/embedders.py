@@ -134,7 +134,7 @@ class HashingEmbedder(CachingEmbedder):
             grams = [("w", word, 1.0)] + [("c", padded[i : i + 3], self.trigram_weight) for i in range(len(padded) - 2)]
             positions, weights = [], []
             for kind, gram, weight in grams:
-                code = zlib.crc32(f"{kind}:{gram}".encode("utf-8"), self.seed)
+                code = zlib.crc32(f"{kind}:{gram}".encode(), self.seed)
                 positions.append(code % self.dimension)
                 weights.append(weight if (code >> 16) & 1 else -weight)
             features = self._word_features[word] = (positions, weights)

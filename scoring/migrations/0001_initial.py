@@ -2,9 +2,10 @@
 
 import django.core.validators
 import django.db.models.deletion
-import scoring.models
 from django.conf import settings
 from django.db import migrations, models
+
+import scoring.models
 
 
 class Migration(migrations.Migration):

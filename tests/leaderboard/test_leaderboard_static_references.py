@@ -9,7 +9,13 @@ from django.templatetags.static import static
 from django.test import Client
 from django.urls import reverse
 
-from tests.leaderboard.leaderboard_fixtures import HUMAN_ORDER, build_all, judged_campaign, ranking_labels, scored_dataset
+from tests.leaderboard.leaderboard_fixtures import (
+    HUMAN_ORDER,
+    build_all,
+    judged_campaign,
+    ranking_labels,
+    scored_dataset,
+)
 
 pytestmark = pytest.mark.django_db
 

@@ -121,7 +121,7 @@ def test_researchers_see_the_run_page_and_its_state(researcher, dataset):
     assert page.status_code == 200
     content = page.content.decode()
     assert "content-word-overlap" in content and "heuristic, no LLM" in content
-    assert 'data-progress-url="/runs/%d/progress.json"' % run.pk in content
+    assert f'data-progress-url="/runs/{run.pk}/progress.json"' in content
     assert "Resume" not in content  # staff only, and a finished run has nothing to resume
     state = researcher.get(reverse("run-progress", args=[run.pk])).json()
     assert state["status"] == "done" and state["chunks_done"] == state["chunks_total"] == 2

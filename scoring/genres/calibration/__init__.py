@@ -76,7 +76,7 @@ def best_threshold(cosines, same):
         true_positive, true_positive + false_positive, out=np.zeros(len(cuts)), where=predicted.any(axis=1)
     )
     f1 = np.divide(2 * precision * recall, precision + recall, out=np.zeros(len(cuts)), where=(precision + recall) > 0)
-    best = np.flatnonzero((balanced_accuracy == balanced_accuracy.max()))
+    best = np.flatnonzero(balanced_accuracy == balanced_accuracy.max())
     best = best[f1[best] == f1[best].max()]
     chosen = best[len(best) // 2]
     return {

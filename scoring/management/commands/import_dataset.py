@@ -12,7 +12,6 @@ from scoring.genres import formats
 from scoring.imports import ImportRefused, import_dataset
 from scoring.models import Dataset
 
-
 STAGE_UNITS = {"reading": "B", "storing": "row"}
 
 
