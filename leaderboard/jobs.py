@@ -25,11 +25,11 @@ import django_rq
 from django.db import transaction
 from django.utils import timezone
 
-from genres_site.broadcast import broadcast
 from leaderboard import exports, human, metrics, services
 from leaderboard.battles import DEFAULT_MARGIN
 from leaderboard.models import Snapshot
 from scoring.models import Dataset
+from scoring.progress import broadcast
 
 logger = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ import logging
 
 import pytest
 
-from genres_site.broadcast import broadcast
+from scoring.progress import broadcast
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def test_a_message_to_a_group_reaches_its_sockets(settings):
 
 
 def test_a_layer_that_is_down_logs_one_warning(unreachable_channel_layer, caplog):
-    with caplog.at_level(logging.WARNING, logger="genres_site.broadcast"):
+    with caplog.at_level(logging.WARNING, logger="scoring.progress"):
         broadcast("some-group", {"type": "test.message"})
 
     [record] = caplog.records
