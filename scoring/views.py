@@ -1,10 +1,9 @@
 """The signed-in pages: datasets, one dataset, one text, and the staff upload page."""
 
-from functools import wraps
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
-from django.core.exceptions import BadRequest, PermissionDenied
+from django.core.exceptions import BadRequest
 from django.core.paginator import Paginator
 from django.db.models import (
     Count,
@@ -27,6 +26,7 @@ from scoring.forms import DatasetUploadForm, OutputsUploadForm
 from scoring.import_jobs import upload_state
 from scoring.imports import ImportRefused
 from scoring.models import Dataset, Output, System, Text, Upload
+from scoring.permissions import staff_required
 from scoring.score_tables import dataset_scores, text_scores
 from scoring.sql import JSONArrayLength
 
@@ -83,16 +83,7 @@ def systems_of(dataset):
     )
 
 
-def staff_required(view):
-    """Anonymous users go to the sign-in page; signed-in users who are not staff get 403."""
-
-    @wraps(view)
-    def check_staff(request, *args, **kwargs):
-        if not request.user.is_staff:
-            raise PermissionDenied("Only staff can upload and run scoring.")
-        return view(request, *args, **kwargs)
-
-    return login_required(check_staff)
+STAFF_ONLY = "Only staff can upload and run scoring."
 
 
 @login_required
@@ -164,7 +155,7 @@ def invalid_form_report(form):
     return f"Nothing imported. {' '.join(problems)}"
 
 
-@staff_required
+@staff_required(STAFF_ONLY)
 @require_http_methods(["GET", "POST"])
 def upload(request):
     forms = {kind: form_class(prefix=kind) for kind, form_class in UPLOAD_FORMS.items()}
@@ -208,7 +199,7 @@ def upload(request):
     )
 
 
-@staff_required
+@staff_required(STAFF_ONLY)
 @require_GET
 def upload_progress(request, pk):
     """The upload page's fallback when its websocket is down: the state the socket sends."""

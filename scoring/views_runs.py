@@ -10,18 +10,19 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from scoring.genres.prompts import templates_from_texts
 from scoring.jobs import enqueue_run, estimate_judge_requests, resume_run
 from scoring.models import Dataset
+from scoring.permissions import staff_required
 from scoring.progress import publish_progress
 from scoring.run_forms import RunForm
 from scoring.runs import RunRefused, ScoringRun
 from scoring.score_tables import score_table
-from scoring.views import VIEW_OUTPUTS, staff_required
+from scoring.views import STAFF_ONLY, VIEW_OUTPUTS
 
 
 def run_for(pk):
     return get_object_or_404(ScoringRun.objects.select_related("dataset", "created_by"), pk=pk)
 
 
-@staff_required
+@staff_required(STAFF_ONLY)
 @require_http_methods(["GET", "POST"])
 def run_new(request, name):
     dataset = get_object_or_404(Dataset, name=name)
@@ -82,7 +83,7 @@ def run_progress(request, pk):
     return JsonResponse(run_for(pk).progress_state())
 
 
-@staff_required
+@staff_required(STAFF_ONLY)
 @require_POST
 def run_cancel(request, pk):
     run = run_for(pk)
@@ -94,7 +95,7 @@ def run_cancel(request, pk):
     return redirect(run)
 
 
-@staff_required
+@staff_required(STAFF_ONLY)
 @require_POST
 def run_resume(request, pk):
     run = run_for(pk)

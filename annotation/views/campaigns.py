@@ -4,12 +4,9 @@ Annotators never reach these: a signed-in user who is not staff gets 403, anyone
 sign-in page. The work itself happens in ``annotation.services`` and ``annotation.exports``.
 """
 
-from functools import wraps
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -19,6 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation import agreement, battles, exports, services
 from annotation.forms import AnnotatorChangeForm, CampaignCreateForm
 from annotation.models import ASPECTS, Aspect, Assignment, Campaign
+from scoring.permissions import staff_required
 
 EXPORT_FORMATS = {
     "csv": (exports.csv_lines, "text/csv; charset=utf-8"),
@@ -27,19 +25,11 @@ EXPORT_FORMATS = {
 }
 
 
-def staff_required(view):
-    @wraps(view)
-    @login_required
-    def wrapped(request, *args, **kwargs):
-        if not request.user.is_staff:
-            raise PermissionDenied("Campaign pages are for staff.")
-        return view(request, *args, **kwargs)
-
-    return wrapped
+STAFF_ONLY = "Campaign pages are for staff."
 
 
 @require_GET
-@staff_required
+@staff_required(STAFF_ONLY)
 def campaign_list(request):
     campaigns = Campaign.objects.select_related("dataset").annotate(
         item_count=Count("items", distinct=True),
@@ -51,7 +41,7 @@ def campaign_list(request):
 
 
 @require_http_methods(["GET", "POST"])
-@staff_required
+@staff_required(STAFF_ONLY)
 def campaign_create(request):
     form = CampaignCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -82,7 +72,7 @@ def agreement_rows(campaign):
 
 
 @require_GET
-@staff_required
+@staff_required(STAFF_ONLY)
 def campaign_detail(request, pk):
     campaign = get_object_or_404(Campaign.objects.select_related("dataset", "created_by"), pk=pk)
     assignments = Assignment.objects.filter(item__campaign=campaign)
@@ -102,7 +92,7 @@ def campaign_detail(request, pk):
 
 
 @require_POST
-@staff_required
+@staff_required(STAFF_ONLY)
 def campaign_annotators(request, pk):
     campaign = get_object_or_404(Campaign, pk=pk)
     form = AnnotatorChangeForm(request.POST)
@@ -122,7 +112,7 @@ def campaign_annotators(request, pk):
 
 
 @require_POST
-@staff_required
+@staff_required(STAFF_ONLY)
 def campaign_toggle_open(request, pk):
     campaign = get_object_or_404(Campaign, pk=pk)
     if campaign.is_imported:
@@ -135,7 +125,7 @@ def campaign_toggle_open(request, pk):
 
 
 @require_GET
-@staff_required
+@staff_required(STAFF_ONLY)
 def campaign_export(request, pk, file_format):
     campaign = get_object_or_404(Campaign.objects.select_related("dataset"), pk=pk)
     lines, content_type = EXPORT_FORMATS[file_format]

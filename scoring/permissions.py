@@ -1,0 +1,22 @@
+"""Who may open what: the access checks the views of every app share."""
+
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+
+
+def staff_required(reason):
+    """A view for staff only: anonymous users go to the sign-in page; signed-in users who are not
+    staff get 403 with ``reason``, which the refusal page shows."""
+
+    def decorator(view):
+        @wraps(view)
+        def check_staff(request, *args, **kwargs):
+            if not request.user.is_staff:
+                raise PermissionDenied(reason)
+            return view(request, *args, **kwargs)
+
+        return login_required(check_staff)
+
+    return decorator
