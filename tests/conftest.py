@@ -7,10 +7,6 @@ from django.conf import settings
 
 from genres_site import embedded_redis
 
-# Playwright's sync API keeps an event loop on the test thread; the ORM calls the tests make
-# alongside it are still synchronous and safe.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 
 def pytest_configure(config):
     """Without REDIS_URL the suite runs its own embedded Redis, apart from any running demo."""

@@ -25,6 +25,16 @@ def pytest_runtest_makereport(item, call):
     setattr(item, f"report_{report.when}", report)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def allow_sync_orm_beside_playwright():
+    """Playwright's sync API keeps an event loop on the test thread from the first browser test
+    to the end of the session; the ORM calls the tests and fixtures make alongside it are still
+    synchronous and safe, so Django is told not to refuse them (here only, not for every test)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        yield
+
+
 @pytest.fixture(scope="session")
 def chromium():
     with sync_playwright() as playwright:
