@@ -1,5 +1,5 @@
-"""Shared by the scoring-run tests: a tiny dataset whose scores can be worked out by hand, a
-scratch queue (``scratch``, autouse where imported) and ``work()``, an in-process burst worker.
+"""Shared by the scoring-run tests: a tiny dataset whose scores can be worked out by hand and
+``work()``, an in-process burst worker (the scratch var directory and queue are conftest's).
 
 Three texts, the second without gold triples; the system "Echo" copies the first gold triple,
 extracts nothing from the second text and repeats one triple on the third. With the offline
@@ -14,12 +14,11 @@ embedder and the heuristic judge, per text (ts aside):
 import json
 
 import django_rq
-import pytest
 from django.core.files.base import ContentFile
 from rq import SimpleWorker
 
 from scoring.imports import import_dataset, import_outputs
-from scoring.jobs import QUEUE, queue
+from scoring.jobs import QUEUE
 from scoring.models import Dataset, System
 
 CURIE = "Marie Curie was born in Warsaw."
@@ -78,13 +77,6 @@ def echo():
     return System.objects.get(name="Echo")
 
 
-@pytest.fixture(autouse=True)
-def scratch(settings, tmp_path):
-    """LDA models in a scratch directory, and a queue holding only this test's jobs."""
-    settings.VAR_DIR = tmp_path
-    queue().empty()
-    yield
-    queue().empty()
 
 
 def work():

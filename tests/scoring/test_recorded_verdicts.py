@@ -29,9 +29,6 @@ CAPITAL = ["Paris", "capital of", "France"]
 LOUVRE = ["Paris", "hosts", "Louvre"]
 
 
-@pytest.fixture(autouse=True)
-def scratch(settings, tmp_path):
-    settings.VAR_DIR = tmp_path
 
 
 @pytest.fixture

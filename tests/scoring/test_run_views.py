@@ -15,9 +15,6 @@ from tests.scoring.run_fixtures import echo, tiny_dataset
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def scratch(settings, tmp_path):
-    settings.VAR_DIR = tmp_path
 
 
 @pytest.fixture

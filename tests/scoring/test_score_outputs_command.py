@@ -15,9 +15,6 @@ VALUE_KEYS = {
 }
 
 
-@pytest.fixture(autouse=True)
-def scratch(settings, tmp_path):
-    settings.VAR_DIR = tmp_path
 
 
 def score(capsys, *args):

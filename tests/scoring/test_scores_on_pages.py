@@ -18,9 +18,6 @@ LIAR_OUTPUTS = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def scratch(settings, tmp_path):
-    settings.VAR_DIR = tmp_path
 
 
 @pytest.fixture

@@ -8,9 +8,7 @@ from scoring.genres.scorer import ScoreSettings
 from scoring.jobs import enqueue_run
 from scoring.models import System
 from scoring.runs import ScoringRun, SystemScore, TextScore
-from tests.scoring.run_fixtures import ECHO_EXPECTED, GROUND_TRUTH_EXPECTED, echo, scratch, tiny_dataset, work
-
-__all__ = ["scratch"]  # an autouse fixture
+from tests.scoring.run_fixtures import ECHO_EXPECTED, GROUND_TRUTH_EXPECTED, echo, tiny_dataset, work
 
 # transaction=True: jobs are enqueued when the transaction that asks for them commits.
 pytestmark = pytest.mark.django_db(transaction=True)
