@@ -38,7 +38,7 @@ def build(rng):
     from annotation.models import ASPECTS, Assignment, Judgement
     from annotation.services import create_campaign
     from scoring.models import Dataset, Output, System, Text, text_hash
-    from scoring.runs import ScoringRun, TextScore
+    from scoring.models.runs import ScoringRun, TextScore
 
     dataset = Dataset.objects.create(name="Benchmark")
     contents = [f"Text {number}: the river runs past the mill." for number in range(TEXTS)]

@@ -22,7 +22,7 @@ from annotation.models import ASPECTS
 from leaderboard import human, metrics, services, significance
 from scoring.genres.scorer import PRF_VALUES
 from scoring.models import Dataset
-from scoring.runs import TextScore
+from scoring.models.runs import TextScore
 
 TEXT_SCORE_COLUMNS = ("text_id", "text", "position", "system", "ground_truth", *ASPECTS, *PRF_VALUES)
 AGREEMENT_COLUMNS = ("aspect", "accuracy", "kappa", "alpha", "items", "pairs")

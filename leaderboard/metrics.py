@@ -2,7 +2,7 @@
 
 A *setting* is a provenance fingerprint (``ScoreSettings.fingerprint``): scores from different
 settings are never mixed. For each system the leaderboard takes the aggregates of the latest
-finished run with that setting (``scoring.runs.latest_system_scores``) and, for metric battles,
+finished run with that setting (``scoring.models.runs.latest_system_scores``) and, for metric battles,
 the current per-text scores stored under it.
 """
 
@@ -11,7 +11,7 @@ from django.db.models import Count, Max
 from annotation.models import ASPECTS
 from scoring.genres.rules import APP, REFERENCE, RULE_LABELS
 from scoring.models import Output
-from scoring.runs import ScoringRun, TextScore, latest_system_scores, settings_choices
+from scoring.models.runs import ScoringRun, TextScore, latest_system_scores, settings_choices
 
 # Columns of the GENRES table: (key in the stored aggregates, heading, what it is, better when, group).
 COLUMNS = (

@@ -17,7 +17,7 @@ from leaderboard import human, metrics, plots, significance
 from leaderboard.battles import DEFAULT_MARGIN, metric_battles, metric_labels
 from leaderboard.correlation import item_agreement, rank_correlation
 from leaderboard.replicates import replicate_groups
-from scoring.runs import ScoringRun
+from scoring.models.runs import ScoringRun
 
 ASPECT_NAMES = [(aspect, Aspect(aspect).label) for aspect in ASPECTS]
 METHODS = {"elo": "Elo", "bt": "Bradley–Terry"}

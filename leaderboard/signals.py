@@ -3,7 +3,7 @@
 Receivers, not calls inside the writers: ``scoring`` and ``annotation`` never import
 ``leaderboard`` (data flows one way). An annotator's save sends ``judgements_saved`` once for
 all its judgements (written in bulk); judgements edited or deleted elsewhere (the admin) send
-Django's model signals; a finished run sends ``scoring.runs.run_finished``; imports of
+Django's model signals; a finished run sends ``scoring.models.runs.run_finished``; imports of
 datasets, outputs and judgements send their own signals (their bulk writes send no per-row
 one). Scheduling waits for the commit and is debounced, so a burst of saves makes one or two
 builds.
@@ -17,7 +17,7 @@ from annotation.models import Judgement
 from annotation.services import judgements_saved
 from leaderboard.jobs import schedule_rebuild
 from scoring.imports import dataset_imported, outputs_imported
-from scoring.runs import run_finished
+from scoring.models.runs import run_finished
 
 
 @receiver(post_save, sender=Judgement)

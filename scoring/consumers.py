@@ -6,8 +6,8 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from scoring.import_jobs import upload_state
 from scoring.models import Upload
+from scoring.models.runs import ScoringRun
 from scoring.progress import group_name, upload_group_name
-from scoring.runs import ScoringRun
 
 # The run page names systems, so its socket asks for the same permission as the page.
 VIEW_OUTPUTS = "scoring.view_output"

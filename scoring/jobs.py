@@ -38,7 +38,6 @@ from rq import Callback, get_current_job
 from rq.job import Job, JobStatus
 from rq.worker import Worker
 
-from scoring.cache_store import DatabaseRequestCache
 from scoring.genres.cache import InMemoryRequestCache
 from scoring.genres.embedders import get_embedder
 from scoring.genres.judges import SPLIT, SUPPORT, RecordedJudge, RequestCount, get_judge
@@ -46,17 +45,18 @@ from scoring.genres.pricing import cost_usd
 from scoring.genres.scorer import Scorer, TextRecord
 from scoring.genres.topics import TopicModel
 from scoring.models import Output
+from scoring.models.cache import DatabaseRequestCache
+from scoring.models.runs import STALE_AFTER, RunChunk, ScoringRun, TextScore
 from scoring.progress import publish_progress
-from scoring.runs import RunChunk, ScoringRun, TextScore
 from scoring.verdict_imports import recorded_verdicts
 
 logger = logging.getLogger(__name__)
 
 QUEUE = "default"
 # A running chunk's heartbeat thread writes RunChunk.heartbeat_at every HEARTBEAT_SECONDS,
-# whatever the chunk is waiting for; a chunk silent for STALE_AFTER has lost its work horse.
+# whatever the chunk is waiting for; a chunk silent for STALE_AFTER (models.runs) has lost its
+# work horse.
 HEARTBEAT_SECONDS = 10
-STALE_AFTER = timedelta(seconds=45)
 MAX_CHUNK_ATTEMPTS = 3
 # After a failed attempt a chunk waits this long from its last heartbeat, doubled each attempt.
 RETRY_BACKOFF = timedelta(seconds=5)

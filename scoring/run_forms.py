@@ -10,7 +10,7 @@ from scoring.genres.prompts import MAX_TEMPLATE_CHARS, TEMPLATE_PLACEHOLDERS, Pr
 from scoring.genres.rules import APP, RULE_LABELS
 from scoring.genres.scorer import METRICS, ScoreSettings
 from scoring.models import ImportedVerdict, System
-from scoring.runs import DEFAULT_CHUNK_TEXTS
+from scoring.models.runs import DEFAULT_CHUNK_TEXTS
 
 MAX_CHUNK_TEXTS = 1000
 

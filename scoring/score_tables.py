@@ -6,7 +6,7 @@ the judge's verdict on each of its triples (``text_scores``). The latest setting
 default; ``?settings=<fingerprint>`` picks another.
 """
 
-from scoring.runs import TextScore, latest_system_scores, settings_choices
+from scoring.models.runs import TextScore, latest_system_scores, settings_choices
 
 RECENT_RUNS = 10
 # Every page shows scores (and shares) in one unit: ×100 with one decimal, the leaderboard's and

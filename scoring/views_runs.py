@@ -10,10 +10,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from scoring.genres.prompts import templates_from_texts
 from scoring.jobs import enqueue_run, estimate_judge_requests, resume_run
 from scoring.models import Dataset
+from scoring.models.runs import RunRefused, ScoringRun
 from scoring.permissions import staff_required
 from scoring.progress import publish_progress
 from scoring.run_forms import RunForm
-from scoring.runs import RunRefused, ScoringRun
 from scoring.score_tables import score_table
 from scoring.views import STAFF_ONLY, VIEW_OUTPUTS
 

@@ -13,7 +13,7 @@ from annotation.services import next_assignment
 from fixtures import simulate_judgements
 from leaderboard.management.commands.load_demo import DEFAULT_MANIFEST
 from scoring.models import Output, System
-from scoring.runs import ScoringRun, latest_system_scores
+from scoring.models.runs import ScoringRun, latest_system_scores
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from scoring import run_forms
 from scoring.genres.scorer import ScoreSettings
-from scoring.runs import RunChunk, ScoringRun
+from scoring.models.runs import RunChunk, ScoringRun
 from tests.browser.annotator_pages import sign_in
 from tests.scoring.run_fixtures import echo, tiny_dataset
 

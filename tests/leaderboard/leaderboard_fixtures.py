@@ -7,7 +7,7 @@ from annotation.models import ASPECTS, Assignment, Judgement
 from annotation.services import create_campaign
 from leaderboard.jobs import build_leaderboards
 from scoring.models import Dataset
-from scoring.runs import ScoringRun, TextScore
+from scoring.models.runs import ScoringRun, TextScore
 from tests.annotation.campaign_factories import make_annotators, make_dataset
 
 PROVENANCE = {

@@ -16,7 +16,7 @@ from annotation.services import create_campaign, save_judgements
 from genres_site.routing import websocket_urlpatterns
 from leaderboard.jobs import QUEUE, build_snapshots
 from leaderboard.models import Snapshot
-from scoring.runs import RunChunk, ScoringRun
+from scoring.models.runs import RunChunk, ScoringRun
 from tests.annotation.campaign_factories import make_annotators, make_campaign, make_dataset
 from tests.leaderboard.leaderboard_fixtures import FINGERPRINT, PROVENANCE
 

@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from scoring.models import Output, System
-from scoring.runs import ScoringRun
+from scoring.models.runs import ScoringRun
 from tests.leaderboard.leaderboard_fixtures import PROVENANCE, get_built, scored_dataset, store_run
 
 pytestmark = pytest.mark.django_db

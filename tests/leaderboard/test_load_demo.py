@@ -11,7 +11,7 @@ from leaderboard.battles import DEFAULT_MARGIN
 from leaderboard.management.commands.load_demo import DEFAULT_MANIFEST
 from leaderboard.models import Snapshot
 from scoring.models import Dataset, Output, System, Text
-from scoring.runs import ScoringRun, SystemScore, TextScore
+from scoring.models.runs import ScoringRun, SystemScore, TextScore
 
 pytestmark = pytest.mark.django_db
 

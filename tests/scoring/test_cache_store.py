@@ -5,9 +5,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from scoring.cache_store import BATCH_SIZE, CachedResponse, DatabaseRequestCache, split_key
 from scoring.genres.cache import request_key
 from scoring.genres.embedders import cache_key, get_embedder
+from scoring.models.cache import BATCH_SIZE, CachedResponse, DatabaseRequestCache, split_key
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from scoring.genres.scorer import ScoreSettings
 from scoring.jobs import ChunkHeartbeat
-from scoring.runs import RunChunk, ScoringRun
+from scoring.models.runs import RunChunk, ScoringRun
 from tests.scoring.run_fixtures import echo, tiny_dataset
 from tests.scoring.worker_fixtures import wait_until
 

@@ -18,7 +18,7 @@ from scoring.genres.judges import get_judge
 from scoring.genres.openai_backend import RetryPolicy
 from scoring.genres.prompts import MAX_TEMPLATE_CHARS, PromptTemplate, TemplateError
 from scoring.genres.scorer import ScoreSettings
-from scoring.runs import ScoringRun
+from scoring.models.runs import ScoringRun
 from tests.fake_openai import FakeOpenAIServer
 from tests.scoring.run_fixtures import echo, tiny_dataset
 

@@ -20,7 +20,7 @@ from scoring.genres import openai_backend
 from scoring.genres.judges import RecordedJudge, RecordedVerdict, factualness, granularity
 from scoring.genres.prompts import bracketed_sub_triples
 from scoring.models import ImportedVerdict, System, Text
-from scoring.runs import ScoringRun
+from scoring.models.runs import ScoringRun
 from tests.scoring.run_fixtures import CURIE, PARIS, tiny_dataset
 
 pytestmark = pytest.mark.django_db

@@ -26,7 +26,7 @@ from scoring.genres.rules import (
 from scoring.genres.scorer import Scorer, ScoreSettings, TextRecord, aggregate
 from scoring.imports import import_dataset, import_outputs
 from scoring.models import Output
-from scoring.runs import ScoringRun
+from scoring.models.runs import ScoringRun
 
 CURIE = ["Marie Curie", "won", "Physics and Chemistry"]  # the heuristic judge splits it in 2
 PARIS = ["Paris", "capital of", "France"]  # atomic

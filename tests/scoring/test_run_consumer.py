@@ -10,8 +10,8 @@ from django.contrib.auth.models import AnonymousUser, Permission
 
 from genres_site.routing import websocket_urlpatterns
 from scoring.genres.scorer import ScoreSettings
+from scoring.models.runs import RunChunk, ScoringRun
 from scoring.progress import publish_progress
-from scoring.runs import RunChunk, ScoringRun
 from tests.scoring.run_fixtures import echo, tiny_dataset
 
 # The consumer reads the database from another thread: the data must be committed.

@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from scoring import run_forms
-from scoring.runs import ScoringRun
+from scoring.models.runs import ScoringRun
 from tests.scoring.run_fixtures import echo, tiny_dataset
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,7 @@ from scoring.genres.stats import tokens_per_triple
 from scoring.imports import import_dataset, import_outputs
 from scoring.jobs import run_in_process
 from scoring.models import Dataset, Output, System
-from scoring.runs import ScoringRun, SystemScore, TextScore
+from scoring.models.runs import ScoringRun, SystemScore, TextScore
 from tests.scoring.run_fixtures import jsonl
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from scoring.genres.scorer import ScoreSettings
-from scoring.runs import RunChunk, ScoringRun, failure_in_words
+from scoring.models.runs import RunChunk, ScoringRun, failure_in_words
 from tests.scoring.run_fixtures import echo, tiny_dataset
 
 pytestmark = pytest.mark.django_db

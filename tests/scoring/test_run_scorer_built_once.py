@@ -7,7 +7,7 @@ from scoring import jobs
 from scoring.genres.scorer import ScoreSettings
 from scoring.jobs import build_run_scorer_for, enqueue_run, queue, run_chunk, run_in_process, run_scorer
 from scoring.models import System
-from scoring.runs import RunChunk, ScoringRun
+from scoring.models.runs import RunChunk, ScoringRun
 from tests.scoring.run_fixtures import echo, tiny_dataset
 
 pytestmark = pytest.mark.django_db

@@ -4,11 +4,11 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 
-from scoring.cache_store import DatabaseRequestCache
 from scoring.genres.judges import get_judge
 from scoring.genres.scorer import ScoreSettings
 from scoring.jobs import run_in_process
-from scoring.runs import RunChunk, ScoringRun
+from scoring.models.cache import DatabaseRequestCache
+from scoring.models.runs import RunChunk, ScoringRun
 from tests.fake_openai import FakeOpenAIServer
 from tests.scoring.run_fixtures import echo, tiny_dataset
 

@@ -5,7 +5,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from scoring.runs import ScoringRun
+from scoring.models.runs import ScoringRun
 from tests.scoring.run_fixtures import ECHO_EXPECTED, GROUND_TRUTH_EXPECTED, tiny_dataset
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from scoring.genres.scorer import ScoreSettings
 from scoring.imports import import_outputs
 from scoring.jobs import run_in_process
 from scoring.models import System
-from scoring.runs import ScoringRun
+from scoring.models.runs import ScoringRun
 from tests.scoring.run_fixtures import ASPIRIN, CURIE, PARIS, jsonl, tiny_dataset
 
 pytestmark = pytest.mark.django_db

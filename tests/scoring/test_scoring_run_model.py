@@ -6,7 +6,7 @@ from scoring.genres.scorer import ScoreSettings
 from scoring.imports import import_outputs
 from scoring.jobs import run_in_process
 from scoring.models import System
-from scoring.runs import RunChunk, RunRefused, ScoringRun, SystemScore, TextScore, latest_system_scores
+from scoring.models.runs import RunChunk, RunRefused, ScoringRun, SystemScore, TextScore, latest_system_scores
 from tests.scoring.run_fixtures import ECHO_OUTPUTS, echo, jsonl, tiny_dataset
 
 pytestmark = pytest.mark.django_db

@@ -59,7 +59,7 @@ from scoring.manifests import (
     read_file_list,
 )
 from scoring.models import Dataset, System
-from scoring.runs import RunChunk, ScoringRun, latest_system_scores
+from scoring.models.runs import RunChunk, ScoringRun, latest_system_scores
 
 DEFAULT_MANIFEST = settings.BASE_DIR / "fixtures" / "manifest.json"
 SUPERUSER, ANNOTATOR, RESEARCHER = "superuser", "annotator", "researcher"

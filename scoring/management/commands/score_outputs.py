@@ -13,7 +13,7 @@ from scoring.genres.rules import APP, RULE_LABELS, RULES
 from scoring.genres.scorer import METRICS, ScoreSettings
 from scoring.jobs import enqueue_run, run_in_process
 from scoring.models import Dataset, System
-from scoring.runs import DEFAULT_CHUNK_TEXTS, RunRefused, ScoringRun
+from scoring.models.runs import DEFAULT_CHUNK_TEXTS, RunRefused, ScoringRun
 
 TABLE_COLUMNS = ("texts", "triples_per_text", "ts", "us", "fs", "gs", "cs", "precision", "recall", "f1", "empty_share")
 

@@ -20,6 +20,7 @@ longer current and pages stop showing it.
 
 import re
 from dataclasses import asdict, replace
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection, models, transaction
@@ -32,10 +33,13 @@ from django.utils import timezone
 from scoring.genres.rules import output_statistics
 from scoring.genres.scorer import AVERAGED, METRICS, PRF_VALUES, ScoreSettings, mean
 from scoring.genres.topics import default_topic_count
-from scoring.models import Dataset, Output, System
+from scoring.models.catalogue import Dataset, Output, System
 from scoring.sql import JSONNumber
 
 DEFAULT_CHUNK_TEXTS = 50
+# A chunk whose job neither started, beat nor finished for this long has lost its work horse
+# (scoring.jobs beats every 10 s while a chunk runs).
+STALE_AFTER = timedelta(seconds=45)
 ERROR_CHARS_SHOWN = 200  # of a chunk's error, in the run page's table
 # Rows fetched at a time where a query streams every scored output.
 STREAM_ROWS = 5000
@@ -272,8 +276,6 @@ class ScoringRun(models.Model):
     def is_stalled(self, last_activity, now=None):
         """Active, with unfinished chunks, and no chunk has started, beaten or finished for a while:
         its workers are gone, and only a resume (or the heal pass) moves it on."""
-        from scoring.jobs import STALE_AFTER  # jobs imports this module
-
         quiet_since = max(filter(None, (last_activity, self.started_at, self.created_at)))
         return self.is_active and (now or timezone.now()) - quiet_since > STALE_AFTER
 

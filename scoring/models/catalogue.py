@@ -303,8 +303,3 @@ class ApiToken(models.Model):
             return None
         cls.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
         return token.user
-
-
-# Scoring runs and the request cache have modules of their own; importing them here registers their models.
-from scoring.cache_store import CachedResponse  # noqa: E402, F401
-from scoring.runs import RunChunk, ScoringRun, SystemScore, TextScore  # noqa: E402, F401

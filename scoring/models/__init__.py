@@ -1,0 +1,36 @@
+"""The scoring app's models, one module each for the catalogue (datasets, texts, systems,
+outputs, uploads, recorded verdicts, API tokens), scoring runs and their results, and the
+request cache that judges and embedders share. Importing them here registers them all."""
+
+from scoring.models.cache import CachedResponse
+from scoring.models.catalogue import (
+    ApiToken,
+    Dataset,
+    ImportedVerdict,
+    Output,
+    System,
+    Text,
+    Upload,
+    name_validator,
+    text_hash,
+    validate_triple_list,
+)
+from scoring.models.runs import RunChunk, ScoringRun, SystemScore, TextScore
+
+__all__ = [
+    "ApiToken",
+    "CachedResponse",
+    "Dataset",
+    "ImportedVerdict",
+    "Output",
+    "RunChunk",
+    "ScoringRun",
+    "System",
+    "SystemScore",
+    "Text",
+    "TextScore",
+    "Upload",
+    "name_validator",
+    "text_hash",
+    "validate_triple_list",
+]
