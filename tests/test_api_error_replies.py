@@ -3,8 +3,8 @@
 import pytest
 from django.test import Client, override_settings
 
-from scoring import api
 from scoring.models import ApiToken
+from scoring.views import api
 
 pytestmark = pytest.mark.django_db
 

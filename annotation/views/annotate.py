@@ -23,7 +23,7 @@ from annotation import services
 from annotation.guidelines import GENERAL_RULES, GUIDELINES, GUIDELINES_BY_CODE
 from annotation.models import ASPECTS, FIRST_ASPECTS, Aspect, Assignment, Campaign
 from scoring.models import Output
-from scoring.views import VIEW_OUTPUTS
+from scoring.permissions import VIEW_OUTPUTS
 
 # What the annotator can answer for each aspect, in page order, with its keyboard shortcut.
 SIDES = [("left", "A better", "1"), ("tie", "Tie", "2"), ("right", "B better", "3")]

@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from scoring import run_forms
+from scoring import forms as scoring_forms
 from scoring.genres.scorer import ScoreSettings
 from scoring.models.runs import RunChunk, ScoringRun
 from tests.browser.annotator_pages import sign_in
@@ -33,8 +33,8 @@ def admin_page(live_server, sized_page, settings, tmp_path):
 
 def test_the_form_greys_out_what_cannot_run_here(live_server, admin_page, monkeypatch, screenshot_dir):
     page = admin_page
-    real = run_forms.find_spec
-    monkeypatch.setattr(run_forms, "find_spec", lambda name: None if name in run_forms.MINILM_MODULES else real(name))
+    real = scoring_forms.find_spec
+    monkeypatch.setattr(scoring_forms, "find_spec", lambda name: None if name in scoring_forms.MINILM_MODULES else real(name))
     dataset = tiny_dataset()
     page.goto(f"{live_server.url}/datasets/{dataset.name}/runs/new/")
     embedder = page.locator("#id_embedder")

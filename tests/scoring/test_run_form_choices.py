@@ -4,7 +4,7 @@ OpenAI endpoint without a key, is shown greyed out with what it needs, and refus
 import pytest
 from django.urls import reverse
 
-from scoring import run_forms
+from scoring import forms as scoring_forms
 from scoring.models.runs import ScoringRun
 from tests.scoring.run_fixtures import echo, tiny_dataset
 
@@ -13,8 +13,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def without_minilm(monkeypatch):
-    real = run_forms.find_spec
-    monkeypatch.setattr(run_forms, "find_spec", lambda name: None if name in run_forms.MINILM_MODULES else real(name))
+    real = scoring_forms.find_spec
+    monkeypatch.setattr(scoring_forms, "find_spec", lambda name: None if name in scoring_forms.MINILM_MODULES else real(name))
 
 
 @pytest.fixture
@@ -59,7 +59,7 @@ def test_a_posted_unavailable_embedder_is_refused_in_words(admin_client, without
 
 
 def test_with_a_local_endpoint_and_the_packages_everything_is_offered(admin_client, monkeypatch):
-    monkeypatch.setattr(run_forms, "find_spec", lambda name: object())
+    monkeypatch.setattr(scoring_forms, "find_spec", lambda name: object())
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     content = admin_client.get(reverse("run-new", args=[tiny_dataset().name])).content.decode()
     # All but the recorded judge, which needs verdicts imported for the dataset first.

@@ -5,18 +5,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.core.exceptions import BadRequest
 from django.core.paginator import Paginator
-from django.db.models import (
-    Count,
-    F,
-    FloatField,
-    IntegerField,
-    Max,
-    OuterRef,
-    Q,
-    Subquery,
-    Sum,
-)
-from django.db.models.functions import Cast, Coalesce, Substr
+from django.db.models.functions import Substr
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
@@ -25,65 +14,18 @@ from django.views.decorators.http import require_GET, require_http_methods
 from scoring.forms import DatasetUploadForm, OutputsUploadForm
 from scoring.import_jobs import upload_state
 from scoring.imports import ImportRefused
-from scoring.models import Dataset, Output, System, Text, Upload
-from scoring.permissions import staff_required
+from scoring.models import System, Text, Upload
+from scoring.permissions import STAFF_ONLY, VIEW_OUTPUTS, staff_required
+from scoring.queries import datasets_with_counts, systems_of
 from scoring.score_tables import dataset_scores, text_scores
 from scoring.sql import JSONArrayLength
 
-# Pages that name systems or show their triples. Annotators judge blind (systems are anonymous to
-# them), so these need the "view output" permission: superusers have it; give it to researchers.
-VIEW_OUTPUTS = "scoring.view_output"
 TEXTS_PER_PAGE = 50
 EXCERPT_CHARS = 160
 RECENT_UPLOADS = 20
 UPLOAD_FORMS = {"dataset": DatasetUploadForm, "outputs": OutputsUploadForm}
 
 
-def per_dataset(queryset, dataset_path, aggregate):
-    """``aggregate`` over the rows of ``queryset`` that belong to the outer dataset, as a subquery.
-
-    Subqueries instead of joins: joining texts and outputs in one GROUP BY would multiply the sums.
-    """
-    rows = (
-        queryset.filter(**{dataset_path: OuterRef("pk")})
-        .order_by()
-        .values(dataset_path)
-        .annotate(value=aggregate)
-        .values("value")
-    )
-    return Coalesce(Subquery(rows, output_field=IntegerField()), 0)
-
-
-def datasets_with_counts():
-    """Every dataset with its number of texts, gold triples and systems (Ground truth excluded), in one query."""
-    return Dataset.objects.annotate(
-        text_count=per_dataset(Text.objects.all(), "dataset", Count("pk")),
-        gold_count=per_dataset(Text.objects.all(), "dataset", Sum(JSONArrayLength("gold"))),
-        system_count=per_dataset(
-            Output.objects.filter(system__is_ground_truth=False),
-            "text__dataset",
-            Count("system", distinct=True),
-        ),
-    )
-
-
-def systems_of(dataset):
-    """The systems with outputs on ``dataset``, Ground truth first, with their output statistics."""
-    return (
-        System.objects.filter(outputs__text__dataset=dataset)
-        .annotate(
-            output_count=Count("outputs"),
-            triple_count=Coalesce(Sum(JSONArrayLength("outputs__triples")), 0),
-            empty_count=Count("outputs", filter=Q(outputs__triples=[])),
-            warning_count=Coalesce(Sum(JSONArrayLength("outputs__parse_warnings")), 0),
-            last_upload_at=Max("outputs__upload__created_at"),
-        )
-        .annotate(triples_per_text=Cast("triple_count", FloatField()) / F("output_count"))
-        .order_by("-is_ground_truth", "name")
-    )
-
-
-STAFF_ONLY = "Only staff can upload and run scoring."
 
 
 @login_required

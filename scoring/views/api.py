@@ -14,7 +14,7 @@ from scoring.forms import DatasetUploadForm, OutputsFileForm
 from scoring.import_jobs import upload_state
 from scoring.imports import ImportRefused
 from scoring.models import ApiToken, Dataset, Upload
-from scoring.views import datasets_with_counts
+from scoring.queries import datasets_with_counts
 
 
 def error(message, status):

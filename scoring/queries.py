@@ -1,0 +1,52 @@
+"""Queries that several pages and the JSON API share (datasets with their counts, a dataset's
+systems with their output statistics), each a single SQL statement however many rows."""
+
+from django.db.models import Count, F, FloatField, IntegerField, Max, OuterRef, Q, Subquery, Sum
+from django.db.models.functions import Cast, Coalesce
+
+from scoring.models import Dataset, Output, System, Text
+from scoring.sql import JSONArrayLength
+
+
+def per_dataset(queryset, dataset_path, aggregate):
+    """``aggregate`` over the rows of ``queryset`` that belong to the outer dataset, as a subquery.
+
+    Subqueries instead of joins: joining texts and outputs in one GROUP BY would multiply the sums.
+    """
+    rows = (
+        queryset.filter(**{dataset_path: OuterRef("pk")})
+        .order_by()
+        .values(dataset_path)
+        .annotate(value=aggregate)
+        .values("value")
+    )
+    return Coalesce(Subquery(rows, output_field=IntegerField()), 0)
+
+
+def datasets_with_counts():
+    """Every dataset with its number of texts, gold triples and systems (Ground truth excluded), in one query."""
+    return Dataset.objects.annotate(
+        text_count=per_dataset(Text.objects.all(), "dataset", Count("pk")),
+        gold_count=per_dataset(Text.objects.all(), "dataset", Sum(JSONArrayLength("gold"))),
+        system_count=per_dataset(
+            Output.objects.filter(system__is_ground_truth=False),
+            "text__dataset",
+            Count("system", distinct=True),
+        ),
+    )
+
+
+def systems_of(dataset):
+    """The systems with outputs on ``dataset``, Ground truth first, with their output statistics."""
+    return (
+        System.objects.filter(outputs__text__dataset=dataset)
+        .annotate(
+            output_count=Count("outputs"),
+            triple_count=Coalesce(Sum(JSONArrayLength("outputs__triples")), 0),
+            empty_count=Count("outputs", filter=Q(outputs__triples=[])),
+            warning_count=Coalesce(Sum(JSONArrayLength("outputs__parse_warnings")), 0),
+            last_upload_at=Max("outputs__upload__created_at"),
+        )
+        .annotate(triples_per_text=Cast("triple_count", FloatField()) / F("output_count"))
+        .order_by("-is_ground_truth", "name")
+    )
