@@ -11,6 +11,7 @@ recording the failure. Uploading the same file again is harmless and says so.
 """
 
 import hashlib
+import logging
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -28,6 +29,8 @@ from scoring.upload_handlers import size_limit_message
 # the data (the leaderboards) listens, so that this app never imports it.
 dataset_imported = Signal()
 outputs_imported = Signal()
+
+logger = logging.getLogger(__name__)
 
 
 class ImportRefused(Exception):
@@ -255,6 +258,10 @@ def record_failure(upload, refusal, queued_pk=None):
     upload.message = storable(str(refusal))
     upload.texts = upload.triples = upload.warnings = 0
     upload.save()
+    logger.warning(
+        "Import of %s refused: %s", upload.file_name, upload.message,
+        extra={"event": "import_refused", "upload": upload.pk, "dataset": upload.dataset_name, "kind": upload.kind},
+    )  # fmt: skip
 
 
 def read_source(source, upload):

@@ -325,13 +325,19 @@ def run_job_failed(job, connection, exc_type, exc_value, traceback):
 
 def fail_run(run_id, message):
     run = ScoringRun.objects.get(pk=run_id)
+    logger.error("Scoring run %s failed: %s", run_id, message, extra={"event": "run_failed", "run": run_id})
     run.fail(message)
     publish_progress(run)
 
 
 def chunk_job_failed(job, connection, exc_type, exc_value, traceback):
     """rq's failure callback of a chunk job: it raised, or rq found it abandoned by a dead worker."""
-    on_fresh_connection(lambda: attempt_failed(job.args[0], job.id, f"{exc_type.__name__}: {exc_value}"))
+    reason = f"{exc_type.__name__}: {exc_value}"
+    logger.warning(
+        "Attempt at chunk %s failed: %s", job.args[0], reason,
+        extra={"event": "chunk_attempt_failed", "chunk": job.args[0], "job": job.id},
+    )  # fmt: skip
+    on_fresh_connection(lambda: attempt_failed(job.args[0], job.id, reason))
 
 
 def attempt_failed(chunk_id, job_id, reason):
@@ -344,6 +350,10 @@ def attempt_failed(chunk_id, job_id, reason):
     if chunk.job_id != job_id or chunk.status != RunChunk.Status.RUNNING or chunk.attempts < MAX_CHUNK_ATTEMPTS:
         return  # superseded, never started, or with attempts left
     message = f"{chunk}: {reason} (attempt {chunk.attempts} of {MAX_CHUNK_ATTEMPTS})"
+    logger.error(
+        "Scoring run %s failed: %s", chunk.run_id, message,
+        extra={"event": "run_failed", "run": chunk.run_id, "chunk": chunk_id},
+    )  # fmt: skip
     chunk.fail(message)
     chunk.run.fail(message)
     publish_progress(chunk.run)

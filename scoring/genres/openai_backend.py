@@ -20,6 +20,7 @@ import asyncio
 import collections
 import contextlib
 import email.utils
+import logging
 import os
 import queue
 import random
@@ -30,6 +31,8 @@ from dataclasses import dataclass, replace
 import openai
 
 from scoring.genres.ratelimit import rate_limiter
+
+logger = logging.getLogger(__name__)
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_JUDGE_MODEL = "gpt-3.5-turbo-instruct"
@@ -297,7 +300,9 @@ class OpenAIService:
             self._count_tokens(response)
             return response
         self.usage.failures += 1
-        return RequestFailed(f"{describe(last_error)} (after {attempt} attempt{'s' if attempt > 1 else ''})")
+        failure = f"{describe(last_error)} (after {attempt} attempt{'s' if attempt > 1 else ''})"
+        logger.warning("Request to %s failed for good: %s", self.base_url, failure, extra={"event": "request_failed"})
+        return RequestFailed(failure)
 
     def _count_tokens(self, response):
         usage = getattr(response, "usage", None)
