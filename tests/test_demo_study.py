@@ -11,7 +11,7 @@ from django.core.management import call_command
 from annotation.models import ASPECTS, Assignment, Campaign, Judgement
 from annotation.services import next_assignment
 from fixtures import simulate_judgements
-from leaderboard.management.commands.load_demo import DEFAULT_MANIFEST
+from leaderboard.demo import DEFAULT_MANIFEST
 from scoring.models import Output, System
 from scoring.models.runs import ScoringRun, latest_system_scores
 
