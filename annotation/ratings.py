@@ -208,7 +208,7 @@ def bradley_terry_fit_leaderboard(battles):
 
 def bradley_terry_ratings(battles):
     """Maximum-likelihood Bradley–Terry ratings (with the weak prior), in ``systems`` order."""
-    return _fit_bradley_terry(_win_matrix(battles)[np.newaxis])[0]
+    return _fit_bradley_terry(win_matrix(battles)[np.newaxis])[0]
 
 
 def bootstrap_bradley_terry(battles, rounds=BOOTSTRAP_ROUNDS, seed=0):
@@ -272,7 +272,7 @@ def _play_elo(battles, positions, k):
     return ratings.reshape(rounds, systems)
 
 
-def _win_matrix(battles):
+def win_matrix(battles: Battles) -> np.ndarray:
     """``wins[i, j]``: how often system i beat system j, ties counting half to each."""
     systems = len(battles.systems)
     won = np.bincount(battles.a * systems + battles.b, weights=battles.outcome, minlength=systems * systems)

@@ -4,12 +4,12 @@ Everything is read through ``annotation.battles`` (the one query that selects an
 judgements) and computed by the pure modules; the result is plain data, ready to store.
 """
 
+import numpy as np
 from django.db.models import Count, Max
 
 from annotation import agreement, battles, ratings
 from annotation.models import ASPECTS, Campaign, Item, Judgement
 from leaderboard.correlation import interval_ranks
-from leaderboard.plots import win_rate_matrix
 
 RATING_METHODS = {"elo": ratings.elo_leaderboard, "bt": ratings.bradley_terry_leaderboard}
 
@@ -28,6 +28,26 @@ def rate(battles_of_aspect, rounds):
             board[system]["rank"] = [best, worst]
         rated[method] = board
     return rated
+
+
+def win_rate_matrix(battles: ratings.Battles) -> dict:
+    """Row system's share of points against the column system (a tie counts half), and battle counts.
+
+    Returns ``{"systems": [...], "rates": [[share or None]], "battles": [[count]]}``; a pair
+    that never met has rate None.
+    """
+    wins = ratings.win_matrix(battles)
+    counts = np.rint(wins + wins.T).astype(int)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates = wins / counts
+    return {
+        "systems": list(battles.systems),
+        "rates": [
+            [None if count == 0 else float(rate) for rate, count in zip(row, row_counts)]
+            for row, row_counts in zip(rates, counts)
+        ],
+        "battles": counts.tolist(),
+    }
 
 
 def judgement_version(dataset):
