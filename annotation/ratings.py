@@ -3,7 +3,7 @@
 A battle compares system ``a`` with system ``b``; its outcome is system a's score: 1 (a
 better), 0 (b better) or 0.5 (tie). :class:`Battles` holds them as parallel numpy arrays of
 system indices and outcomes, beside the tuple of system names. Human judgements and metric
-battles (``leaderboard.battles``) both arrive in this form, so both are rated the same way.
+battles (``leaderboard.metric_battles``) both arrive in this form, so both are rated the same way.
 
 Both methods put ratings on the chess scale: a system rated 400 points above another is
 expected to score 10 to 1 against it (initial rating 1000, scale 400, base 10).

@@ -11,8 +11,8 @@ from django.template.loader import render_to_string
 from pyarrow import parquet
 
 from leaderboard import presenters, significance
+from leaderboard.contents import METHODS
 from leaderboard.metrics import COLUMN_KEYS
-from leaderboard.services import METHODS
 
 RATING_FIELDS = ("rating", "ci_low", "ci_high", "battles")
 CORRELATION_FIELDS = ("systems", "kendall_tau", "kendall_p", "spearman_rho", "spearman_p")

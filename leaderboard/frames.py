@@ -17,9 +17,9 @@ and the page agree whenever they are built from the same data.
 import pandas as pd
 
 from annotation import agreement as agreement_figures
-from annotation import battles, exports
+from annotation import exports, judgement_queries
 from annotation.models import ASPECTS
-from leaderboard import human, metrics, services, significance
+from leaderboard import contents, human, metrics, significance
 from scoring.genres.scorer import PRF_VALUES
 from scoring.models import Dataset
 from scoring.models.runs import TextScore
@@ -41,8 +41,8 @@ def _dataset(dataset):
 def _setting(dataset, setting):
     """The fingerprint asked for, or the newest; LookupError when the dataset has no such scores."""
     try:
-        chosen = services.pick_setting(metrics.scoring_settings(dataset), setting)
-    except services.LeaderboardError as error:
+        chosen = contents.pick_setting(metrics.scoring_settings(dataset), setting)
+    except contents.LeaderboardError as error:
         raise LookupError(str(error)) from None
     if chosen is None:
         raise LookupError(f"The dataset {dataset.name} has no scoring results yet.")
@@ -85,7 +85,7 @@ def text_scores(dataset, setting=None):
 
 
 def _score_tests(dataset, setting):
-    return services.significance_of_scores(metrics.metric_scores(dataset, _setting(dataset, setting)))
+    return contents.significance_of_scores(metrics.metric_scores(dataset, _setting(dataset, setting)))
 
 
 def system_means(dataset, setting=None):
@@ -105,7 +105,7 @@ def pairwise_tests(dataset, setting=None):
 
 
 def _campaigns(dataset, campaign):
-    return battles.find_campaigns(_dataset(dataset).name, campaign)
+    return judgement_queries.find_campaigns(_dataset(dataset).name, campaign)
 
 
 def judgements(dataset, campaign=None):
@@ -116,7 +116,7 @@ def judgements(dataset, campaign=None):
 
 def agreement(dataset, campaign=None):
     """Per aspect: tie-discounted accuracy, Cohen's κ and Krippendorff's α over items judged twice."""
-    figures = agreement_figures.agreement(battles.agreement_judgements(_campaigns(dataset, campaign)))
+    figures = agreement_figures.agreement(judgement_queries.agreement_judgements(_campaigns(dataset, campaign)))
     return pd.DataFrame(
         [{"aspect": aspect, **{key: figures[aspect][key] for key in AGREEMENT_COLUMNS[1:]}} for aspect in ASPECTS],
         columns=AGREEMENT_COLUMNS,
@@ -128,7 +128,7 @@ def ratings(dataset, campaign=None, rounds=human.ratings.BOOTSTRAP_ROUNDS):
     campaigns = _campaigns(dataset, campaign)
     records = []
     for aspect in ASPECTS:
-        for method, board in human.rate(battles.human_battles(campaigns, aspect), rounds).items():
+        for method, board in human.rate(judgement_queries.human_battles(campaigns, aspect), rounds).items():
             for system, entry in board.items():
                 records.append(
                     {

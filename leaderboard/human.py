@@ -1,13 +1,13 @@
 """The human side of a leaderboard: campaigns, agreement, ratings and merged labels of a dataset.
 
-Everything is read through ``annotation.battles`` (the one query that selects and orders
+Everything is read through ``annotation.judgement_queries`` (the one query that selects and orders
 judgements) and computed by the pure modules; the result is plain data, ready to store.
 """
 
 import numpy as np
 from django.db.models import Count, Max
 
-from annotation import agreement, battles, ratings
+from annotation import agreement, judgement_queries, ratings
 from annotation.models import ASPECTS, Campaign, Item, Judgement
 from leaderboard.correlation import interval_ranks
 
@@ -97,15 +97,15 @@ def human_side(dataset, rounds=ratings.BOOTSTRAP_ROUNDS):
     ``single_pass`` holds, beside the bootstrap medians, one pass of online Elo in import order:
     the GENRES paper's ratings, which depend on the order of play.
     """
-    campaigns = battles.campaigns_of(dataset)
-    judgements = battles.agreement_judgements(campaigns)
+    campaigns = judgement_queries.campaigns_of(dataset)
+    judgements = judgement_queries.agreement_judgements(campaigns)
     figures = agreement.agreement(judgements)
-    by_aspect = {aspect: battles.human_battles(campaigns, aspect) for aspect in ASPECTS}
+    by_aspect = {aspect: judgement_queries.human_battles(campaigns, aspect) for aspect in ASPECTS}
     rated = {aspect: rate(by_aspect[aspect], rounds) for aspect in ASPECTS}
     return {
         "campaigns": campaign_summaries(dataset),
         "judgements": len(judgements),
-        "systems": battles.systems_of(campaigns),
+        "systems": judgement_queries.systems_of(campaigns),
         "agreement": {
             aspect: {key: figures[aspect][key] for key in ("accuracy", "kappa", "alpha", "items", "pairs")}
             for aspect in ASPECTS

@@ -7,9 +7,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
+from leaderboard.contents import ASPECT_NAMES
 from leaderboard.plots import replicate_points
 from leaderboard.replicates import replicate_groups
-from leaderboard.services import ASPECT_NAMES
 from scoring.models import System
 from tests.leaderboard.leaderboard_fixtures import get_built, scored_dataset
 

@@ -90,16 +90,16 @@ def test_the_section_says_so_when_nothing_is_scored(admin_client):
 
 def test_new_judgements_keep_the_tests_new_scores_redo_them(monkeypatch):
     from annotation.models import Judgement
-    from leaderboard import jobs, services
+    from leaderboard import contents, jobs
     from leaderboard.models import Snapshot
     from tests.leaderboard.leaderboard_fixtures import store_run
 
     dataset, systems = scored_dataset(name="eight", texts=8)
     judged_campaign(dataset, systems, ranking_labels(HUMAN_ORDER), is_open=False)
     tested = []
-    significance_of_scores = services.significance_of_scores
+    significance_of_scores = contents.significance_of_scores
     monkeypatch.setattr(
-        services, "significance_of_scores", lambda scores: tested.append(1) or significance_of_scores(scores)
+        contents, "significance_of_scores", lambda scores: tested.append(1) or significance_of_scores(scores)
     )
     jobs.build_leaderboards(dataset.pk)
     Judgement.objects.filter(assignment__item__campaign__dataset=dataset).first().delete()

@@ -6,9 +6,9 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from leaderboard.contents import leaderboard
 from leaderboard.exports import csv_text
 from leaderboard.human import human_side
-from leaderboard.services import leaderboard
 from tests.annotation.campaign_factories import make_dataset
 from tests.annotation.single_pass_fixtures import JUDGEMENTS, played_by_hand
 from tests.leaderboard.leaderboard_fixtures import get_built

@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Judgement
-from leaderboard import human, jobs, services
+from leaderboard import contents, human, jobs
 from leaderboard.models import Snapshot
 from tests.leaderboard.leaderboard_fixtures import ranked_dataset
 
@@ -41,7 +41,7 @@ def test_pages_serve_the_snapshot_with_its_as_of_and_build_nothing(admin_client,
     jobs.build_leaderboards(dataset.pk)
     snapshot = Snapshot.objects.get(dataset=dataset)
     Judgement.objects.filter(aspect="ts").update(label="tie")  # not yet rebuilt
-    monkeypatch.setattr(services.Builder, "__init__", lambda *args: pytest.fail("built in a request"))
+    monkeypatch.setattr(contents.Builder, "__init__", lambda *args: pytest.fail("built in a request"))
 
     page = admin_client.get(reverse("leaderboard", args=[dataset.name])).content.decode()
     assert f'<time id="as-of" datetime="{snapshot.built_at.isoformat()}">' in page
@@ -69,8 +69,8 @@ def test_a_rebuild_replaces_the_snapshot(admin_client, dataset):
 
 def test_new_judgements_keep_the_metric_battle_ratings(dataset, monkeypatch):
     rated = []
-    rate = services.rate_metric_battles
-    monkeypatch.setattr(services, "rate_metric_battles", lambda *args: rated.append(1) or rate(*args))
+    rate = contents.rate_metric_battles
+    monkeypatch.setattr(contents, "rate_metric_battles", lambda *args: rated.append(1) or rate(*args))
     jobs.build_leaderboards(dataset.pk)
     Judgement.objects.filter(assignment__item__campaign__dataset=dataset).first().delete()
     jobs.build_leaderboards(dataset.pk)

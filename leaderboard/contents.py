@@ -14,8 +14,8 @@ from annotation.agreement import A, B
 from annotation.models import ASPECTS, Aspect
 from annotation.ratings import BOOTSTRAP_ROUNDS
 from leaderboard import human, metrics, plots, significance
-from leaderboard.battles import DEFAULT_MARGIN, metric_battles, metric_labels
 from leaderboard.correlation import item_agreement, rank_correlation
+from leaderboard.metric_battles import DEFAULT_MARGIN, metric_battles, metric_labels
 from leaderboard.replicates import replicate_groups
 from scoring.models.runs import ScoringRun
 
