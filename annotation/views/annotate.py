@@ -7,7 +7,6 @@ and the two extractions are only "A" (left) and "B" (right), sides drawn per ass
 
 import time
 
-from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -20,49 +19,13 @@ from django.utils.timesince import timesince
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation import services
+from annotation.forms import SIDES, JudgementForm
 from annotation.guidelines import GENERAL_RULES, GUIDELINES, GUIDELINES_BY_CODE
 from annotation.models import ASPECTS, FIRST_ASPECTS, Aspect, Assignment, Campaign
 from scoring.models import Output
 from scoring.permissions import VIEW_OUTPUTS
 
-# What the annotator can answer for each aspect, in page order, with its keyboard shortcut.
-SIDES = [("left", "A better", "1"), ("tie", "Tie", "2"), ("right", "B better", "3")]
 REVIEW_PAGE_SIZE = 50
-
-
-class JudgementForm(forms.Form):
-    """The posted choices: one optional field per aspect, plus what the save needs to be safe."""
-
-    version = forms.IntegerField(min_value=0)
-    seconds = forms.FloatField(required=False, min_value=0)
-    opened_at = forms.FloatField(required=False)
-    # An item reopened from the review list returns there after a save, to the same page of it.
-    return_to = forms.ChoiceField(choices=[("review", "review")], required=False)
-    review_page = forms.IntegerField(required=False, min_value=1)
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        for code in ASPECTS:
-            self.fields[code] = forms.ChoiceField(
-                choices=[(value, label) for value, label, _ in SIDES], required=False, label=Aspect(code).label
-            )
-
-    def labels(self):
-        return {code: self.cleaned_data[code] for code in ASPECTS if self.cleaned_data[code]}
-
-    def seconds_spent(self):
-        """Time the script measured on the page; without the script, time since the page was rendered."""
-        if self.cleaned_data["seconds"] is not None:
-            return self.cleaned_data["seconds"]
-        if self.cleaned_data["opened_at"] is not None:
-            return time.time() - self.cleaned_data["opened_at"]
-        return 0.0
-
-    def error_message(self):
-        return " ".join(
-            f"{self.fields[name].label or name}: {' '.join(errors)}" if name in self.fields else " ".join(errors)
-            for name, errors in self.errors.items()
-        )
 
 
 def annotator_campaigns(user):
