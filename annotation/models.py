@@ -94,7 +94,7 @@ class Campaign(models.Model):
         return self.name
 
     def get_absolute_url(self):
-        return reverse("campaign_detail", args=[self.pk])
+        return reverse("annotation:campaign_detail", args=[self.pk])
 
     def active_annotator_ids(self):
         return list(

@@ -122,7 +122,7 @@ def csv_links(dataset, request):
     # Only what selects the data; "change" and "method" belong to the page, not to the tables.
     query = urlencode({key: request.GET[key] for key in ("setting", "margin") if request.GET.get(key)})
     return {
-        table: reverse("leaderboard_csv", args=[dataset.name, table]) + (f"?{query}" if query else "")
+        table: reverse("leaderboard:csv", args=[dataset.name, table]) + (f"?{query}" if query else "")
         for table in exports.CSV_TABLES
     }
 

@@ -67,7 +67,7 @@ def get_own_assignment_to_save(request, public_id):
 
 
 def continue_url(campaign_id):
-    return reverse("annotate_continue", args=[campaign_id])
+    return reverse("annotation:annotate_continue", args=[campaign_id])
 
 
 def next_url(user, campaign_id):
@@ -76,13 +76,13 @@ def next_url(user, campaign_id):
     following = services.next_public_id(user, campaign_id)
     if following is None:
         return continue_url(campaign_id)
-    return reverse("annotate_item", args=[following])
+    return reverse("annotation:annotate_item", args=[following])
 
 
 def review_url(page, public_id):
     """The review list at ``page``, scrolled to the row of the item just changed."""
     query = f"?page={page}" if page else ""
-    return f"{reverse('annotate_review')}{query}#item-{public_id}"
+    return f"{reverse('annotation:annotate_review')}{query}#item-{public_id}"
 
 
 def previous_assignment(user, assignment):
@@ -183,8 +183,8 @@ def after_sign_in(request):
     """Where signing in leads: staff and researchers to the datasets; annotators, who may not open
     the dataset pages (they name the systems), to their campaigns and "continue"."""
     if request.user.is_staff or request.user.has_perm(VIEW_OUTPUTS):
-        return redirect("home")
-    return redirect("annotate_home")
+        return redirect("scoring:home")
+    return redirect("annotation:annotate_home")
 
 
 @login_required
@@ -208,8 +208,8 @@ def annotate_continue(request, campaign_id):
     if following is None:
         campaign = get_object_or_404(annotator_campaigns(request.user), pk=campaign_id)
         messages.success(request, f"Every item of {campaign.name} is judged. Thank you!")
-        return redirect("annotate_home")
-    return redirect("annotate_item", following)
+        return redirect("annotation:annotate_home")
+    return redirect("annotation:annotate_item", following)
 
 
 def saved_message(saved):
@@ -253,7 +253,7 @@ def annotate_item(request, public_id):
     except services.AnnotationError as refusal:
         return refuse(request, assignment, str(refusal), 400, wants_json, posted=labels)
 
-    item_url = reverse("annotate_item", args=[assignment.public_id])
+    item_url = reverse("annotation:annotate_item", args=[assignment.public_id])
     # A finished stage of the pair moves on; a change that finishes nothing stays on the page.
     # An item reopened from the review list goes back there instead, whatever the save finished.
     moves_on = saved.is_done or saved.completed_first_aspects
@@ -296,7 +296,7 @@ def annotate_skip(request, public_id):
         services.skip(assignment)
     except services.AnnotationError as refusal:
         messages.error(request, str(refusal))
-        return redirect("annotate_item", assignment.public_id)
+        return redirect("annotation:annotate_item", assignment.public_id)
     messages.info(request, "Skipped: this text and its pairs wait at the end of your queue.")
     return redirect(next_url(request.user, assignment.item.campaign_id))
 
@@ -308,8 +308,8 @@ def annotate_previous(request, public_id):
     previous = previous_assignment(request.user, assignment)
     if previous is None:
         messages.info(request, "Nothing saved before this item in this campaign.")
-        return redirect("annotate_item", assignment.public_id)
-    return redirect("annotate_item", previous.public_id)
+        return redirect("annotation:annotate_item", assignment.public_id)
+    return redirect("annotation:annotate_item", previous.public_id)
 
 
 # What the review list shows for a choice, as the annotator saw it.

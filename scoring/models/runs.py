@@ -103,7 +103,7 @@ class ScoringRun(models.Model):
         return f"Scoring run {self.pk} on {self.dataset}"
 
     def get_absolute_url(self):
-        return reverse("run", args=[self.pk])
+        return reverse("scoring:run", args=[self.pk])
 
     @classmethod
     @transaction.atomic

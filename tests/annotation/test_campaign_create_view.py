@@ -9,7 +9,7 @@ from tests.annotation.campaign_factories import make_annotators, make_dataset
 
 pytestmark = pytest.mark.django_db
 
-URL = reverse("campaign_create")
+URL = reverse("annotation:campaign_create")
 
 
 @pytest.fixture

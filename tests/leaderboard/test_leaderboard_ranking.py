@@ -100,7 +100,7 @@ def test_human_tables_list_systems_in_rank_order():
 @pytest.mark.django_db
 def test_the_page_ranks_and_sorts_by_overall(admin_client):
     dataset, _ = scored_dataset(name="ranked")
-    response = get_built(admin_client, reverse("leaderboard", args=[dataset.name]), {})
+    response = get_built(admin_client, reverse("leaderboard:dataset", args=[dataset.name]), {})
     html = response.content.decode()
     table = html[html.index('id="scores-table"') : html.index("</table>", html.index('id="scores-table"'))]
     assert re.findall(r'<th scope="row" class="system-col" data-sort="([^"]+)"', table) == ["alpha", "beta", "gamma"]

@@ -69,13 +69,13 @@ def test_page_and_csv_show_the_replicates(admin_client):
         if system.name != "solo":
             system.join_replicates("m", system.name[-2])
     # The scores were stored before the systems joined: the next build reads the groups.
-    page = get_built(admin_client, reverse("leaderboard", args=[dataset.name])).content.decode()
+    page = get_built(admin_client, reverse("leaderboard:dataset", args=[dataset.name])).content.decode()
     table = page.split('id="replicates"')[1].split("</table>")[0]
     assert '<th scope="row" data-sort="m">m</th>' in table
     assert 'title="seeds 1, 2, 3">3</td>' in table
     assert 'title="runs from 50.0 to 90.0">70.0 ± 20.0</td>' in table
     assert 'data-plot="replicates"' in page
-    response = admin_client.get(reverse("leaderboard_csv", args=[dataset.name, "replicates"]))
+    response = admin_client.get(reverse("leaderboard:csv", args=[dataset.name, "replicates"]))
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
     assert [(row["system"], row["statistic"], row["gs"]) for row in rows] == [
         ("m (seed 1)", "run", "0.5"),

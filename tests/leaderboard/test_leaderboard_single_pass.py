@@ -34,7 +34,7 @@ def test_human_side_holds_the_hand_played_single_pass(dataset):
 
 
 def test_page_and_csv_show_it_labelled(admin_client, dataset):
-    page = get_built(admin_client, reverse("leaderboard", args=["toy"])).content.decode()
+    page = get_built(admin_client, reverse("leaderboard:dataset", args=["toy"])).content.decode()
     assert "Elo, single pass, import order" in page
     table = page.split('id="single-pass"')[1].split("</table>")[0]
     assert '<td data-sort="alpha">alpha</td><td class="num" data-sort="1007.99' in table
