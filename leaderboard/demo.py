@@ -39,9 +39,10 @@ from annotation.imports import ImportRefused as JudgementsRefused
 from annotation.imports import import_judgements
 from annotation.models import Campaign
 from annotation.services import CampaignError, create_campaign
+from scoring.genres.aspects import METRICS
 from scoring.genres.embedders import EMBEDDERS
 from scoring.genres.judges import JUDGES
-from scoring.genres.scorer import METRICS, ScoreSettings
+from scoring.genres.scorer import ScoreSettings
 from scoring.imports import ImportRefused
 from scoring.jobs import run_in_process
 from scoring.manifests import (

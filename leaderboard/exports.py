@@ -172,7 +172,7 @@ def section_context(data, links):
         "methods": METHODS,
         "links": {table.replace("-", "_"): link for table, link in links.items()},
         "plot_links": {plot: links[table] for plot, table in PLOT_TABLES.items()},
-        "score_table": presenters.score_table(data),
+        "score_table": presenters.ranked_score_table(data),
         "human_tables": presenters.human_tables(data),
         "single_pass_table": presenters.single_pass_table(data),
         "replicate_table": presenters.replicate_table(data),

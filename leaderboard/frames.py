@@ -20,11 +20,11 @@ from annotation import agreement as agreement_figures
 from annotation import exports, judgement_queries
 from annotation.models import ASPECTS
 from leaderboard import contents, human, metrics, significance
-from scoring.genres.scorer import PRF_VALUES
+from scoring.genres.aspects import PRF_CODES
 from scoring.models import Dataset
 from scoring.models.runs import TextScore
 
-TEXT_SCORE_COLUMNS = ("text_id", "text", "position", "system", "ground_truth", *ASPECTS, *PRF_VALUES)
+TEXT_SCORE_COLUMNS = ("text_id", "text", "position", "system", "ground_truth", *ASPECTS, *PRF_CODES)
 AGREEMENT_COLUMNS = ("aspect", "accuracy", "kappa", "alpha", "items", "pairs")
 RATING_COLUMNS = ("method", "aspect", "system", "rating", "ci_low", "ci_high", "battles", "rank_best", "rank_worst")
 
@@ -80,7 +80,7 @@ def text_scores(dataset, setting=None):
         )
         row.update(values)
     return pd.DataFrame(list(rows.values()), columns=TEXT_SCORE_COLUMNS).astype(
-        {key: float for key in (*ASPECTS, *PRF_VALUES)}
+        {key: float for key in (*ASPECTS, *PRF_CODES)}
     )
 
 

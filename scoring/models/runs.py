@@ -30,8 +30,9 @@ from django.dispatch import Signal
 from django.urls import reverse
 from django.utils import timezone
 
+from scoring.genres.aspects import JUDGED_CODES, METRICS, PRF, PRF_CODES
 from scoring.genres.rules import output_statistics
-from scoring.genres.scorer import AVERAGED, METRICS, PRF_VALUES, ScoreSettings, mean
+from scoring.genres.scorer import AVERAGED, ScoreSettings, mean
 from scoring.genres.topics import default_topic_count
 from scoring.models.catalogue import Dataset, Output, System
 from scoring.sql import JSONNumber
@@ -56,7 +57,7 @@ class RunRefused(ValueError):
 
 def metric_names(metric):
     """The names of the values one metric produces."""
-    return PRF_VALUES if metric == "prf" else (metric,)
+    return PRF_CODES if metric == PRF else (metric,)
 
 
 def metric_values(metric, values):
@@ -158,8 +159,8 @@ class ScoringRun(models.Model):
     def heuristic_judge(self):
         return bool(self.provenance and self.provenance.get("heuristic_judge"))
 
-    def uses_judge(self):
-        return bool({"fs", "gs"} & set(self.metrics))
+    def uses_judge(self) -> bool:
+        return bool(set(JUDGED_CODES) & set(self.metrics))
 
     def start(self):
         """Queued (or failed, on resume) becomes running; False when the run is over."""
