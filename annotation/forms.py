@@ -20,7 +20,7 @@ def active_users():
 
 class UserChoiceField(forms.ModelMultipleChoiceField):
     def label_from_instance(self, user):
-        # Raters that import_judgments creates have no password: work given to them is never done.
+        # Raters that import_judgements creates have no password: work given to them is never done.
         name = user.get_username()
         return name if user.has_usable_password() else f"{name} (cannot sign in)"
 

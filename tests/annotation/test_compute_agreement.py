@@ -25,7 +25,7 @@ def imported(tmp_path):
     make_dataset(texts=3, systems=("alpha", "beta"))
     path = tmp_path / "pilot.csv"
     path.write_text(HEADER + TWO_ANNOTATORS, encoding="utf-8")
-    call_command("import_judgments", str(path), "--dataset", "toy", stdout=io.StringIO())
+    call_command("import_judgements", str(path), "--dataset", "toy", stdout=io.StringIO())
 
 
 def agreement_json(*extra):

@@ -17,7 +17,7 @@ HEADER = "text,system_a,system_b,aspect,annotator,winner\n"
 def import_csv(tmp_path, body, name="pilot"):
     path = tmp_path / f"{name}.csv"
     path.write_text(HEADER + body, encoding="utf-8")
-    call_command("import_judgments", str(path), "--dataset", "toy", stdout=io.StringIO())
+    call_command("import_judgements", str(path), "--dataset", "toy", stdout=io.StringIO())
 
 
 def ratings_json(*extra):

@@ -93,7 +93,7 @@ def test_an_export_imports_back_as_the_same_judgements(admin_client, judged, tmp
     response = admin_client.get(reverse("annotation:campaign_csv", args=[campaign.pk]))
     path = tmp_path / "roundtrip.csv"
     path.write_bytes(b"".join(response.streaming_content))
-    call_command("import_judgments", str(path), "--dataset", campaign.dataset.name, stdout=io.StringIO())
+    call_command("import_judgements", str(path), "--dataset", campaign.dataset.name, stdout=io.StringIO())
 
     imported = Campaign.objects.get(name="roundtrip")
     original = list(
@@ -115,6 +115,6 @@ def test_imported_campaigns_leave_the_sides_blank(admin_client, judged, tmp_path
     response = admin_client.get(reverse("annotation:campaign_csv", args=[campaign.pk]))
     path = tmp_path / "elsewhere.csv"
     path.write_bytes(b"".join(response.streaming_content))
-    call_command("import_judgments", str(path), "--dataset", campaign.dataset.name, stdout=io.StringIO())
+    call_command("import_judgements", str(path), "--dataset", campaign.dataset.name, stdout=io.StringIO())
     rows = download_csv(admin_client, Campaign.objects.get(name="elsewhere"))
     assert {(row["system_a_side"], row["system_b_side"]) for row in rows} == {("", "")}

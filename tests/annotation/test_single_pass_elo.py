@@ -30,7 +30,7 @@ def test_compute_ratings_bootstrap_zero_plays_the_imported_judgements_once(tmp_p
     make_dataset(texts=1, systems=("alpha", "beta", "gamma"))
     path = tmp_path / "pilot.csv"
     path.write_text(JUDGEMENTS, encoding="utf-8")
-    call_command("import_judgments", str(path), "--dataset", "toy", stdout=io.StringIO())
+    call_command("import_judgements", str(path), "--dataset", "toy", stdout=io.StringIO())
     for k in (16, 32):
         out = io.StringIO()
         call_command("compute_ratings", "--dataset", "toy", "--aspect", "ts", "--bootstrap", "0", "--k", str(k), "--json", stdout=out)

@@ -21,7 +21,7 @@ def dataset(tmp_path):
     dataset = make_dataset(texts=1, systems=("alpha", "beta", "gamma"))[0]
     path = tmp_path / "pilot.csv"
     path.write_text(JUDGEMENTS, encoding="utf-8")
-    call_command("import_judgments", str(path), "--dataset", "toy", stdout=io.StringIO())
+    call_command("import_judgements", str(path), "--dataset", "toy", stdout=io.StringIO())
     return dataset
 
 

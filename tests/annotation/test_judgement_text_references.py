@@ -1,4 +1,4 @@
-"""import_judgments: a text reference means exactly what it says before any spreadsheet unescaping."""
+"""import_judgements: a text reference means exactly what it says before any spreadsheet unescaping."""
 
 import io
 
@@ -16,7 +16,7 @@ HEADER = "text,system_a,system_b,aspect,annotator,winner\n"
 def import_rows(tmp_path, body, name="study"):
     path = tmp_path / f"{name}.csv"
     path.write_text(HEADER + body, encoding="utf-8")
-    call_command("import_judgments", str(path), "--dataset", "toy", stdout=io.StringIO())
+    call_command("import_judgements", str(path), "--dataset", "toy", stdout=io.StringIO())
     return Campaign.objects.get(name=name)
 
 
