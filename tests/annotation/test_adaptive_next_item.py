@@ -4,12 +4,8 @@ import pytest
 
 from annotation.models import ASPECTS, Assignment, Campaign, Judgement
 from annotation.services import create_campaign, next_assignment
-from tests.annotation.campaign_factories import (
-    FIRST_FOUR,
-    judge,
-    make_annotators,
-    make_dataset,
-)
+from tests.annotation.campaign_factories import FIRST_FOUR, judge, make_annotators
+from tests.factories import make_dataset
 
 pytestmark = pytest.mark.django_db
 

@@ -18,8 +18,9 @@ from django.urls import reverse
 
 from annotation.models import ASPECTS, FIRST_ASPECTS, Assignment, Judgement
 from annotation.services import create_campaign
-from scoring.models import Dataset, Output, System, Text
+from scoring.models import System
 from tests.annotation.campaign_factories import make_annotators
+from tests.factories import make_dataset
 
 pytestmark = pytest.mark.django_db
 
@@ -35,19 +36,18 @@ def gold_marker(position):
 
 @pytest.fixture(params=["queue", "adaptive"])
 def campaign(request):
-    dataset = Dataset.objects.create(name="gt-order")
-    systems = [System.objects.create(name=name) for name in ("alpha", "beta", "gamma")]
-    for position in range(4):
-        text = Text.objects.create(
-            dataset=dataset,
-            position=position,
-            content=f"Text {position}: Ada Lovelace worked with Charles Babbage.",
+    texts = [
+        {
+            "content": f"Text {position}: Ada Lovelace worked with Charles Babbage.",
             # The marker is in the gold alone: a body holding it shows the gold (as the reference
             # card, or as the Ground-truth side of a pair, which the checks tell apart).
-            gold=[["Ada Lovelace", "worked with", "Charles Babbage"], ["Ada", "knew", gold_marker(position)]],
-        )
-        for system in systems:
-            Output.objects.create(system=system, text=text, triples=[["Ada", system.name, f"fact-{position}"]])
+            "gold": [["Ada Lovelace", "worked with", "Charles Babbage"], ["Ada", "knew", gold_marker(position)]],
+        }
+        for position in range(4)
+    ]
+    dataset, systems = make_dataset(
+        "gt-order", texts, outputs=lambda position, system: [["Ada", system.name, f"fact-{position}"]]
+    )
     return create_campaign(
         name="gt-order",
         dataset=dataset,

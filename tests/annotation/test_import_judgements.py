@@ -8,11 +8,11 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import Assignment, Campaign, Item, Judgement
 from scoring.models import System
-from tests.annotation.campaign_factories import make_dataset
+from tests.annotation.campaign_factories import JUDGEMENTS_HEADER
+from tests.factories import make_dataset
 
 pytestmark = pytest.mark.django_db
 
-HEADER = "text,system_a,system_b,aspect,annotator,winner\n"
 
 
 @pytest.fixture
@@ -23,7 +23,7 @@ def dataset():
 
 def write(tmp_path, body, name="study.csv"):
     path = tmp_path / name
-    path.write_text(HEADER + body, encoding="utf-8")
+    path.write_text(JUDGEMENTS_HEADER + body, encoding="utf-8")
     return path
 
 
@@ -157,7 +157,7 @@ def test_a_missing_column_or_unreadable_file_is_refused(tmp_path, dataset):
     path.write_text("text,system_a,system_b,aspect,winner\ntoy-1,alpha,beta,ts,a\n", encoding="utf-8")
     with pytest.raises(CommandError, match="line 1: the header lacks annotator"):
         run(path)
-    path.write_bytes(HEADER.encode() + b"toy-1,alpha,beta,ts,\xff\xfe,a\n")
+    path.write_bytes(JUDGEMENTS_HEADER.encode() + b"toy-1,alpha,beta,ts,\xff\xfe,a\n")
     with pytest.raises(CommandError, match="is not UTF-8 text"):
         run(path)
     with pytest.raises(CommandError, match="Cannot read"):

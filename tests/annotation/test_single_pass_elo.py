@@ -7,8 +7,8 @@ import pytest
 from django.core.management import call_command
 
 from annotation.ratings import Battles, single_pass_leaderboard
-from tests.annotation.campaign_factories import make_dataset
 from tests.annotation.single_pass_fixtures import JUDGEMENTS, played_by_hand
+from tests.factories import make_dataset
 
 pytestmark = pytest.mark.django_db
 

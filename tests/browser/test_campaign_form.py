@@ -6,8 +6,9 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from annotation.models import Campaign
-from tests.annotation.campaign_factories import make_annotators, make_dataset
+from tests.annotation.campaign_factories import make_annotators
 from tests.browser.annotator_pages import activate, sign_in
+from tests.factories import make_dataset
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

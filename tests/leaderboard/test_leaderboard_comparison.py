@@ -7,14 +7,9 @@ every aspect except uniqueness, which they rank backwards; every item is judged 
 import pytest
 from django.urls import reverse
 
-from tests.leaderboard.leaderboard_fixtures import build_all, get_built, ranked_dataset
+from tests.leaderboard.leaderboard_fixtures import build_all, get_built
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def dataset():
-    return ranked_dataset()
 
 
 def leaderboard_json(client, dataset, **query):

@@ -6,14 +6,9 @@ import io
 import pytest
 from django.urls import reverse
 
-from tests.leaderboard.leaderboard_fixtures import FINGERPRINT, PROVENANCE, get_built, ranked_dataset
+from tests.leaderboard.leaderboard_fixtures import FINGERPRINT, PROVENANCE, get_built
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def dataset():
-    return ranked_dataset()
 
 
 def download(client, dataset, table, **query):

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import ASPECTS
-from tests.annotation.campaign_factories import make_dataset
+from tests.factories import make_dataset
 from tests.leaderboard.leaderboard_fixtures import (
     REVERSED,
     build_all,

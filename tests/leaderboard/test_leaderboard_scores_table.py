@@ -109,7 +109,7 @@ def test_an_unknown_setting_is_refused(admin_client, dataset):
 
 
 def test_without_a_finished_run_the_page_says_so(admin_client):
-    from tests.annotation.campaign_factories import make_dataset
+    from tests.factories import make_dataset
 
     dataset, _ = make_dataset(name="unscored")
     html = page(admin_client, dataset)

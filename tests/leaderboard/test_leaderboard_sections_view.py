@@ -3,14 +3,9 @@
 import pytest
 from django.urls import reverse
 
-from tests.leaderboard.leaderboard_fixtures import get_built, ranked_dataset
+from tests.leaderboard.leaderboard_fixtures import get_built
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def dataset():
-    return ranked_dataset()
 
 
 def sections(client, dataset, query):

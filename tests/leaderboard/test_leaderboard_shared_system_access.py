@@ -12,7 +12,8 @@ from annotation.models import Campaign, CampaignAnnotator
 from annotation.services import create_campaign
 from genres_site.routing import websocket_urlpatterns
 from leaderboard.exports import CSV_TABLES
-from tests.annotation.campaign_factories import make_annotators, make_dataset
+from tests.annotation.campaign_factories import make_annotators
+from tests.factories import make_dataset
 from tests.leaderboard.leaderboard_fixtures import build_all, scored_dataset
 
 pytestmark = pytest.mark.django_db

@@ -79,7 +79,7 @@ def test_the_page_shows_intervals_ranks_and_both_matrices(admin_client):
 
 
 def test_the_section_says_so_when_nothing_is_scored(admin_client):
-    from tests.annotation.campaign_factories import make_dataset
+    from tests.factories import make_dataset
 
     dataset, _ = make_dataset(name="unscored", texts=2, systems=("alpha", "beta"))
     page = get_built(admin_client, reverse("leaderboard:dataset", args=[dataset.name])).content.decode()

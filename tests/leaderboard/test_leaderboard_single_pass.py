@@ -9,8 +9,8 @@ from django.urls import reverse
 from leaderboard.contents import leaderboard
 from leaderboard.exports import csv_text
 from leaderboard.human import human_side
-from tests.annotation.campaign_factories import make_dataset
 from tests.annotation.single_pass_fixtures import JUDGEMENTS, played_by_hand
+from tests.factories import make_dataset
 from tests.leaderboard.leaderboard_fixtures import get_built
 
 pytestmark = pytest.mark.django_db

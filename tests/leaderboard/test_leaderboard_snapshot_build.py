@@ -9,14 +9,8 @@ from django.urls import reverse
 from annotation.models import Judgement
 from leaderboard import contents, human, jobs
 from leaderboard.models import Snapshot
-from tests.leaderboard.leaderboard_fixtures import ranked_dataset
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def dataset():
-    return ranked_dataset()
 
 
 def test_the_job_builds_the_default_and_the_variants_asked_for(dataset, monkeypatch):

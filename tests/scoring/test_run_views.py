@@ -10,16 +10,11 @@ from scoring.jobs import run_in_process
 from scoring.models.cache import DatabaseRequestCache
 from scoring.models.runs import RunChunk, ScoringRun
 from tests.fake_openai import FakeOpenAIServer
-from tests.scoring.run_fixtures import echo, tiny_dataset
+from tests.scoring.run_fixtures import echo
 
 pytestmark = pytest.mark.django_db
 
 
-
-
-@pytest.fixture
-def dataset():
-    return tiny_dataset()
 
 
 @pytest.fixture
