@@ -113,9 +113,8 @@ def ranked_score_table(data: dict) -> dict:
             value = row["values"][column.code]
             is_best = not row["ground_truth"] and value is not None and round(value, 3) == best.get(column.code)
             rank = ranks.get(column.code, {}).get(row["system"])
-            cells.append(
-                Cell(column.shown(value) or NOT_APPLICABLE, sort=value, best=is_best, rank=rank_text(rank) if rank else "")
-            )
+            text = column.shown(value) or NOT_APPLICABLE
+            cells.append(Cell(text, sort=value, best=is_best, rank=rank_text(rank) if rank else ""))
         table_rows.append(
             {
                 "system": row["system"],

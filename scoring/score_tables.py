@@ -11,8 +11,12 @@ from scoring.models.runs import TextScore, latest_system_scores, settings_choice
 
 RECENT_RUNS = 10
 # The columns of the scoring pages' tables, named and scaled by the vocabulary (scoring.genres.aspects).
-SCORE_COLUMNS = ("triples_per_text", "tokens_per_triple", *ASPECT_CODES, "precision", "recall", "f1", "relaxed_f1",
-                 "empty_share")  # fmt: skip
+SCORE_COLUMNS = (
+    *("triples_per_text", "tokens_per_triple"),
+    *ASPECT_CODES,
+    *("precision", "recall", "f1", "relaxed_f1"),
+    "empty_share",
+)
 TEXT_SCORE_KEYS = (*ASPECT_CODES, "precision", "recall", "f1", "relaxed_f1")
 
 

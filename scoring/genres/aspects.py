@@ -61,15 +61,15 @@ RELAXED_RECALL = Column("relaxed_recall", "Relaxed recall", "rR", group=f"Relaxe
 RELAXED_F1 = Column("relaxed_f1", "Relaxed F1", "rF1", group=f"Relaxed {HUNDRED}")
 EMPTY_SHARE = Column("empty_share", "Share of texts with no triple", "Empty", better=LOWER)
 
+PRF_COLUMNS = (PRECISION, RECALL, F1, RELAXED_PRECISION, RELAXED_RECALL, RELAXED_F1)
 # Every column of a system's aggregates, in table order.
-COLUMNS = (TRIPLES, TOKENS, TS, US, FS, GS, CS, PRECISION, RECALL, F1, RELAXED_PRECISION, RELAXED_RECALL,
-           RELAXED_F1, EMPTY_SHARE)  # fmt: skip
+COLUMNS = (TRIPLES, TOKENS, TS, US, FS, GS, CS, *PRF_COLUMNS, EMPTY_SHARE)
 BY_CODE = {column.code: column for column in COLUMNS}
 # The five GENRES aspects, in the paper's order: the metrics that humans judge too.
 ASPECTS = tuple(column for column in COLUMNS if column.human)
 ASPECT_CODES = tuple(aspect.code for aspect in ASPECTS)
 JUDGED_CODES = tuple(column.code for column in COLUMNS if column.judge)
-PRF_CODES = tuple(column.code for column in (PRECISION, RECALL, F1, RELAXED_PRECISION, RELAXED_RECALL, RELAXED_F1))
+PRF_CODES = tuple(column.code for column in PRF_COLUMNS)
 # What a scoring run can compute: each aspect, and precision/recall/F1 (exact and relaxed) as one metric.
 PRF = "prf"
 METRICS = (*ASPECT_CODES, PRF)
