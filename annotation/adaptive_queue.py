@@ -7,7 +7,7 @@ from annotation import adaptive, judgement_queries
 from annotation.models import ASPECTS, FIRST_ASPECTS, Assignment, Campaign
 
 
-def next_adaptive_assignment(annotator, campaign):
+def next_adaptive_assignment(annotator, campaign: Campaign | int) -> Assignment | None:
     """The annotator's next assignment in an adaptive ``campaign`` (an instance or an id; open, the
     annotator active), or None.
 

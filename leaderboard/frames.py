@@ -15,10 +15,11 @@ and the page agree whenever they are built from the same data.
 """
 
 import pandas as pd
+from django.db.models import QuerySet
 
 from annotation import agreement as agreement_figures
 from annotation import exports, judgement_queries
-from annotation.models import ASPECTS
+from annotation.models import ASPECTS, Campaign
 from leaderboard import contents, human, metrics, significance
 from scoring.genres.aspects import PRF_CODES
 from scoring.models import Dataset
@@ -38,7 +39,7 @@ def _dataset(dataset):
     return found
 
 
-def _setting(dataset, setting):
+def _setting(dataset: Dataset, setting: str | None) -> str:
     """The fingerprint asked for, or the newest; LookupError when the dataset has no such scores."""
     try:
         chosen = contents.pick_setting(metrics.scoring_settings(dataset), setting)
@@ -84,7 +85,7 @@ def text_scores(dataset, setting=None):
     )
 
 
-def _score_tests(dataset, setting):
+def _score_tests(dataset: Dataset, setting: str | None) -> dict:
     return contents.significance_of_scores(metrics.metric_scores(dataset, _setting(dataset, setting)))
 
 
@@ -104,7 +105,7 @@ def pairwise_tests(dataset, setting=None):
     return pd.DataFrame(significance.pair_records(tests), columns=significance.PAIR_FIELDS)
 
 
-def _campaigns(dataset, campaign):
+def _campaigns(dataset: Dataset | str, campaign: str | None) -> QuerySet[Campaign]:
     return judgement_queries.find_campaigns(_dataset(dataset).name, campaign)
 
 
@@ -114,7 +115,7 @@ def judgements(dataset, campaign=None):
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=exports.COLUMNS)
 
 
-def agreement(dataset, campaign=None):
+def agreement(dataset: Dataset | str, campaign: str | None = None) -> pd.DataFrame:
     """Per aspect: tie-discounted accuracy, Cohen's κ and Krippendorff's α over items judged twice."""
     figures = agreement_figures.agreement(judgement_queries.agreement_judgements(_campaigns(dataset, campaign)))
     return pd.DataFrame(
@@ -123,7 +124,9 @@ def agreement(dataset, campaign=None):
     )
 
 
-def ratings(dataset, campaign=None, rounds=human.ratings.BOOTSTRAP_ROUNDS):
+def ratings(
+    dataset: Dataset | str, campaign: str | None = None, rounds: int = human.ratings.BOOTSTRAP_ROUNDS
+) -> pd.DataFrame:
     """Per method (elo, bt), aspect and system: rating, 95% bootstrap interval, battles, rank range."""
     campaigns = _campaigns(dataset, campaign)
     records = []

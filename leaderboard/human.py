@@ -10,6 +10,7 @@ from django.db.models import Count, Max
 from annotation import agreement, judgement_queries, ratings
 from annotation.models import ASPECTS, Campaign, Item, Judgement
 from leaderboard.correlation import interval_ranks
+from scoring.models import Dataset
 
 RATING_METHODS = {"elo": ratings.elo_leaderboard, "bt": ratings.bradley_terry_leaderboard}
 
@@ -91,7 +92,7 @@ def merged_item_labels(campaigns, judgements):
     return labels
 
 
-def human_side(dataset, rounds=ratings.BOOTSTRAP_ROUNDS):
+def human_side(dataset: Dataset, rounds: int = ratings.BOOTSTRAP_ROUNDS) -> dict:
     """Campaigns, agreement, ratings (Elo and Bradley–Terry), win rates and merged labels.
 
     ``single_pass`` holds, beside the bootstrap medians, one pass of online Elo in import order:

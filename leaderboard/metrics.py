@@ -10,7 +10,7 @@ from django.db.models import Count, Max
 
 from scoring.genres.aspects import ASPECT_CODES, COLUMNS
 from scoring.genres.rules import APP, REFERENCE, RULE_LABELS
-from scoring.models import Output
+from scoring.models import Dataset, Output
 from scoring.models.runs import ScoringRun, TextScore, latest_system_scores, settings_choices
 
 # The GENRES table's columns: every stored aggregate of the vocabulary, in its order.
@@ -83,7 +83,7 @@ def scores_version(dataset):
     return (runs["count"], runs["last"], outputs["last"])
 
 
-def metric_scores(dataset, fingerprint):
+def metric_scores(dataset: Dataset, fingerprint: str) -> dict:
     """Aggregated rows per system, and per-text scores of the five aspects, for one setting.
 
     ``rows``: ``[{"system", "ground_truth", "replicate_group", "seed", "current", "run", "texts",

@@ -6,8 +6,11 @@ the judge's verdict on each of its triples (``text_scores``). The latest setting
 default; ``?settings=<fingerprint>`` picks another.
 """
 
+from collections.abc import Iterable
+
 from scoring.genres.aspects import ASPECT_CODES, BY_CODE
-from scoring.models.runs import TextScore, latest_system_scores, settings_choices
+from scoring.models import Output, Text
+from scoring.models.runs import SystemScore, TextScore, latest_system_scores, settings_choices
 
 RECENT_RUNS = 10
 # The columns of the scoring pages' tables, named and scaled by the vocabulary (scoring.genres.aspects).
@@ -20,7 +23,7 @@ SCORE_COLUMNS = (
 TEXT_SCORE_KEYS = (*ASPECT_CODES, "precision", "recall", "f1", "relaxed_f1")
 
 
-def score_table(rows, heuristic: bool, codes: tuple[str, ...] = SCORE_COLUMNS) -> dict:
+def score_table(rows: Iterable[SystemScore], heuristic: bool, codes: tuple[str, ...] = SCORE_COLUMNS) -> dict:
     """Columns and rows of a score table; ``rows`` are SystemScore rows (``is_current`` where known)."""
     columns = [BY_CODE[code] for code in codes]
     return {
@@ -73,7 +76,7 @@ def triple_verdicts(triples, details):
     ]
 
 
-def text_scores(text, outputs, requested):
+def text_scores(text: Text, outputs: list[Output], requested: str | None) -> dict:
     """Attach each output's current scores under the chosen settings; the text page's context."""
     choices, chosen = selected_setting(text.dataset, requested)
     rows = []

@@ -66,11 +66,11 @@ def get_own_assignment_to_save(request, public_id):
     )
 
 
-def continue_url(campaign_id):
+def continue_url(campaign_id: int) -> str:
     return reverse("annotation:annotate_continue", args=[campaign_id])
 
 
-def next_url(user, campaign_id):
+def next_url(user, campaign_id: int) -> str:
     """The page of what comes next: the next item itself, sparing a redirect; at the end, the
     queue's own URL, which says that all is done."""
     following = services.next_public_id(user, campaign_id)
@@ -79,7 +79,7 @@ def next_url(user, campaign_id):
     return reverse("annotation:annotate_item", args=[following])
 
 
-def review_url(page, public_id):
+def review_url(page: int, public_id) -> str:
     """The review list at ``page``, scrolled to the row of the item just changed."""
     query = f"?page={page}" if page else ""
     return f"{reverse('annotation:annotate_review')}{query}#item-{public_id}"

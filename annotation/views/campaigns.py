@@ -66,7 +66,7 @@ def campaign_create(request):
     return render(request, "annotation/campaign_create.html", context)
 
 
-def agreement_rows(campaign):
+def agreement_rows(campaign: Campaign) -> list[dict]:
     campaigns = judgement_queries.campaigns_of(campaign.dataset, campaign)
     figures = agreement.agreement(judgement_queries.agreement_judgements(campaigns))
     return [{"aspect": Aspect(code), **figures[code]} for code in ASPECTS]

@@ -55,7 +55,7 @@ class RunRefused(ValueError):
     """A run that cannot be created as asked; the message says why."""
 
 
-def metric_names(metric):
+def metric_names(metric: str) -> tuple[str, ...]:
     """The names of the values one metric produces."""
     return PRF_CODES if metric == PRF else (metric,)
 
