@@ -3,11 +3,11 @@
 
 from django.db.models import Count, Q
 
-from annotation import adaptive, battles
+from annotation import adaptive, judgement_queries
 from annotation.models import ASPECTS, FIRST_ASPECTS, Assignment, Campaign
 
 
-def next_adaptive_assignment(annotator, campaign):
+def next_adaptive_assignment(annotator, campaign: Campaign | int) -> Assignment | None:
     """The annotator's next assignment in an adaptive ``campaign`` (an instance or an id; open, the
     annotator active), or None.
 
@@ -33,6 +33,8 @@ def next_adaptive_assignment(annotator, campaign):
     if not candidates:
         return None
     campaigns = Campaign.objects.filter(pk=getattr(campaign, "pk", campaign))
-    priorities = adaptive.pair_priorities({aspect: battles.human_battles(campaigns, aspect) for aspect in ASPECTS})
+    priorities = adaptive.pair_priorities(
+        {aspect: judgement_queries.human_battles(campaigns, aspect) for aspect in ASPECTS}
+    )
     chosen = adaptive.choose(candidates, priorities)
     return Assignment.objects.select_related("item").get(pk=chosen)

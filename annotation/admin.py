@@ -1,6 +1,6 @@
 """Admin views of the annotation data.
 
-Campaigns are created on the campaign pages (or by ``import_judgments``), which sample texts
+Campaigns are created on the campaign pages (or by ``import_judgements``), which sample texts
 and fill queues; the admin only renames, edits instructions and opens or closes them. Items,
 assignments and judgements are research records: the admin shows them and never edits them.
 """

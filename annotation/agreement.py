@@ -26,9 +26,10 @@ from typing import NamedTuple
 import krippendorff
 import numpy as np
 
+from scoring.genres.aspects import ASPECT_CODES
+
 A, B, TIE = "a", "b", "tie"
 LABELS = (A, B, TIE)
-ASPECTS = ("ts", "us", "fs", "gs", "cs")
 
 _OPPOSITE = {A: B, B: A, TIE: TIE}
 # Votes for the merge: a tie abstains, opposite sides cancel.
@@ -96,7 +97,7 @@ def merge(judgements):
 def agreement(judgements):
     """Agreement figures per aspect of an iterable of :class:`Judgement`.
 
-    Returns ``{aspect: figures}`` for every aspect in :data:`ASPECTS`, where ``figures`` is::
+    Returns ``{aspect: figures}`` for every aspect in :data:`ASPECT_CODES`, where ``figures`` is::
 
         {"accuracy": float | None,   # tie-discounted accuracy over pooled annotator pairs
          "kappa": float | None,      # Cohen's kappa, pairs ordered by annotator key
@@ -111,7 +112,7 @@ def agreement(judgements):
     by_aspect = defaultdict(dict)
     for (item, aspect), by_annotator in _group(judgements).items():
         by_aspect[aspect][item] = by_annotator
-    return {aspect: _aspect_agreement(by_aspect.get(aspect, {})) for aspect in ASPECTS}
+    return {aspect: _aspect_agreement(by_aspect.get(aspect, {})) for aspect in ASPECT_CODES}
 
 
 def _aspect_agreement(items):
@@ -175,8 +176,8 @@ def _group(judgements):
     grouped = defaultdict(dict)
     for number, (item, aspect, annotator, label) in enumerate(judgements, start=1):
         where = f"judgement {number} (item {item!r}, annotator {annotator!r})"
-        if aspect not in ASPECTS:
-            raise ValueError(f"{where}: unknown aspect {aspect!r}, expected one of {ASPECTS}")
+        if aspect not in ASPECT_CODES:
+            raise ValueError(f"{where}: unknown aspect {aspect!r}, expected one of {ASPECT_CODES}")
         if label not in LABELS:
             raise ValueError(f"{where}: unknown label {label!r}, expected one of {LABELS}")
         by_annotator = grouped[item, aspect]

@@ -1,7 +1,7 @@
 """Downloads of a campaign's judgements: one row per item, aspect and annotator, as CSV or JSON Lines.
 
 Rows come in judgement order (primary key: the order of saving or importing), and the first six
-columns are exactly the ``import_judgments`` format, so an export loads into another
+columns are exactly the ``import_judgements`` format, so an export loads into another
 installation unchanged and keeps the order online Elo replays. ``text`` is the text's external
 id, or its content when it has none, so it resolves in any copy of the dataset.
 """
@@ -36,7 +36,7 @@ COLUMNS = (
     "item_status",
 )
 # Spreadsheets run cells starting with these as formulas; such cells get a leading apostrophe,
-# which import_judgments removes again.
+# which import_judgements removes again.
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 ROWS_PER_QUERY = 2000
 TIMESTAMP_COLUMNS = ("judged_at", "first_judged_at", "item_started_at", "item_completed_at")

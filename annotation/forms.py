@@ -1,12 +1,13 @@
-"""Forms of the campaign pages (staff only)."""
+"""Forms of the campaign pages (staff only) and of the annotator's item page."""
 
 import re
 import secrets
+import time
 
 from django import forms
 from django.contrib.auth import get_user_model
 
-from annotation.models import Campaign
+from annotation.models import ASPECTS, Aspect, Campaign
 from scoring.models import Dataset, Output, System, name_validator
 
 MAX_TEXT_REFERENCES_CHARS = 20_000
@@ -19,7 +20,7 @@ def active_users():
 
 class UserChoiceField(forms.ModelMultipleChoiceField):
     def label_from_instance(self, user):
-        # Raters that import_judgments creates have no password: work given to them is never done.
+        # Raters that import_judgements creates have no password: work given to them is never done.
         name = user.get_username()
         return name if user.has_usable_password() else f"{name} (cannot sign in)"
 
@@ -184,3 +185,42 @@ class AnnotatorChangeForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["annotator"].queryset = active_users()
+
+
+# What the annotator can answer for each aspect, in page order, with its keyboard shortcut.
+SIDES = [("left", "A better", "1"), ("tie", "Tie", "2"), ("right", "B better", "3")]
+
+
+class JudgementForm(forms.Form):
+    """The posted choices: one optional field per aspect, plus what the save needs to be safe."""
+
+    version = forms.IntegerField(min_value=0)
+    seconds = forms.FloatField(required=False, min_value=0)
+    opened_at = forms.FloatField(required=False)
+    # An item reopened from the review list returns there after a save, to the same page of it.
+    return_to = forms.ChoiceField(choices=[("review", "review")], required=False)
+    review_page = forms.IntegerField(required=False, min_value=1)
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for code in ASPECTS:
+            self.fields[code] = forms.ChoiceField(
+                choices=[(value, label) for value, label, _ in SIDES], required=False, label=Aspect(code).label
+            )
+
+    def labels(self) -> dict[str, str]:
+        return {code: self.cleaned_data[code] for code in ASPECTS if self.cleaned_data[code]}
+
+    def seconds_spent(self) -> float:
+        """Time the script measured on the page; without the script, time since the page was rendered."""
+        if self.cleaned_data["seconds"] is not None:
+            return self.cleaned_data["seconds"]
+        if self.cleaned_data["opened_at"] is not None:
+            return time.time() - self.cleaned_data["opened_at"]
+        return 0.0
+
+    def error_message(self) -> str:
+        return " ".join(
+            f"{self.fields[name].label or name}: {' '.join(errors)}" if name in self.fields else " ".join(errors)
+            for name, errors in self.errors.items()
+        )

@@ -1,6 +1,6 @@
 """What annotators read before choosing A, tie or B on each aspect.
 
-Plain data, no Django, keyed by aspect code (display names live on ``annotation.models.Aspect``).
+Plain data, no Django, keyed by aspect code (display names live in ``scoring.genres.aspects``).
 The item page shows one aspect's guideline next to its question; the guidelines page shows all.
 "A" is always the extraction on the left of the page and "B" the one on the right; which system
 sits on which side is random for every assignment.

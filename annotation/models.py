@@ -15,15 +15,11 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.urls import reverse
 
+from scoring.genres import aspects
 from scoring.models import Dataset, System, Text, name_validator
 
-
-class Aspect(models.TextChoices):
-    TS = "ts", "Topical similarity"
-    US = "us", "Uniqueness"
-    FS = "fs", "Factualness"
-    GS = "gs", "Granularity"
-    CS = "cs", "Completeness"
+# The five aspects humans judge, named by the vocabulary: Aspect.TS == "ts", labelled "Topical similarity".
+Aspect = models.TextChoices("Aspect", [(aspect.code.upper(), (aspect.code, aspect.name)) for aspect in aspects.ASPECTS])
 
 
 ASPECTS = [aspect.value for aspect in Aspect]
@@ -94,7 +90,7 @@ class Campaign(models.Model):
         return self.name
 
     def get_absolute_url(self):
-        return reverse("campaign_detail", args=[self.pk])
+        return reverse("annotation:campaign_detail", args=[self.pk])
 
     def active_annotator_ids(self):
         return list(

@@ -3,7 +3,7 @@
 A battle compares system ``a`` with system ``b``; its outcome is system a's score: 1 (a
 better), 0 (b better) or 0.5 (tie). :class:`Battles` holds them as parallel numpy arrays of
 system indices and outcomes, beside the tuple of system names. Human judgements and metric
-battles (``leaderboard.battles``) both arrive in this form, so both are rated the same way.
+battles (``leaderboard.metric_battles``) both arrive in this form, so both are rated the same way.
 
 Both methods put ratings on the chess scale: a system rated 400 points above another is
 expected to score 10 to 1 against it (initial rating 1000, scale 400, base 10).
@@ -208,7 +208,7 @@ def bradley_terry_fit_leaderboard(battles):
 
 def bradley_terry_ratings(battles):
     """Maximum-likelihood Bradley–Terry ratings (with the weak prior), in ``systems`` order."""
-    return _fit_bradley_terry(_win_matrix(battles)[np.newaxis])[0]
+    return _fit_bradley_terry(win_matrix(battles)[np.newaxis])[0]
 
 
 def bootstrap_bradley_terry(battles, rounds=BOOTSTRAP_ROUNDS, seed=0):
@@ -272,7 +272,7 @@ def _play_elo(battles, positions, k):
     return ratings.reshape(rounds, systems)
 
 
-def _win_matrix(battles):
+def win_matrix(battles: Battles) -> np.ndarray:
     """``wins[i, j]``: how often system i beat system j, ties counting half to each."""
     systems = len(battles.systems)
     won = np.bincount(battles.a * systems + battles.b, weights=battles.outcome, minlength=systems * systems)

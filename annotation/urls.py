@@ -2,6 +2,8 @@ from django.urls import path
 
 from annotation.views import annotate, campaigns
 
+app_name = "annotation"
+
 urlpatterns = [
     # Campaign pages (staff only).
     path("campaigns/", campaigns.campaign_list, name="campaign_list"),

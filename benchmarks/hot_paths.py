@@ -120,7 +120,7 @@ def annotator_rounds(campaign, annotators, rounds, profiler=None):
         client = Client(HTTP_HOST="localhost")  # a host ALLOWED_HOSTS accepts by default
         client.force_login(annotator)
         clients.append(client)
-    continue_url = reverse("annotate_continue", args=[campaign.pk])
+    continue_url = reverse("annotation:annotate_continue", args=[campaign.pk])
     figures = defaultdict(list)
     counter = QueryCounter()
     warm_up = 3

@@ -140,7 +140,7 @@ def run(cold, warm):
     )
     client = Client(HTTP_HOST="localhost")  # a host ALLOWED_HOSTS accepts by default
     client.force_login(get_user_model().objects.create_superuser("researcher", "", "researcher-pass-123"))
-    url = reverse("leaderboard", args=[dataset.name])
+    url = reverse("leaderboard:dataset", args=[dataset.name])
 
     pending = iter(unjudged)
     builds = []
@@ -153,8 +153,8 @@ def run(cold, warm):
     report("build after a new judgement", builds)
     routes = {
         "page": url,
-        "leaderboard.json": reverse("api-dataset-leaderboard", args=[dataset.name]),
-        "sections.json": reverse("leaderboard_sections", args=[dataset.name]),
+        "leaderboard.json": reverse("leaderboard:api_dataset", args=[dataset.name]),
+        "sections.json": reverse("leaderboard:sections", args=[dataset.name]),
     }
     for name, address in routes.items():
         report(f"{name}, first after the build", timed_requests(client, address, 1))

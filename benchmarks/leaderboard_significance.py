@@ -4,7 +4,7 @@ The dataset of ``benchmarks.leaderboard_page`` (same seed): stored per-text scor
 scoring setting and 10,000 judgements. Times, side by side and alternating so that the
 machine's load falls on both alike:
 
-* ``leaderboard.services.significance_of_scores`` alone (bootstrap intervals of the 75 means, 1,000
+* ``leaderboard.contents.significance_of_scores`` alone (bootstrap intervals of the 75 means, 1,000
   rounds; sign-flip tests of the 105 pairs per aspect, 10,000 patterns, Holm);
 * the whole build (``leaderboard.jobs.build_snapshots``, what the RQ job runs) as after new
   scores (no snapshot to reuse: the metric battles are rated again too), with the tests and
@@ -30,7 +30,7 @@ def median_ms(seconds):
 
 
 def run(rounds):
-    from leaderboard import metrics, services
+    from leaderboard import contents, metrics
     from leaderboard.jobs import build_snapshots
     from leaderboard.models import Snapshot
 
@@ -42,19 +42,19 @@ def run(rounds):
     alone = []
     for _ in range(rounds):
         start = time.perf_counter()
-        services.significance_of_scores(scores)
+        contents.significance_of_scores(scores)
         alone.append(time.perf_counter() - start)
 
-    real_tests = services.significance_of_scores
+    real_tests = contents.significance_of_scores
     builds = {"with tests": [], "without tests": []}
     for _ in range(rounds):
         for label, tests in (("with tests", real_tests), ("without tests", lambda scores: None)):
-            services.significance_of_scores = tests
+            contents.significance_of_scores = tests
             Snapshot.objects.all().delete()  # nothing to reuse, as after new scores
             start = time.perf_counter()
             build_snapshots(dataset)
             builds[label].append(time.perf_counter() - start)
-    services.significance_of_scores = real_tests
+    contents.significance_of_scores = real_tests
     print(f"  intervals and tests alone      {median_ms(alone)}")
     for label, seconds in builds.items():
         print(f"  build as after new scores, {label:<14} {median_ms(seconds)}")

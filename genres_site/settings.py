@@ -168,7 +168,7 @@ AUTH_PASSWORD_VALIDATORS = [
 
 LOGIN_URL = "login"
 # Annotators land on their campaigns, everyone else on the datasets (annotation.views.annotate).
-LOGIN_REDIRECT_URL = "after_sign_in"
+LOGIN_REDIRECT_URL = "annotation:after_sign_in"
 LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "en-us"

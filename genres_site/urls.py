@@ -5,7 +5,6 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from genres_site.health import healthz
-from leaderboard import views as leaderboard_views
 
 admin.site.site_header = admin.site.site_title = "GENRES Arena administration"
 
@@ -17,8 +16,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/rq/", include("django_rq.urls")),
     path("admin/", admin.site.urls),
-    path("leaderboard/", include("leaderboard.urls")),
-    path("api/datasets/<str:name>/leaderboard.json", leaderboard_views.dataset_json, name="api-dataset-leaderboard"),
+    path("", include("leaderboard.urls")),
     path("", include("scoring.urls")),
     path("", include("annotation.urls")),
 ]

@@ -5,7 +5,7 @@ In order, as the manifest says:
 1. datasets and system outputs, through the import service, as an admin's uploads would be;
 2. the demo accounts: passwords are generated when an account is created and printed once;
    only Django's password hashes are kept (``--reset-passwords`` sets and prints new ones);
-3. the simulated human study (``judgements``), through the service ``import_judgments`` uses,
+3. the simulated human study (``judgements``), through the service ``import_judgements`` uses,
    one imported campaign per file;
 4. open annotation campaigns (``campaigns``) for the demo annotators, through
    ``annotation.services.create_campaign``, so an annotator who signs in has work;
@@ -39,9 +39,10 @@ from annotation.imports import ImportRefused as JudgementsRefused
 from annotation.imports import import_judgements
 from annotation.models import Campaign
 from annotation.services import CampaignError, create_campaign
+from scoring.genres.aspects import METRICS
 from scoring.genres.embedders import EMBEDDERS
 from scoring.genres.judges import JUDGES
-from scoring.genres.scorer import METRICS, ScoreSettings
+from scoring.genres.scorer import ScoreSettings
 from scoring.imports import ImportRefused
 from scoring.jobs import run_in_process
 from scoring.manifests import (

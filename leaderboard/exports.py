@@ -11,8 +11,8 @@ from django.template.loader import render_to_string
 from pyarrow import parquet
 
 from leaderboard import presenters, significance
+from leaderboard.contents import METHODS
 from leaderboard.metrics import COLUMN_KEYS
-from leaderboard.services import METHODS
 
 RATING_FIELDS = ("rating", "ci_low", "ci_high", "battles")
 CORRELATION_FIELDS = ("systems", "kendall_tau", "kendall_p", "spearman_rho", "spearman_p")
@@ -172,7 +172,7 @@ def section_context(data, links):
         "methods": METHODS,
         "links": {table.replace("-", "_"): link for table, link in links.items()},
         "plot_links": {plot: links[table] for plot, table in PLOT_TABLES.items()},
-        "score_table": presenters.score_table(data),
+        "score_table": presenters.ranked_score_table(data),
         "human_tables": presenters.human_tables(data),
         "single_pass_table": presenters.single_pass_table(data),
         "replicate_table": presenters.replicate_table(data),

@@ -15,16 +15,17 @@ and the page agree whenever they are built from the same data.
 """
 
 import pandas as pd
+from django.db.models import QuerySet
 
 from annotation import agreement as agreement_figures
-from annotation import battles, exports
-from annotation.models import ASPECTS
-from leaderboard import human, metrics, services, significance
-from scoring.genres.scorer import PRF_VALUES
+from annotation import exports, judgement_queries
+from annotation.models import ASPECTS, Campaign
+from leaderboard import contents, human, metrics, significance
+from scoring.genres.aspects import PRF_CODES
 from scoring.models import Dataset
 from scoring.models.runs import TextScore
 
-TEXT_SCORE_COLUMNS = ("text_id", "text", "position", "system", "ground_truth", *ASPECTS, *PRF_VALUES)
+TEXT_SCORE_COLUMNS = ("text_id", "text", "position", "system", "ground_truth", *ASPECTS, *PRF_CODES)
 AGREEMENT_COLUMNS = ("aspect", "accuracy", "kappa", "alpha", "items", "pairs")
 RATING_COLUMNS = ("method", "aspect", "system", "rating", "ci_low", "ci_high", "battles", "rank_best", "rank_worst")
 
@@ -38,11 +39,11 @@ def _dataset(dataset):
     return found
 
 
-def _setting(dataset, setting):
+def _setting(dataset: Dataset, setting: str | None) -> str:
     """The fingerprint asked for, or the newest; LookupError when the dataset has no such scores."""
     try:
-        chosen = services.pick_setting(metrics.scoring_settings(dataset), setting)
-    except services.LeaderboardError as error:
+        chosen = contents.pick_setting(metrics.scoring_settings(dataset), setting)
+    except contents.LeaderboardError as error:
         raise LookupError(str(error)) from None
     if chosen is None:
         raise LookupError(f"The dataset {dataset.name} has no scoring results yet.")
@@ -80,12 +81,12 @@ def text_scores(dataset, setting=None):
         )
         row.update(values)
     return pd.DataFrame(list(rows.values()), columns=TEXT_SCORE_COLUMNS).astype(
-        {key: float for key in (*ASPECTS, *PRF_VALUES)}
+        {key: float for key in (*ASPECTS, *PRF_CODES)}
     )
 
 
-def _score_tests(dataset, setting):
-    return services.significance_of_scores(metrics.metric_scores(dataset, _setting(dataset, setting)))
+def _score_tests(dataset: Dataset, setting: str | None) -> dict:
+    return contents.significance_of_scores(metrics.metric_scores(dataset, _setting(dataset, setting)))
 
 
 def system_means(dataset, setting=None):
@@ -104,8 +105,8 @@ def pairwise_tests(dataset, setting=None):
     return pd.DataFrame(significance.pair_records(tests), columns=significance.PAIR_FIELDS)
 
 
-def _campaigns(dataset, campaign):
-    return battles.find_campaigns(_dataset(dataset).name, campaign)
+def _campaigns(dataset: Dataset | str, campaign: str | None) -> QuerySet[Campaign]:
+    return judgement_queries.find_campaigns(_dataset(dataset).name, campaign)
 
 
 def judgements(dataset, campaign=None):
@@ -114,21 +115,23 @@ def judgements(dataset, campaign=None):
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=exports.COLUMNS)
 
 
-def agreement(dataset, campaign=None):
+def agreement(dataset: Dataset | str, campaign: str | None = None) -> pd.DataFrame:
     """Per aspect: tie-discounted accuracy, Cohen's κ and Krippendorff's α over items judged twice."""
-    figures = agreement_figures.agreement(battles.agreement_judgements(_campaigns(dataset, campaign)))
+    figures = agreement_figures.agreement(judgement_queries.agreement_judgements(_campaigns(dataset, campaign)))
     return pd.DataFrame(
         [{"aspect": aspect, **{key: figures[aspect][key] for key in AGREEMENT_COLUMNS[1:]}} for aspect in ASPECTS],
         columns=AGREEMENT_COLUMNS,
     )
 
 
-def ratings(dataset, campaign=None, rounds=human.ratings.BOOTSTRAP_ROUNDS):
+def ratings(
+    dataset: Dataset | str, campaign: str | None = None, rounds: int = human.ratings.BOOTSTRAP_ROUNDS
+) -> pd.DataFrame:
     """Per method (elo, bt), aspect and system: rating, 95% bootstrap interval, battles, rank range."""
     campaigns = _campaigns(dataset, campaign)
     records = []
     for aspect in ASPECTS:
-        for method, board in human.rate(battles.human_battles(campaigns, aspect), rounds).items():
+        for method, board in human.rate(judgement_queries.human_battles(campaigns, aspect), rounds).items():
             for system, entry in board.items():
                 records.append(
                     {

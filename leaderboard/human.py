@@ -1,15 +1,16 @@
 """The human side of a leaderboard: campaigns, agreement, ratings and merged labels of a dataset.
 
-Everything is read through ``annotation.battles`` (the one query that selects and orders
+Everything is read through ``annotation.judgement_queries`` (the one query that selects and orders
 judgements) and computed by the pure modules; the result is plain data, ready to store.
 """
 
+import numpy as np
 from django.db.models import Count, Max
 
-from annotation import agreement, battles, ratings
+from annotation import agreement, judgement_queries, ratings
 from annotation.models import ASPECTS, Campaign, Item, Judgement
 from leaderboard.correlation import interval_ranks
-from leaderboard.plots import win_rate_matrix
+from scoring.models import Dataset
 
 RATING_METHODS = {"elo": ratings.elo_leaderboard, "bt": ratings.bradley_terry_leaderboard}
 
@@ -28,6 +29,26 @@ def rate(battles_of_aspect, rounds):
             board[system]["rank"] = [best, worst]
         rated[method] = board
     return rated
+
+
+def win_rate_matrix(battles: ratings.Battles) -> dict:
+    """Row system's share of points against the column system (a tie counts half), and battle counts.
+
+    Returns ``{"systems": [...], "rates": [[share or None]], "battles": [[count]]}``; a pair
+    that never met has rate None.
+    """
+    wins = ratings.win_matrix(battles)
+    counts = np.rint(wins + wins.T).astype(int)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates = wins / counts
+    return {
+        "systems": list(battles.systems),
+        "rates": [
+            [None if count == 0 else float(rate) for rate, count in zip(row, row_counts)]
+            for row, row_counts in zip(rates, counts)
+        ],
+        "battles": counts.tolist(),
+    }
 
 
 def judgement_version(dataset):
@@ -71,21 +92,21 @@ def merged_item_labels(campaigns, judgements):
     return labels
 
 
-def human_side(dataset, rounds=ratings.BOOTSTRAP_ROUNDS):
+def human_side(dataset: Dataset, rounds: int = ratings.BOOTSTRAP_ROUNDS) -> dict:
     """Campaigns, agreement, ratings (Elo and Bradley–Terry), win rates and merged labels.
 
     ``single_pass`` holds, beside the bootstrap medians, one pass of online Elo in import order:
     the GENRES paper's ratings, which depend on the order of play.
     """
-    campaigns = battles.campaigns_of(dataset)
-    judgements = battles.agreement_judgements(campaigns)
+    campaigns = judgement_queries.campaigns_of(dataset)
+    judgements = judgement_queries.agreement_judgements(campaigns)
     figures = agreement.agreement(judgements)
-    by_aspect = {aspect: battles.human_battles(campaigns, aspect) for aspect in ASPECTS}
+    by_aspect = {aspect: judgement_queries.human_battles(campaigns, aspect) for aspect in ASPECTS}
     rated = {aspect: rate(by_aspect[aspect], rounds) for aspect in ASPECTS}
     return {
         "campaigns": campaign_summaries(dataset),
         "judgements": len(judgements),
-        "systems": battles.systems_of(campaigns),
+        "systems": judgement_queries.systems_of(campaigns),
         "agreement": {
             aspect: {key: figures[aspect][key] for key in ("accuracy", "kappa", "alpha", "items", "pairs")}
             for aspect in ASPECTS

@@ -25,8 +25,8 @@ import django_rq
 from django.db import transaction
 from django.utils import timezone
 
-from leaderboard import exports, human, metrics, services
-from leaderboard.battles import DEFAULT_MARGIN
+from leaderboard import contents, exports, human, metrics
+from leaderboard.metric_battles import DEFAULT_MARGIN
 from leaderboard.models import Snapshot
 from scoring.models import Dataset
 from scoring.progress import broadcast
@@ -118,7 +118,7 @@ def build_snapshots(dataset, asked=()):
     built_at = timezone.now()
     judgement_version = _digest(human.judgement_version(dataset))
     scores_version = _digest(metrics.scores_version(dataset))
-    builder = services.Builder(
+    builder = contents.Builder(
         dataset, _current_metric_ratings(dataset, scores_version), _current_score_tests(dataset, scores_version)
     )
     known = {setting["key"] for setting in builder.settings}

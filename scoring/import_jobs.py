@@ -162,5 +162,5 @@ def upload_state(upload, progress=None):
         "triples": upload.triples,
         "warnings": upload.warnings,
         "message": upload.message,
-        "status_url": reverse("api-upload", args=[upload.pk]),
+        "status_url": reverse("scoring:api_upload", args=[upload.pk]),
     }

@@ -6,61 +6,38 @@ the judge's verdict on each of its triples (``text_scores``). The latest setting
 default; ``?settings=<fingerprint>`` picks another.
 """
 
-from scoring.models.runs import TextScore, latest_system_scores, settings_choices
+from collections.abc import Iterable
+
+from scoring.genres.aspects import ASPECT_CODES, BY_CODE
+from scoring.models import Output, Text
+from scoring.models.runs import SystemScore, TextScore, latest_system_scores, settings_choices
 
 RECENT_RUNS = 10
-# Every page shows scores (and shares) in one unit: ×100 with one decimal, the leaderboard's and
-# the GENRES paper's; the stored values and the CSV/JSON downloads keep the 0–1 fractions.
-SCORE_UNIT = "×100"
-# Counts, shown as they are.
-PLAIN_COLUMNS = {"triples_per_text", "tokens_per_triple"}
-
-
-def score_text(value, key=None):
-    """A stored value as the pages show it: ×100 with one decimal, counts with one; "" when None."""
-    if value is None:
-        return ""
-    return f"{value:.1f}" if key in PLAIN_COLUMNS else f"{100 * value:.1f}"
-
-
-# (key in the stored values, heading, what it is)
+# The columns of the scoring pages' tables, named and scaled by the vocabulary (scoring.genres.aspects).
 SCORE_COLUMNS = (
-    ("triples_per_text", "Triples/text", "mean number of triples per text"),
-    ("tokens_per_triple", "Tokens/triple", "mean whitespace tokens of subject, relation and object"),
-    ("ts", "TS", "topical similarity"),
-    ("us", "US", "uniqueness"),
-    ("fs", "FS", "factualness"),
-    ("gs", "GS", "granularity"),
-    ("cs", "CS", "completeness"),
-    ("precision", "P", "exact-match precision"),
-    ("recall", "R", "exact-match recall"),
-    ("f1", "F1", "exact-match F1"),
-    ("relaxed_f1", "rF1", "F1 with token-Jaccard matching of each element"),
-    ("empty_share", "Empty", "share of texts without any triple, %"),
+    *("triples_per_text", "tokens_per_triple"),
+    *ASPECT_CODES,
+    *("precision", "recall", "f1", "relaxed_f1"),
+    "empty_share",
 )
-TEXT_SCORE_KEYS = ("ts", "us", "fs", "gs", "cs", "precision", "recall", "f1", "relaxed_f1")
-JUDGED = ("fs", "gs")
+TEXT_SCORE_KEYS = (*ASPECT_CODES, "precision", "recall", "f1", "relaxed_f1")
 
 
-def score_table(rows, heuristic, keys=None):
+def score_table(rows: Iterable[SystemScore], heuristic: bool, codes: tuple[str, ...] = SCORE_COLUMNS) -> dict:
     """Columns and rows of a score table; ``rows`` are SystemScore rows (``is_current`` where known)."""
-    columns = [column for column in SCORE_COLUMNS if keys is None or column[0] in keys]
+    columns = [BY_CODE[code] for code in codes]
     return {
         "heuristic": heuristic,
         "columns": [
-            {
-                "heading": heading,
-                "title": title if key in PLAIN_COLUMNS else f"{title} {SCORE_UNIT}",
-                "heuristic": heuristic and key in JUDGED,
-            }
-            for key, heading, title in columns
+            {"heading": column.heading, "title": column.title, "heuristic": heuristic and column.judge}
+            for column in columns
         ],
         "rows": [
             {
                 "system": row.system,
                 "texts": row.values.get("texts"),
                 "current": getattr(row, "is_current", True),
-                "cells": [score_text(row.values.get(key), key) for key, _heading, _title in columns],
+                "cells": [column.shown(row.values.get(column.code)) for column in columns],
             }
             for row in rows
         ],
@@ -99,7 +76,7 @@ def triple_verdicts(triples, details):
     ]
 
 
-def text_scores(text, outputs, requested):
+def text_scores(text: Text, outputs: list[Output], requested: str | None) -> dict:
     """Attach each output's current scores under the chosen settings; the text page's context."""
     choices, chosen = selected_setting(text.dataset, requested)
     rows = []
@@ -112,7 +89,7 @@ def text_scores(text, outputs, requested):
         details[row.metric] = row.details
     for output in outputs:
         values, details = by_output.get(output.pk, ({}, {}))
-        output.score_cells = [score_text(values.get(key), key) for key in TEXT_SCORE_KEYS] if values else []
+        output.score_cells = [BY_CODE[code].shown(values.get(code)) for code in TEXT_SCORE_KEYS] if values else []
         output.verdicts = triple_verdicts(output.triples, details) if details else []
     headings = score_table([], chosen.heuristic_judge, TEXT_SCORE_KEYS)["columns"] if chosen else []
     return {"setting_runs": choices, "setting": chosen, "text_score_headings": headings}

@@ -2,18 +2,20 @@ from django.urls import path
 
 from scoring.views import api, pages, runs
 
+app_name = "scoring"
+
 urlpatterns = [
     path("", pages.home, name="home"),
     path("datasets/<str:name>/", pages.dataset_detail, name="dataset"),
     path("datasets/<str:name>/texts/<int:pk>/", pages.text_detail, name="text"),
-    path("datasets/<str:name>/runs/new/", runs.run_new, name="run-new"),
+    path("datasets/<str:name>/runs/new/", runs.run_new, name="run_new"),
     path("runs/<int:pk>/", runs.run_detail, name="run"),
-    path("runs/<int:pk>/progress.json", runs.run_progress, name="run-progress"),
-    path("runs/<int:pk>/cancel/", runs.run_cancel, name="run-cancel"),
-    path("runs/<int:pk>/resume/", runs.run_resume, name="run-resume"),
+    path("runs/<int:pk>/progress.json", runs.run_progress, name="run_progress"),
+    path("runs/<int:pk>/cancel/", runs.run_cancel, name="run_cancel"),
+    path("runs/<int:pk>/resume/", runs.run_resume, name="run_resume"),
     path("upload/", pages.upload, name="upload"),
-    path("uploads/<int:pk>/progress.json", pages.upload_progress, name="upload-progress"),
-    path("api/datasets/", api.datasets, name="api-datasets"),
-    path("api/datasets/<str:name>/outputs/", api.dataset_outputs, name="api-dataset-outputs"),
-    path("api/uploads/<int:pk>/", api.upload_status, name="api-upload"),
+    path("uploads/<int:pk>/progress.json", pages.upload_progress, name="upload_progress"),
+    path("api/datasets/", api.datasets, name="api_datasets"),
+    path("api/datasets/<str:name>/outputs/", api.dataset_outputs, name="api_dataset_outputs"),
+    path("api/uploads/<int:pk>/", api.upload_status, name="api_upload"),
 ]

@@ -7,7 +7,6 @@ and the two extractions are only "A" (left) and "B" (right), sides drawn per ass
 
 import time
 
-from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -20,49 +19,13 @@ from django.utils.timesince import timesince
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation import services
+from annotation.forms import SIDES, JudgementForm
 from annotation.guidelines import GENERAL_RULES, GUIDELINES, GUIDELINES_BY_CODE
 from annotation.models import ASPECTS, FIRST_ASPECTS, Aspect, Assignment, Campaign
 from scoring.models import Output
 from scoring.permissions import VIEW_OUTPUTS
 
-# What the annotator can answer for each aspect, in page order, with its keyboard shortcut.
-SIDES = [("left", "A better", "1"), ("tie", "Tie", "2"), ("right", "B better", "3")]
 REVIEW_PAGE_SIZE = 50
-
-
-class JudgementForm(forms.Form):
-    """The posted choices: one optional field per aspect, plus what the save needs to be safe."""
-
-    version = forms.IntegerField(min_value=0)
-    seconds = forms.FloatField(required=False, min_value=0)
-    opened_at = forms.FloatField(required=False)
-    # An item reopened from the review list returns there after a save, to the same page of it.
-    return_to = forms.ChoiceField(choices=[("review", "review")], required=False)
-    review_page = forms.IntegerField(required=False, min_value=1)
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        for code in ASPECTS:
-            self.fields[code] = forms.ChoiceField(
-                choices=[(value, label) for value, label, _ in SIDES], required=False, label=Aspect(code).label
-            )
-
-    def labels(self):
-        return {code: self.cleaned_data[code] for code in ASPECTS if self.cleaned_data[code]}
-
-    def seconds_spent(self):
-        """Time the script measured on the page; without the script, time since the page was rendered."""
-        if self.cleaned_data["seconds"] is not None:
-            return self.cleaned_data["seconds"]
-        if self.cleaned_data["opened_at"] is not None:
-            return time.time() - self.cleaned_data["opened_at"]
-        return 0.0
-
-    def error_message(self):
-        return " ".join(
-            f"{self.fields[name].label or name}: {' '.join(errors)}" if name in self.fields else " ".join(errors)
-            for name, errors in self.errors.items()
-        )
 
 
 def annotator_campaigns(user):
@@ -103,23 +66,23 @@ def get_own_assignment_to_save(request, public_id):
     )
 
 
-def continue_url(campaign_id):
-    return reverse("annotate_continue", args=[campaign_id])
+def continue_url(campaign_id: int) -> str:
+    return reverse("annotation:annotate_continue", args=[campaign_id])
 
 
-def next_url(user, campaign_id):
+def next_url(user, campaign_id: int) -> str:
     """The page of what comes next: the next item itself, sparing a redirect; at the end, the
     queue's own URL, which says that all is done."""
     following = services.next_public_id(user, campaign_id)
     if following is None:
         return continue_url(campaign_id)
-    return reverse("annotate_item", args=[following])
+    return reverse("annotation:annotate_item", args=[following])
 
 
-def review_url(page, public_id):
+def review_url(page: int, public_id) -> str:
     """The review list at ``page``, scrolled to the row of the item just changed."""
     query = f"?page={page}" if page else ""
-    return f"{reverse('annotate_review')}{query}#item-{public_id}"
+    return f"{reverse('annotation:annotate_review')}{query}#item-{public_id}"
 
 
 def previous_assignment(user, assignment):
@@ -220,8 +183,8 @@ def after_sign_in(request):
     """Where signing in leads: staff and researchers to the datasets; annotators, who may not open
     the dataset pages (they name the systems), to their campaigns and "continue"."""
     if request.user.is_staff or request.user.has_perm(VIEW_OUTPUTS):
-        return redirect("home")
-    return redirect("annotate_home")
+        return redirect("scoring:home")
+    return redirect("annotation:annotate_home")
 
 
 @login_required
@@ -245,8 +208,8 @@ def annotate_continue(request, campaign_id):
     if following is None:
         campaign = get_object_or_404(annotator_campaigns(request.user), pk=campaign_id)
         messages.success(request, f"Every item of {campaign.name} is judged. Thank you!")
-        return redirect("annotate_home")
-    return redirect("annotate_item", following)
+        return redirect("annotation:annotate_home")
+    return redirect("annotation:annotate_item", following)
 
 
 def saved_message(saved):
@@ -290,7 +253,7 @@ def annotate_item(request, public_id):
     except services.AnnotationError as refusal:
         return refuse(request, assignment, str(refusal), 400, wants_json, posted=labels)
 
-    item_url = reverse("annotate_item", args=[assignment.public_id])
+    item_url = reverse("annotation:annotate_item", args=[assignment.public_id])
     # A finished stage of the pair moves on; a change that finishes nothing stays on the page.
     # An item reopened from the review list goes back there instead, whatever the save finished.
     moves_on = saved.is_done or saved.completed_first_aspects
@@ -333,7 +296,7 @@ def annotate_skip(request, public_id):
         services.skip(assignment)
     except services.AnnotationError as refusal:
         messages.error(request, str(refusal))
-        return redirect("annotate_item", assignment.public_id)
+        return redirect("annotation:annotate_item", assignment.public_id)
     messages.info(request, "Skipped: this text and its pairs wait at the end of your queue.")
     return redirect(next_url(request.user, assignment.item.campaign_id))
 
@@ -345,8 +308,8 @@ def annotate_previous(request, public_id):
     previous = previous_assignment(request.user, assignment)
     if previous is None:
         messages.info(request, "Nothing saved before this item in this campaign.")
-        return redirect("annotate_item", assignment.public_id)
-    return redirect("annotate_item", previous.public_id)
+        return redirect("annotation:annotate_item", assignment.public_id)
+    return redirect("annotation:annotate_item", previous.public_id)
 
 
 # What the review list shows for a choice, as the annotator saw it.

@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation import agreement, battles, exports, services
+from annotation import agreement, exports, judgement_queries, services
 from annotation.forms import AnnotatorChangeForm, CampaignCreateForm
 from annotation.models import ASPECTS, Aspect, Assignment, Campaign
 from scoring.permissions import staff_required
@@ -66,8 +66,9 @@ def campaign_create(request):
     return render(request, "annotation/campaign_create.html", context)
 
 
-def agreement_rows(campaign):
-    figures = agreement.agreement(battles.agreement_judgements(battles.campaigns_of(campaign.dataset, campaign)))
+def agreement_rows(campaign: Campaign) -> list[dict]:
+    campaigns = judgement_queries.campaigns_of(campaign.dataset, campaign)
+    figures = agreement.agreement(judgement_queries.agreement_judgements(campaigns))
     return [{"aspect": Aspect(code), **figures[code]} for code in ASPECTS]
 
 

@@ -18,6 +18,7 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 
+from scoring.genres.aspects import ASPECT_CODES, METRICS, PRF_CODES
 from scoring.genres.judges import factualness, granularity
 from scoring.genres.prf import exact_prf, relaxed_prf
 from scoring.genres.prompts import templates_from_texts
@@ -39,10 +40,8 @@ from scoring.genres.stats import empty_share
 from scoring.genres.topics import TopicSettings
 from scoring.genres.triples import triple_problem
 
-METRICS = ("ts", "us", "fs", "gs", "cs", "prf")
-PRF_VALUES = ("precision", "recall", "f1", "relaxed_precision", "relaxed_recall", "relaxed_f1")
-VALUE_NAMES = ("ts", "us", "fs", "gs", "cs", *PRF_VALUES, "triples", "tokens_per_triple")
-AVERAGED = ("ts", "us", "fs", "gs", "cs", *PRF_VALUES)
+VALUE_NAMES = (*ASPECT_CODES, *PRF_CODES, "triples", "tokens_per_triple")
+AVERAGED = (*ASPECT_CODES, *PRF_CODES)
 
 
 @dataclass(frozen=True)

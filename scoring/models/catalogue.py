@@ -57,7 +57,7 @@ class Dataset(models.Model):
         return self.name
 
     def get_absolute_url(self):
-        return reverse("dataset", args=[self.name])
+        return reverse("scoring:dataset", args=[self.name])
 
 
 class Text(models.Model):
@@ -91,7 +91,7 @@ class Text(models.Model):
         super().save(*args, **kwargs)
 
     def get_absolute_url(self):
-        return reverse("text", args=[self.dataset.name, self.pk])
+        return reverse("scoring:text", args=[self.dataset.name, self.pk])
 
     @property
     def label(self):

@@ -30,8 +30,9 @@ from django.dispatch import Signal
 from django.urls import reverse
 from django.utils import timezone
 
+from scoring.genres.aspects import JUDGED_CODES, METRICS, PRF, PRF_CODES
 from scoring.genres.rules import output_statistics
-from scoring.genres.scorer import AVERAGED, METRICS, PRF_VALUES, ScoreSettings, mean
+from scoring.genres.scorer import AVERAGED, ScoreSettings, mean
 from scoring.genres.topics import default_topic_count
 from scoring.models.catalogue import Dataset, Output, System
 from scoring.sql import JSONNumber
@@ -54,9 +55,9 @@ class RunRefused(ValueError):
     """A run that cannot be created as asked; the message says why."""
 
 
-def metric_names(metric):
+def metric_names(metric: str) -> tuple[str, ...]:
     """The names of the values one metric produces."""
-    return PRF_VALUES if metric == "prf" else (metric,)
+    return PRF_CODES if metric == PRF else (metric,)
 
 
 def metric_values(metric, values):
@@ -103,7 +104,7 @@ class ScoringRun(models.Model):
         return f"Scoring run {self.pk} on {self.dataset}"
 
     def get_absolute_url(self):
-        return reverse("run", args=[self.pk])
+        return reverse("scoring:run", args=[self.pk])
 
     @classmethod
     @transaction.atomic
@@ -158,8 +159,8 @@ class ScoringRun(models.Model):
     def heuristic_judge(self):
         return bool(self.provenance and self.provenance.get("heuristic_judge"))
 
-    def uses_judge(self):
-        return bool({"fs", "gs"} & set(self.metrics))
+    def uses_judge(self) -> bool:
+        return bool(set(JUDGED_CODES) & set(self.metrics))
 
     def start(self):
         """Queued (or failed, on resume) becomes running; False when the run is over."""

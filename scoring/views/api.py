@@ -87,7 +87,7 @@ def run_upload(request, form_class, **form_kwargs):
         summary = form.run_import(user=request.user)
     except ImportRefused as refusal:
         return error(str(refusal), 400)
-    reply = {**summary.as_dict(), "status_url": reverse("api-upload", args=[summary.upload.pk])}
+    reply = {**summary.as_dict(), "status_url": reverse("scoring:api_upload", args=[summary.upload.pk])}
     return JsonResponse(reply, status=200 if summary.unchanged else 201)
 
 

@@ -117,7 +117,7 @@ def upload(request):
         elif form.runs_as_job():
             queued = form.queue(user=request.user)
             messages.info(request, f"{queued.file_name} is being imported in the background; its progress shows below.")
-            return redirect("upload")
+            return redirect("scoring:upload")
         else:
             try:
                 summary = form.run_import(user=request.user)
@@ -126,7 +126,7 @@ def upload(request):
                 status = 400
             else:
                 messages.success(request, upload_report(summary))
-                return redirect("upload")
+                return redirect("scoring:upload")
     return render(
         request,
         "scoring/upload.html",

@@ -10,7 +10,8 @@ from django.contrib.auth import get_user_model
 
 from annotation.models import Assignment
 from annotation.services import create_campaign
-from scoring.models import Dataset, Output, System, Text
+from scoring.models import System
+from tests.factories import make_dataset
 
 SYSTEM_NAMES = ("Zanzibar-Secret-LLM", "Quetzal-Hidden-GPT")
 UNSAFE_SUBJECT = "<script>window.leaked=1</script>"
@@ -65,15 +66,16 @@ def make_annotation_setup(
     ``with_ground_truth`` adds the Ground-truth system: three pairs per text, one of them
     always the two named systems.
     """
-    dataset = Dataset.objects.create(name=dataset_name)
-    systems = [System.objects.create(name=system_name) for system_name in SYSTEM_NAMES]
+    dataset, systems = make_dataset(
+        dataset_name,
+        [
+            {"external_id": f"snippet-{position + 1}", "content": content, "gold": gold}
+            for position, (content, gold, _outputs) in enumerate(texts)
+        ],
+        SYSTEM_NAMES,
+        outputs=lambda position, system: texts[position][2][SYSTEM_NAMES.index(system.name)],
+    )
     compared = [*systems, System.ground_truth()] if with_ground_truth else systems
-    for position, (content, gold, outputs) in enumerate(texts):
-        text = Text.objects.create(
-            dataset=dataset, position=position, external_id=f"snippet-{position + 1}", content=content, gold=gold
-        )
-        for system, triples in zip(systems, outputs):
-            Output.objects.create(system=system, text=text, triples=triples)
     created = create_campaign(
         name=name,
         dataset=dataset,

@@ -1,27 +1,25 @@
-"""Small builders for the campaign tests: a dataset with outputs, annotators, a campaign, judging in queue order."""
+"""Small builders for the campaign tests: annotators, a campaign, judging in queue order."""
+
+import io
+from pathlib import Path
 
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 
 from annotation.models import Assignment
 from annotation.services import create_campaign, next_assignment, save_judgements
-from scoring.models import Dataset, Output, System, Text
+from tests.factories import make_dataset
+
+JUDGEMENTS_HEADER = "text,system_a,system_b,aspect,annotator,winner\n"
 
 
-def make_dataset(name="toy", texts=6, systems=("alpha", "beta", "gamma"), gold=True):
-    """A dataset whose every text has an output from every named system (one triple each)."""
-    dataset = Dataset.objects.create(name=name)
-    made_systems = [System.objects.get_or_create(name=system_name)[0] for system_name in systems]
-    for position in range(texts):
-        text = Text.objects.create(
-            dataset=dataset,
-            position=position,
-            external_id=f"{name}-{position + 1}",
-            content=f"Text {position + 1} of {name}: Ada Lovelace worked with Charles Babbage.",
-            gold=[["Ada Lovelace", "worked with", "Charles Babbage"]] if gold else [],
-        )
-        for system in made_systems:
-            Output.objects.create(system=system, text=text, triples=[[f"s{position}", system.name, "o"]])
-    return dataset, made_systems
+def import_judgement_rows(directory: Path, rows: str, name: str = "study", dataset: str = "toy") -> str:
+    """Import ``rows`` (CSV lines under the import_judgements header) as campaign ``name``; the command's report."""
+    path = directory / f"{name}.csv"
+    path.write_text(JUDGEMENTS_HEADER + rows, encoding="utf-8")
+    out = io.StringIO()
+    call_command("import_judgements", str(path), "--dataset", dataset, stdout=out)
+    return out.getvalue()
 
 
 def make_annotators(count, prefix="annotator"):

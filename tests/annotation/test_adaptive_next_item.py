@@ -4,12 +4,8 @@ import pytest
 
 from annotation.models import ASPECTS, Assignment, Campaign, Judgement
 from annotation.services import create_campaign, next_assignment
-from tests.annotation.campaign_factories import (
-    FIRST_FOUR,
-    judge,
-    make_annotators,
-    make_dataset,
-)
+from tests.annotation.campaign_factories import FIRST_FOUR, judge, make_annotators
+from tests.factories import make_dataset
 
 pytestmark = pytest.mark.django_db
 
@@ -93,9 +89,9 @@ def test_the_creation_form_offers_the_adaptive_order_and_the_page_shows_it(admin
         "name": "pilot", "dataset": dataset.pk, "systems": [system.pk for system in systems], "sample_size": 4,
         "seed": 11, "annotators": [person.pk for person in people], "overlap_percent": 0,
     }  # fmt: skip
-    assert b"Least certain pairs first (adaptive)" in admin_client.get(reverse("campaign_create")).content
-    admin_client.post(reverse("campaign_create"), {**form, "pair_order": "adaptive"})
-    admin_client.post(reverse("campaign_create"), {**form, "name": "plain"})  # not given: the queue order
+    assert b"Least certain pairs first (adaptive)" in admin_client.get(reverse("annotation:campaign_create")).content
+    admin_client.post(reverse("annotation:campaign_create"), {**form, "pair_order": "adaptive"})
+    admin_client.post(reverse("annotation:campaign_create"), {**form, "name": "plain"})  # not given: the queue order
     adaptive, plain = Campaign.objects.get(name="pilot"), Campaign.objects.get(name="plain")
     assert (adaptive.pair_order, plain.pair_order) == ("adaptive", "queue")
     assert b"Adaptive</strong> pair order" in admin_client.get(adaptive.get_absolute_url()).content

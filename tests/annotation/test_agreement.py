@@ -4,7 +4,8 @@ import krippendorff
 import numpy as np
 import pytest
 
-from annotation.agreement import ASPECTS, Judgement, agreement, label_agreement, to_canonical
+from annotation.agreement import Judgement, agreement, label_agreement, to_canonical
+from scoring.genres.aspects import ASPECT_CODES
 
 
 @pytest.mark.parametrize(
@@ -83,7 +84,7 @@ def test_three_annotators_on_one_item_contribute_three_pairs():
 
 def test_every_figure_is_none_without_doubly_judged_items():
     figures = agreement([Judgement(1, "gs", "ann-1", "a"), Judgement(2, "gs", "ann-2", "b")])
-    assert set(figures) == set(ASPECTS)
+    assert set(figures) == set(ASPECT_CODES)
     gs = figures["gs"]
     assert (gs["accuracy"], gs["kappa"], gs["alpha"], gs["items"], gs["pairs"]) == (None, None, None, 0, 0)
     assert gs["annotators"] == {"ann-1": {"accuracy": None, "pairs": 0}, "ann-2": {"accuracy": None, "pairs": 0}}

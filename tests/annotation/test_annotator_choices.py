@@ -12,7 +12,7 @@ def test_accounts_that_cannot_sign_in_are_marked_and_inactive_ones_left_out():
     users = get_user_model().objects
     users.create_user("alice", password="a-long-password-1")
     rater = users.create_user("rater-imported")
-    rater.set_unusable_password()  # what import_judgments does for an unknown annotator name
+    rater.set_unusable_password()  # what import_judgements does for an unknown annotator name
     rater.save()
     users.create_user("gone", password="a-long-password-2", is_active=False)
 

@@ -65,24 +65,24 @@ def judge_through_the_page(client, setup, annotator):
     bodies = []
     first, second, third = setup.assignments(annotator)
     for assignment in (first, second):
-        url = reverse("annotate_item", args=[assignment.public_id])
+        url = reverse("annotation:annotate_item", args=[assignment.public_id])
         for labels, version in ((FIRST_FOUR_LEFT, 0), ({"ts": "right"}, 0), ({"cs": "tie"}, 1)):
             response = client.post(url, {"version": version, "seconds": "3", **labels}, HTTP_ACCEPT="application/json")
             bodies.append(response.content.decode())
         bodies.append(client.post(url, {"version": 2, "cs": "left"}).content.decode())
         bodies.append(client.get(url).content.decode())
-    bodies.append(client.post(reverse("annotate_skip", args=[third.public_id]), follow=True).content.decode())
+    bodies.append(client.post(reverse("annotation:annotate_skip", args=[third.public_id]), follow=True).content.decode())
     return bodies
 
 
 def test_no_reachable_page_or_response_reveals_systems(client, setup, annotator):
     client.force_login(annotator)
     saved = judge_through_the_page(client, setup, annotator)
-    pages = crawl(client, [reverse("annotate_home"), reverse("annotate_review"), reverse("home")])
+    pages = crawl(client, [reverse("annotation:annotate_home"), reverse("annotation:annotate_review"), reverse("scoring:home")])
 
     item_pages = [url for url in pages if re.fullmatch(r"/annotate/[0-9a-f-]{36}/", url)]
     assert len(item_pages) == 3, "the crawl reaches every item of the annotator"
-    assert reverse("annotate_guidelines") in pages
+    assert reverse("annotation:annotate_guidelines") in pages
 
     system_names = [system.name.lower() for system in setup.systems]
     for where, body in [*((url, body) for url, (_, body) in pages.items()), *enumerate(saved)]:
@@ -94,7 +94,7 @@ def test_no_reachable_page_or_response_reveals_systems(client, setup, annotator)
 def test_item_pages_carry_only_the_public_id(client, setup, annotator):
     client.force_login(annotator)
     for assignment in setup.assignments(annotator):
-        body = client.get(reverse("annotate_item", args=[assignment.public_id])).content.decode()
+        body = client.get(reverse("annotation:annotate_item", args=[assignment.public_id])).content.decode()
         assert set(DATA_ATTRIBUTE.findall(body)) <= ALLOWED_DATA_ATTRIBUTES
         assert set(INPUT_NAME.findall(body)) <= ALLOWED_INPUTS
         item = assignment.item

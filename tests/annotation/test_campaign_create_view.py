@@ -5,11 +5,12 @@ from django.urls import reverse
 
 from annotation.models import Assignment, Campaign, Item
 from scoring.models import Output, System
-from tests.annotation.campaign_factories import make_annotators, make_dataset
+from tests.annotation.campaign_factories import make_annotators
+from tests.factories import make_dataset
 
 pytestmark = pytest.mark.django_db
 
-URL = reverse("campaign_create")
+URL = reverse("annotation:campaign_create")
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ def judge(campaign, person, item, aspect, label):
 def test_campaign_list_shows_each_campaign_with_progress(admin_client, campaign_and_people):
     campaign, people = campaign_and_people
     finish_next(people[0], campaign)
-    response = admin_client.get(reverse("campaign_list"))
+    response = admin_client.get(reverse("annotation:campaign_list"))
     assert response.status_code == 200
     listed = response.context["campaigns"].get(pk=campaign.pk)
     assert (listed.item_count, listed.assignment_count, listed.done_count, listed.annotator_count) == (9, 18, 1, 2)
@@ -71,7 +71,7 @@ def test_page_shows_agreement_so_far_per_aspect(admin_client, campaign_and_peopl
 def test_adding_and_removing_an_annotator_rebalances(admin_client, campaign_and_people):
     campaign, people = campaign_and_people
     newcomer = make_annotators(1, prefix="newcomer")[0]
-    url = reverse("campaign_annotators", args=[campaign.pk])
+    url = reverse("annotation:campaign_annotators", args=[campaign.pk])
 
     response = admin_client.post(url, {"annotator": newcomer.username, "action": "add"}, follow=True)
     assert "newcomer0 added; queues rebalanced" in response.content.decode()
@@ -85,7 +85,7 @@ def test_adding_and_removing_an_annotator_rebalances(admin_client, campaign_and_
 
 def test_refused_annotator_changes_say_why(admin_client, campaign_and_people):
     campaign, people = campaign_and_people
-    url = reverse("campaign_annotators", args=[campaign.pk])
+    url = reverse("annotation:campaign_annotators", args=[campaign.pk])
     response = admin_client.post(url, {"annotator": people[0].username, "action": "add"}, follow=True)
     assert "annotator0 already annotates study." in response.content.decode()
     response = admin_client.post(url, {"annotator": "nobody", "action": "add"}, follow=True)
@@ -94,7 +94,7 @@ def test_refused_annotator_changes_say_why(admin_client, campaign_and_people):
 
 def test_closing_and_reopening(admin_client, campaign_and_people):
     campaign, people = campaign_and_people
-    url = reverse("campaign_toggle_open", args=[campaign.pk])
+    url = reverse("annotation:campaign_toggle_open", args=[campaign.pk])
     admin_client.post(url)
     closed = Campaign.objects.get(pk=campaign.pk)
     assert not closed.is_open
@@ -114,14 +114,14 @@ def test_instructions_and_names_are_escaped(admin_client, campaign_and_people):
 
 def staff_urls(campaign):
     return [
-        ("get", reverse("campaign_list")),
-        ("get", reverse("campaign_create")),
-        ("post", reverse("campaign_create")),
-        ("get", reverse("campaign_detail", args=[campaign.pk])),
-        ("post", reverse("campaign_annotators", args=[campaign.pk])),
-        ("post", reverse("campaign_toggle_open", args=[campaign.pk])),
-        ("get", reverse("campaign_csv", args=[campaign.pk])),
-        ("get", reverse("campaign_jsonl", args=[campaign.pk])),
+        ("get", reverse("annotation:campaign_list")),
+        ("get", reverse("annotation:campaign_create")),
+        ("post", reverse("annotation:campaign_create")),
+        ("get", reverse("annotation:campaign_detail", args=[campaign.pk])),
+        ("post", reverse("annotation:campaign_annotators", args=[campaign.pk])),
+        ("post", reverse("annotation:campaign_toggle_open", args=[campaign.pk])),
+        ("get", reverse("annotation:campaign_csv", args=[campaign.pk])),
+        ("get", reverse("annotation:campaign_jsonl", args=[campaign.pk])),
     ]
 
 

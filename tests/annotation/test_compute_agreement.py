@@ -6,11 +6,11 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.annotation.campaign_factories import make_dataset
+from tests.annotation.campaign_factories import import_judgement_rows
+from tests.factories import make_dataset
 
 pytestmark = pytest.mark.django_db
 
-HEADER = "text,system_a,system_b,aspect,annotator,winner\n"
 # Three items judged twice on ts: the same label, one tie, opposite sides.
 TWO_ANNOTATORS = (
     "toy-1,alpha,beta,ts,carol,a\ntoy-1,alpha,beta,ts,dave,a\n"
@@ -23,9 +23,7 @@ TWO_ANNOTATORS = (
 @pytest.fixture
 def imported(tmp_path):
     make_dataset(texts=3, systems=("alpha", "beta"))
-    path = tmp_path / "pilot.csv"
-    path.write_text(HEADER + TWO_ANNOTATORS, encoding="utf-8")
-    call_command("import_judgments", str(path), "--dataset", "toy", stdout=io.StringIO())
+    import_judgement_rows(tmp_path, TWO_ANNOTATORS, "pilot")
 
 
 def agreement_json(*extra):

@@ -7,17 +7,13 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.ratings import INITIAL_RATING
-from tests.annotation.campaign_factories import make_dataset
+from tests.annotation.campaign_factories import import_judgement_rows
+from tests.factories import make_dataset
 
 pytestmark = pytest.mark.django_db
 
-HEADER = "text,system_a,system_b,aspect,annotator,winner\n"
-
-
 def import_csv(tmp_path, body, name="pilot"):
-    path = tmp_path / f"{name}.csv"
-    path.write_text(HEADER + body, encoding="utf-8")
-    call_command("import_judgments", str(path), "--dataset", "toy", stdout=io.StringIO())
+    import_judgement_rows(tmp_path, body, name)
 
 
 def ratings_json(*extra):

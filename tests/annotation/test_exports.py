@@ -26,7 +26,7 @@ def judged():
 
 
 def download_csv(client, campaign):
-    response = client.get(reverse("campaign_csv", args=[campaign.pk]))
+    response = client.get(reverse("annotation:campaign_csv", args=[campaign.pk]))
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/csv")
     assert "attachment" in response["Content-Disposition"]
@@ -34,7 +34,7 @@ def download_csv(client, campaign):
 
 
 def download_jsonl(client, campaign):
-    response = client.get(reverse("campaign_jsonl", args=[campaign.pk]))
+    response = client.get(reverse("annotation:campaign_jsonl", args=[campaign.pk]))
     assert response.status_code == 200
     return [json.loads(line) for line in b"".join(response.streaming_content).decode().splitlines()]
 
@@ -90,10 +90,10 @@ def test_cells_that_spreadsheets_would_run_are_neutralised(admin_client, judged)
 
 def test_an_export_imports_back_as_the_same_judgements(admin_client, judged, tmp_path):
     campaign, _, _ = judged
-    response = admin_client.get(reverse("campaign_csv", args=[campaign.pk]))
+    response = admin_client.get(reverse("annotation:campaign_csv", args=[campaign.pk]))
     path = tmp_path / "roundtrip.csv"
     path.write_bytes(b"".join(response.streaming_content))
-    call_command("import_judgments", str(path), "--dataset", campaign.dataset.name, stdout=io.StringIO())
+    call_command("import_judgements", str(path), "--dataset", campaign.dataset.name, stdout=io.StringIO())
 
     imported = Campaign.objects.get(name="roundtrip")
     original = list(
@@ -112,9 +112,9 @@ def test_an_export_imports_back_as_the_same_judgements(admin_client, judged, tmp
 
 def test_imported_campaigns_leave_the_sides_blank(admin_client, judged, tmp_path):
     campaign, _, _ = judged
-    response = admin_client.get(reverse("campaign_csv", args=[campaign.pk]))
+    response = admin_client.get(reverse("annotation:campaign_csv", args=[campaign.pk]))
     path = tmp_path / "elsewhere.csv"
     path.write_bytes(b"".join(response.streaming_content))
-    call_command("import_judgments", str(path), "--dataset", campaign.dataset.name, stdout=io.StringIO())
+    call_command("import_judgements", str(path), "--dataset", campaign.dataset.name, stdout=io.StringIO())
     rows = download_csv(admin_client, Campaign.objects.get(name="elsewhere"))
     assert {(row["system_a_side"], row["system_b_side"]) for row in rows} == {("", "")}

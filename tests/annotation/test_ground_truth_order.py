@@ -18,8 +18,9 @@ from django.urls import reverse
 
 from annotation.models import ASPECTS, FIRST_ASPECTS, Assignment, Judgement
 from annotation.services import create_campaign
-from scoring.models import Dataset, Output, System, Text
+from scoring.models import System
 from tests.annotation.campaign_factories import make_annotators
+from tests.factories import make_dataset
 
 pytestmark = pytest.mark.django_db
 
@@ -35,19 +36,18 @@ def gold_marker(position):
 
 @pytest.fixture(params=["queue", "adaptive"])
 def campaign(request):
-    dataset = Dataset.objects.create(name="gt-order")
-    systems = [System.objects.create(name=name) for name in ("alpha", "beta", "gamma")]
-    for position in range(4):
-        text = Text.objects.create(
-            dataset=dataset,
-            position=position,
-            content=f"Text {position}: Ada Lovelace worked with Charles Babbage.",
+    texts = [
+        {
+            "content": f"Text {position}: Ada Lovelace worked with Charles Babbage.",
             # The marker is in the gold alone: a body holding it shows the gold (as the reference
             # card, or as the Ground-truth side of a pair, which the checks tell apart).
-            gold=[["Ada Lovelace", "worked with", "Charles Babbage"], ["Ada", "knew", gold_marker(position)]],
-        )
-        for system in systems:
-            Output.objects.create(system=system, text=text, triples=[["Ada", system.name, f"fact-{position}"]])
+            "gold": [["Ada Lovelace", "worked with", "Charles Babbage"], ["Ada", "knew", gold_marker(position)]],
+        }
+        for position in range(4)
+    ]
+    dataset, systems = make_dataset(
+        "gt-order", texts, outputs=lambda position, system: [["Ada", system.name, f"fact-{position}"]]
+    )
     return create_campaign(
         name="gt-order",
         dataset=dataset,
@@ -83,7 +83,7 @@ class Walker:
     def __init__(self, client, annotator, campaign, seed):
         self.client, self.annotator, self.campaign = client, annotator, campaign
         self.rng = random.Random(seed)
-        self.url = reverse("annotate_continue", args=[campaign.pk])
+        self.url = reverse("annotation:annotate_continue", args=[campaign.pk])
         self.finished = Counter()  # public id -> saves that reported the assignment done
         self.skips = 0
         self.pages = Counter()  # stage -> pages seen
@@ -103,7 +103,7 @@ class Walker:
 
     def get(self, url):
         response = self.client.get(url)
-        while response.status_code == 302 and response.url != reverse("annotate_home"):
+        while response.status_code == 302 and response.url != reverse("annotation:annotate_home"):
             response = self.client.get(response.url)
         return response
 
@@ -120,12 +120,12 @@ class Walker:
         self.pages[stage] += 1
         assert stage != "waiting", "the queue never offers a pair that waits for the others"
         self.peek_at_the_other_pairs(public_id)
-        item_url = reverse("annotate_item", args=[public_id])
+        item_url = reverse("annotation:annotate_item", args=[public_id])
         version = int(re.search(r'name="version" value="(\d+)"', body).group(1))
 
         if stage == "first" and self.rng.random() < 0.12:
             self.skips += 1
-            skipped = self.client.post(reverse("annotate_skip", args=[public_id]))
+            skipped = self.client.post(reverse("annotation:annotate_skip", args=[public_id]))
             self.url = skipped.url
             return True
         if stage == "first":
@@ -170,7 +170,7 @@ class Walker:
             annotator=self.annotator, item__campaign=self.campaign, item__text_id=text_of(public_id)
         ).exclude(public_id=public_id)
         other = self.rng.choice(list(others))
-        response = self.client.get(reverse("annotate_item", args=[other.public_id]))
+        response = self.client.get(reverse("annotation:annotate_item", args=[other.public_id]))
         assert response.status_code == 200
         self.check(response.content.decode(), str(other.public_id))
 

@@ -24,7 +24,7 @@ def first(setup, annotator):
 
 
 def item_url(assignment):
-    return reverse("annotate_item", args=[assignment.public_id])
+    return reverse("annotation:annotate_item", args=[assignment.public_id])
 
 
 @pytest.mark.parametrize("stage", ["first", "completeness"])
@@ -62,5 +62,5 @@ def test_plain_form_save_that_finishes_the_item(signed_in, first, setup, annotat
 def test_next_item_redirect(signed_in, setup, django_assert_num_queries):
     # One query: the next assignment, open campaign and active membership included.
     with django_assert_num_queries(USER + 1):
-        response = signed_in.get(reverse("annotate_continue", args=[setup.campaign.pk]))
+        response = signed_in.get(reverse("annotation:annotate_continue", args=[setup.campaign.pk]))
     assert response.status_code == 302

@@ -19,7 +19,7 @@ def assignment(annotator):
 
 
 def item_url(assignment):
-    return reverse("annotate_item", args=[assignment.public_id])
+    return reverse("annotation:annotate_item", args=[assignment.public_id])
 
 
 def post(client, assignment, labels, version=0, json=True, **extra):
@@ -144,7 +144,7 @@ def test_the_last_item_points_to_the_queue_that_says_all_is_done(signed_in, assi
     for pending in Assignment.objects.filter(annotator=annotator).order_by("queue_position"):
         post(signed_in, pending, FIRST_FOUR_LEFT)
         body = post(signed_in, pending, {"cs": "left"}, version=1).json()
-    assert body["next_url"] == reverse("annotate_continue", args=[pending.item.campaign_id])
+    assert body["next_url"] == reverse("annotation:annotate_continue", args=[pending.item.campaign_id])
     follow = signed_in.get(body["next_url"], follow=True)
     assert "Every item of Pilot study is judged" in follow.content.decode()
 

@@ -19,7 +19,7 @@ def assignment_for_text(setup, annotator, position):
 
 
 def page(client, assignment):
-    response = client.get(reverse("annotate_item", args=[assignment.public_id]))
+    response = client.get(reverse("annotation:annotate_item", args=[assignment.public_id]))
     assert response.status_code == 200
     return response.content.decode()
 
@@ -111,11 +111,11 @@ def test_each_aspect_carries_its_guideline_and_the_page_its_shortcuts(signed_in,
     assert body.count('<details class="guideline">') == 4
     assert html.escape("Which extraction repeats itself less?", quote=True) in body
     assert 'id="shortcuts"' in body and "Backspace" in body
-    assert reverse("annotate_guidelines") in body
+    assert reverse("annotation:annotate_guidelines") in body
 
 
 def test_guidelines_page_explains_every_aspect_with_an_example(signed_in, setup):
-    body = signed_in.get(reverse("annotate_guidelines")).content.decode()
+    body = signed_in.get(reverse("annotation:annotate_guidelines")).content.decode()
     for name in ("Topical similarity", "Uniqueness", "Factualness", "Granularity", "Completeness"):
         assert f"{name}" in body
     for code in ("ts", "us", "fs", "gs", "cs"):
@@ -126,10 +126,10 @@ def test_guidelines_page_explains_every_aspect_with_an_example(signed_in, setup)
 
 def test_skipping_sends_the_item_to_the_end_of_the_queue(signed_in, setup, annotator):
     first, second, third = setup.assignments(annotator)
-    response = signed_in.post(reverse("annotate_skip", args=[first.public_id]))
-    second_url = reverse("annotate_item", args=[second.public_id])
+    response = signed_in.post(reverse("annotation:annotate_skip", args=[first.public_id]))
+    second_url = reverse("annotation:annotate_item", args=[second.public_id])
     assert response.status_code == 302 and response.url == second_url
-    assert signed_in.get(reverse("annotate_continue", args=[setup.campaign.pk])).url == second_url
+    assert signed_in.get(reverse("annotation:annotate_continue", args=[setup.campaign.pk])).url == second_url
     positions = dict(Assignment.objects.filter(annotator=annotator).values_list("pk", "queue_position"))
     assert positions[first.pk] > max(positions[second.pk], positions[third.pk])
 
@@ -138,6 +138,6 @@ def test_a_finished_item_cannot_be_skipped(signed_in, setup, annotator):
     assignment = setup.assignments(annotator)[0]
     save_judgements(assignment, FIRST_FOUR_LEFT, expected_version=0, seconds=1)
     save_judgements(assignment, {"cs": "left"}, expected_version=1, seconds=1)
-    response = signed_in.post(reverse("annotate_skip", args=[assignment.public_id]), follow=True)
+    response = signed_in.post(reverse("annotation:annotate_skip", args=[assignment.public_id]), follow=True)
     assert "already finished" in response.content.decode()
-    assert 'action="' + reverse("annotate_skip", args=[assignment.public_id]) not in response.content.decode()
+    assert 'action="' + reverse("annotation:annotate_skip", args=[assignment.public_id]) not in response.content.decode()

@@ -16,7 +16,7 @@ def test_parquet_holds_the_csv_rows_with_typed_columns(admin_client):
     campaign, people = make_campaign(texts=2, annotators=2, overlap_share=1.0, systems=("alpha", "beta"))
     for person in people:
         finish_next(person, campaign, first=FIRST_FOUR, completeness="right", seconds=(20, 5))
-    response = admin_client.get(reverse("campaign_parquet", args=[campaign.pk]))
+    response = admin_client.get(reverse("annotation:campaign_parquet", args=[campaign.pk]))
     assert response.status_code == 200
     assert response["Content-Type"] == "application/vnd.apache.parquet"
     assert response["Content-Disposition"] == f'attachment; filename="campaign-{campaign.pk}-judgements.parquet"'
@@ -35,5 +35,5 @@ def test_parquet_holds_the_csv_rows_with_typed_columns(admin_client):
 def test_parquet_download_is_for_staff_only(client, django_user_model):
     campaign, people = make_campaign(texts=1, annotators=1, overlap_share=0.0, systems=("alpha", "beta"))
     client.force_login(people[0])
-    response = client.get(reverse("campaign_parquet", args=[campaign.pk]))
+    response = client.get(reverse("annotation:campaign_parquet", args=[campaign.pk]))
     assert response.status_code in (302, 403)

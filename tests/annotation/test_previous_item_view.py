@@ -10,11 +10,11 @@ pytestmark = pytest.mark.django_db
 
 
 def previous(client, assignment):
-    return client.get(reverse("annotate_previous", args=[assignment.public_id]))
+    return client.get(reverse("annotation:annotate_previous", args=[assignment.public_id]))
 
 
 def item_url(assignment):
-    return reverse("annotate_item", args=[assignment.public_id])
+    return reverse("annotation:annotate_item", args=[assignment.public_id])
 
 
 def test_previous_walks_back_through_saves_whatever_the_queue_order(signed_in, setup, annotator):

@@ -20,7 +20,7 @@ def setup(annotator):
 
 
 def item_url(assignment):
-    return reverse("annotate_item", args=[assignment.public_id])
+    return reverse("annotation:annotate_item", args=[assignment.public_id])
 
 
 def test_the_reopened_page_carries_the_way_back(signed_in, setup, annotator):
@@ -28,7 +28,7 @@ def test_the_reopened_page_carries_the_way_back(signed_in, setup, annotator):
     body = signed_in.get(item_url(first) + "?from=review&page=2").content.decode()
     assert '<input type="hidden" name="return_to" value="review">' in body
     assert '<input type="hidden" name="review_page" value="2">' in body
-    assert f'href="{reverse("annotate_review")}?page=2"' in body
+    assert f'href="{reverse("annotation:annotate_review")}?page=2"' in body
     assert 'name="return_to"' not in signed_in.get(item_url(first)).content.decode()
     # A page that is not a number is dropped, not sent back to fail the save.
     body = signed_in.get(item_url(first) + "?from=review&page=x%22%3E").content.decode()
@@ -40,7 +40,7 @@ def test_a_save_from_the_review_returns_to_its_row(signed_in, setup, annotator, 
     first = setup.assignments(annotator)[0]
     data = {"version": 0, **FIRST_FOUR_LEFT, "return_to": "review", "review_page": 3}
     response = signed_in.post(item_url(first), data, **(JSON if json else {}))
-    back = f"{reverse('annotate_review')}?page=3#item-{first.public_id}"
+    back = f"{reverse('annotation:annotate_review')}?page=3#item-{first.public_id}"
     assert (response.json()["next_url"] if json else response.url) == back
 
 
@@ -53,7 +53,7 @@ def test_an_unknown_way_back_is_refused(signed_in, setup, annotator):
 def test_rows_name_queue_number_pair_and_the_choices_as_shown(signed_in, setup, annotator):
     first, second, third = setup.assignments(annotator)[:3]  # the three pairs of the first text
     save_judgements(second, {"ts": "left", "us": "tie"}, expected_version=0, seconds=2)
-    body = signed_in.get(reverse("annotate_review")).content.decode()
+    body = signed_in.get(reverse("annotation:annotate_review")).content.decode()
     row = re.search(rf'<tr id="item-{second.public_id}">(.*?)</tr>', body, re.S).group(1)
     assert re.search(r"<strong>2</strong><span class=\"muted\"> of 9</span>", row)
     assert "pair 2 of 3" in row and "2 of 5" in row

@@ -16,14 +16,8 @@ from annotation.services import (
     skip,
 )
 from scoring.models import System
-from tests.annotation.campaign_factories import (
-    FIRST_FOUR,
-    finish_next,
-    judge,
-    make_annotators,
-    make_campaign,
-    make_dataset,
-)
+from tests.annotation.campaign_factories import FIRST_FOUR, finish_next, judge, make_annotators, make_campaign
+from tests.factories import make_dataset
 
 pytestmark = pytest.mark.django_db
 

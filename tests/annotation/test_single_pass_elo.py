@@ -7,8 +7,8 @@ import pytest
 from django.core.management import call_command
 
 from annotation.ratings import Battles, single_pass_leaderboard
-from tests.annotation.campaign_factories import make_dataset
 from tests.annotation.single_pass_fixtures import JUDGEMENTS, played_by_hand
+from tests.factories import make_dataset
 
 pytestmark = pytest.mark.django_db
 
@@ -30,7 +30,7 @@ def test_compute_ratings_bootstrap_zero_plays_the_imported_judgements_once(tmp_p
     make_dataset(texts=1, systems=("alpha", "beta", "gamma"))
     path = tmp_path / "pilot.csv"
     path.write_text(JUDGEMENTS, encoding="utf-8")
-    call_command("import_judgments", str(path), "--dataset", "toy", stdout=io.StringIO())
+    call_command("import_judgements", str(path), "--dataset", "toy", stdout=io.StringIO())
     for k in (16, 32):
         out = io.StringIO()
         call_command("compute_ratings", "--dataset", "toy", "--aspect", "ts", "--bootstrap", "0", "--k", str(k), "--json", stdout=out)

@@ -23,7 +23,7 @@ def current_aspect(page):
 
 
 def wait_for_item(page, base_url, assignment):
-    page.wait_for_url(base_url + reverse("annotate_item", args=[assignment.public_id]))
+    page.wait_for_url(base_url + reverse("annotation:annotate_item", args=[assignment.public_id]))
     expect(page.locator("#annotate.enhanced")).to_be_visible()
 
 
@@ -49,7 +49,7 @@ def test_keyboard_annotation_flow(live_server, page, screenshot_dir, admin_user)
     base = live_server.url
 
     sign_in(page, base, "kim", "kim-pass-123")
-    expect(page).to_have_url(f"{base}{reverse('annotate_home')}")
+    expect(page).to_have_url(f"{base}{reverse('annotation:annotate_home')}")
     expect(page.locator(".campaign-card")).to_contain_text("0 of 9 done")
     page.screenshot(path=screenshot_dir / "annotate-home.png", full_page=True)
     page.click("text=Start")
@@ -116,7 +116,7 @@ def test_keyboard_annotation_flow(live_server, page, screenshot_dir, admin_user)
 
     # The two other texts, the same way; then the queue is empty.
     judge_remaining_texts(page, base, queue[3:])
-    page.wait_for_url(f"{base}{reverse('annotate_home')}")
+    page.wait_for_url(f"{base}{reverse('annotation:annotate_home')}")
     assert page.evaluate("window.leaked === undefined"), "markup in a text or a triple ran as a script"
     expect(page.locator(".messages")).to_contain_text("Every item of Pilot study is judged")
     expect(page.locator(".campaign-card")).to_contain_text("9 of 9 done")
@@ -125,11 +125,11 @@ def test_keyboard_annotation_flow(live_server, page, screenshot_dir, admin_user)
     # and the save returns to the review list.
     page.click("text=Review my judgements")
     page.click(f'#item-{first.public_id} a.reopen')
-    page.wait_for_url(f"{base}{reverse('annotate_item', args=[first.public_id])}?from=review")
+    page.wait_for_url(f"{base}{reverse('annotation:annotate_item', args=[first.public_id])}?from=review")
     press(page, "Backspace", "Backspace")
     expect(current_aspect(page)).to_have_attribute("data-aspect", "cs")
     press(page, "2", "Enter")
-    page.wait_for_url(f"{base}{reverse('annotate_review')}#item-{first.public_id}")
+    page.wait_for_url(f"{base}{reverse('annotation:annotate_review')}#item-{first.public_id}")
 
     first_labels = dict(Judgement.objects.filter(assignment=first).values_list("aspect", "label"))
     left, right = (Label.A, Label.B) if first.a_on_left else (Label.B, Label.A)
@@ -147,7 +147,7 @@ def test_keyboard_annotation_flow(live_server, page, screenshot_dir, admin_user)
     # The admin sees the nine finished assignments on the campaign page.
     page.context.clear_cookies()
     sign_in(page, base, "admin", "admin-pass-123")
-    page.goto(f"{base}{reverse('campaign_detail', args=[setup.campaign.pk])}")
+    page.goto(f"{base}{reverse('annotation:campaign_detail', args=[setup.campaign.pk])}")
     expect(page.locator(".stats")).to_contain_text("9 / 9 assignments done")
     expect(page.locator("#progress")).to_contain_text("kim")
     expect(page.locator("#progress td.num").first).to_have_text("9 / 9")

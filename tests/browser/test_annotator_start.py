@@ -34,7 +34,7 @@ def test_sign_in_lands_on_campaigns_and_review_returns_after_an_edit(live_server
 
     # Signing in leads to the campaigns, with the next item one click away.
     sign_in(page, base, "ria", "ria-pass-123")
-    expect(page).to_have_url(base + reverse("annotate_home"))
+    expect(page).to_have_url(base + reverse("annotation:annotate_home"))
     expect(page.locator(".campaign-card")).to_contain_text("3 of 9 done")
     expect(page.locator(".campaign-card a.button.primary")).to_have_text("Continue")
     page.screenshot(path=screenshot_dir / f"start-{width}.png", full_page=True)
@@ -51,12 +51,12 @@ def test_sign_in_lands_on_campaigns_and_review_returns_after_an_edit(live_server
 
     # Reopen the second pair, change its completeness: the save returns to the list, on its row.
     activate(page, width, second_row.locator("a.reopen"))
-    page.wait_for_url(base + reverse("annotate_item", args=[second.public_id]) + "?from=review")
+    page.wait_for_url(base + reverse("annotation:annotate_item", args=[second.public_id]) + "?from=review")
     expect(page.locator(".annotate-bar .back")).to_have_text("← My judgements")
     expect(page.locator("fieldset.aspect.current")).to_have_attribute("data-aspect", "cs")
     activate(page, width, "fieldset.aspect.current .choice-left")
     activate(page, width, ".save-button")
-    page.wait_for_url(f"{base}{reverse('annotate_review')}#item-{second.public_id}")
+    page.wait_for_url(f"{base}{reverse('annotation:annotate_review')}#item-{second.public_id}")
     # The list shows the choice as the page showed it (A, the left side), not the system behind it.
     expect(page.locator(f"#item-{second.public_id} .given-value").last).to_have_text("A")
     expect(page.locator(".review-table tbody tr").first).to_have_attribute("id", f"item-{second.public_id}")
@@ -68,4 +68,4 @@ def test_sign_in_lands_on_campaigns_and_review_returns_after_an_edit(live_server
 
 def test_staff_still_land_on_the_datasets(live_server, page, admin_user):
     sign_in(page, live_server.url, "admin", "admin-pass-123")
-    expect(page).to_have_url(live_server.url + reverse("home"))
+    expect(page).to_have_url(live_server.url + reverse("scoring:home"))

@@ -6,8 +6,9 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from annotation.models import Campaign
-from tests.annotation.campaign_factories import make_annotators, make_dataset
+from tests.annotation.campaign_factories import make_annotators
 from tests.browser.annotator_pages import activate, sign_in
+from tests.factories import make_dataset
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -19,7 +20,7 @@ def test_systems_follow_the_chosen_dataset(live_server, sized_page, screenshot_d
     science, _ = make_dataset(name="Science", texts=4, systems=("sci-model-1", "sci-model-2", "sci-model-3"))
     make_annotators(2)
     sign_in(page, live_server.url, "admin", "admin-pass-123")
-    page.goto(live_server.url + reverse("campaign_create"))
+    page.goto(live_server.url + reverse("annotation:campaign_create"))
 
     systems = page.locator("#id_systems input[type=checkbox]")
     expect(page.locator(".systems-note")).to_have_text("Choose a dataset: its systems appear here.")
@@ -61,7 +62,7 @@ def test_without_javascript_every_system_shows_and_a_wrong_pick_is_refused_by_na
     context = chromium.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 900})
     page = context.new_page()
     sign_in(page, live_server.url, "admin", "admin-pass-123")
-    page.goto(live_server.url + reverse("campaign_create"))
+    page.goto(live_server.url + reverse("annotation:campaign_create"))
     expect(page.locator("#id_systems input[type=checkbox]:visible")).to_have_count(4)
     expect(page.locator(".systems-note")).to_have_count(0)
     page.fill("#id_name", "Mixed pick")

@@ -29,7 +29,7 @@ def long_setup():
 
 
 def item_url(base, assignment):
-    return base + reverse("annotate_item", args=[assignment.public_id])
+    return base + reverse("annotation:annotate_item", args=[assignment.public_id])
 
 
 def column_edges(page, side):
@@ -132,7 +132,7 @@ def test_long_item_by_keyboard_at_desktop_width(live_server, page, long_setup, s
     expect(page.locator("li.near-match")).to_have_count(0)
 
     press(page, "3", "Enter")
-    page.wait_for_url(base + reverse("annotate_home"))
+    page.wait_for_url(base + reverse("annotation:annotate_home"))
     expect(page.locator(".campaign-card")).to_contain_text("2 of 2 done")
 
 

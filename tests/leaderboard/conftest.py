@@ -1,6 +1,9 @@
+"""Shared by the leaderboard tests: an empty leaderboard queue, and the hand-made ranked dataset."""
+
 import pytest
 
 from leaderboard import jobs
+from tests.leaderboard.leaderboard_fixtures import ranked_dataset
 
 
 @pytest.fixture(autouse=True)
@@ -16,3 +19,9 @@ def leaderboard_queue():
     clear()
     yield jobs.queue()
     clear()
+
+
+@pytest.fixture
+def dataset():
+    """A scored dataset whose closed campaign ranks the systems in HUMAN_ORDER (files may override it)."""
+    return ranked_dataset()

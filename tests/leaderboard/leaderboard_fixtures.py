@@ -8,7 +8,8 @@ from annotation.services import create_campaign
 from leaderboard.jobs import build_leaderboards
 from scoring.models import Dataset
 from scoring.models.runs import ScoringRun, TextScore
-from tests.annotation.campaign_factories import make_annotators, make_dataset
+from tests.annotation.campaign_factories import make_annotators
+from tests.factories import make_dataset
 
 PROVENANCE = {
     "embedder": "hashing",

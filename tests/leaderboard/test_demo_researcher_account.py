@@ -23,22 +23,22 @@ def researcher(client):
 
 def test_the_researcher_reads_outputs_and_leaderboards(researcher):
     dataset = Dataset.objects.order_by("name").first()
-    assert researcher.get(reverse("home")).status_code == 200
-    assert researcher.get(reverse("dataset", args=[dataset.name])).status_code == 200
+    assert researcher.get(reverse("scoring:home")).status_code == 200
+    assert researcher.get(reverse("scoring:dataset", args=[dataset.name])).status_code == 200
     text = dataset.texts.order_by("position").first()
-    assert researcher.get(reverse("text", args=[dataset.name, text.pk])).status_code == 200
+    assert researcher.get(reverse("scoring:text", args=[dataset.name, text.pk])).status_code == 200
     # The leaderboard answers (built or being built), never refuses the researcher.
-    assert researcher.get(reverse("leaderboard", args=[dataset.name])).status_code == 200
+    assert researcher.get(reverse("leaderboard:dataset", args=[dataset.name])).status_code == 200
 
 
 def test_the_researcher_cannot_upload_score_or_run_campaigns(researcher):
     dataset = Dataset.objects.order_by("name").first()
-    assert researcher.get(reverse("upload")).status_code == 403
-    assert researcher.get(reverse("run-new", args=[dataset.name])).status_code == 403
-    assert researcher.get(reverse("campaign_create")).status_code in (302, 403)
+    assert researcher.get(reverse("scoring:upload")).status_code == 403
+    assert researcher.get(reverse("scoring:run_new", args=[dataset.name])).status_code == 403
+    assert researcher.get(reverse("annotation:campaign_create")).status_code in (302, 403)
 
 
 def test_the_researcher_has_nothing_to_annotate(researcher):
     user = get_user_model().objects.get(username="researcher")
     assert not Assignment.objects.filter(annotator=user).exists()
-    assert "Continue" not in researcher.get(reverse("annotate_home")).content.decode()
+    assert "Continue" not in researcher.get(reverse("annotation:annotate_home")).content.decode()

@@ -29,11 +29,11 @@ def dataset(scored):
 
 def urls(dataset):
     return {
-        "index": reverse("leaderboard_index"),
-        "page": reverse("leaderboard", args=[dataset.name]),
-        "json": reverse("api-dataset-leaderboard", args=[dataset.name]),
-        "csv": reverse("leaderboard_csv", args=[dataset.name, "scores"]),
-        "sections": reverse("leaderboard_sections", args=[dataset.name]),
+        "index": reverse("leaderboard:index"),
+        "page": reverse("leaderboard:dataset", args=[dataset.name]),
+        "json": reverse("leaderboard:api_dataset", args=[dataset.name]),
+        "csv": reverse("leaderboard:csv", args=[dataset.name, "scores"]),
+        "sections": reverse("leaderboard:sections", args=[dataset.name]),
     }
 
 
@@ -86,7 +86,7 @@ def test_the_index_hides_that_dataset_from_them(client, dataset, annotator_of_op
     campaign, annotator = annotator_of_open_campaign
     client.force_login(annotator)
     html = client.get(urls(dataset)["index"]).content.decode()
-    assert reverse("leaderboard", args=[dataset.name]) not in html
+    assert reverse("leaderboard:dataset", args=[dataset.name]) not in html
     assert "1 dataset naming the systems of an open campaign you annotate is not listed" in html
 
 
@@ -102,9 +102,9 @@ def test_once_the_campaign_closes_they_see_it(client, dataset, annotator_of_open
     campaign.save(update_fields=["is_open"])
     client.force_login(annotator)
     assert client.get(urls(dataset)["page"]).status_code == 200
-    assert reverse("leaderboard", args=[dataset.name]) in client.get(urls(dataset)["index"]).content.decode()
+    assert reverse("leaderboard:dataset", args=[dataset.name]) in client.get(urls(dataset)["index"]).content.decode()
 
 
 def test_an_unknown_dataset_is_not_found(admin_client):
-    assert admin_client.get(reverse("leaderboard", args=["nothing"])).status_code == 404
-    assert admin_client.get(reverse("api-dataset-leaderboard", args=["nothing"])).status_code == 404
+    assert admin_client.get(reverse("leaderboard:dataset", args=["nothing"])).status_code == 404
+    assert admin_client.get(reverse("leaderboard:api_dataset", args=["nothing"])).status_code == 404

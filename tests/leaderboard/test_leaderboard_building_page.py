@@ -15,25 +15,25 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def test_a_never_built_leaderboard_is_built_in_the_background(admin_client, leaderboard_queue):
     dataset, _ = scored_dataset()
-    page = admin_client.get(reverse("leaderboard", args=[dataset.name]))
+    page = admin_client.get(reverse("leaderboard:dataset", args=[dataset.name]))
     assert page.status_code == 200
     assert b"This leaderboard is being built" in page.content
     assert b"js/leaderboard_building.js" in page.content
-    for route in ("leaderboard_sections", "api-dataset-leaderboard"):
+    for route in ("leaderboard:sections", "leaderboard:api_dataset"):
         response = admin_client.get(reverse(route, args=[dataset.name]))
         assert response.status_code == 202
         assert response.json()["building"] is True
     assert leaderboard_queue.count == 1
 
     django_rq.get_worker(jobs.QUEUE, worker_class=SimpleWorker).work(burst=True)
-    assert admin_client.get(reverse("leaderboard_sections", args=[dataset.name])).status_code == 200
-    assert b'id="scores-table"' in admin_client.get(reverse("leaderboard", args=[dataset.name])).content
+    assert admin_client.get(reverse("leaderboard:sections", args=[dataset.name])).status_code == 200
+    assert b'id="scores-table"' in admin_client.get(reverse("leaderboard:dataset", args=[dataset.name])).content
 
 
 def test_another_margin_is_built_on_first_request(admin_client, leaderboard_queue):
     dataset, _ = scored_dataset()
     jobs.build_snapshots(dataset)
-    url = reverse("api-dataset-leaderboard", args=[dataset.name])
+    url = reverse("leaderboard:api_dataset", args=[dataset.name])
     assert admin_client.get(url).status_code == 200
     assert admin_client.get(url, {"margin": "0.5"}).status_code == 202
     django_rq.get_worker(jobs.QUEUE, worker_class=SimpleWorker).work(burst=True)

@@ -7,18 +7,13 @@ every aspect except uniqueness, which they rank backwards; every item is judged 
 import pytest
 from django.urls import reverse
 
-from tests.leaderboard.leaderboard_fixtures import build_all, get_built, ranked_dataset
+from tests.leaderboard.leaderboard_fixtures import build_all, get_built
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def dataset():
-    return ranked_dataset()
-
-
 def leaderboard_json(client, dataset, **query):
-    response = get_built(client, reverse("api-dataset-leaderboard", args=[dataset.name]), query)
+    response = get_built(client, reverse("leaderboard:api_dataset", args=[dataset.name]), query)
     assert response.status_code == 200, response.content
     return response.json()
 
@@ -62,16 +57,16 @@ def test_margin_is_snapped_to_the_page_grid(admin_client, dataset):
 
 @pytest.mark.parametrize("margin", ["-0.1", "1.5", "nan", "wide"])
 def test_a_bad_margin_is_refused_with_a_reason(admin_client, dataset, margin):
-    response = get_built(admin_client, reverse("api-dataset-leaderboard", args=[dataset.name]), {"margin": margin})
+    response = get_built(admin_client, reverse("leaderboard:api_dataset", args=[dataset.name]), {"margin": margin})
     assert response.status_code == 400
     assert "margin" in response.json()["error"]
-    page = get_built(admin_client, reverse("leaderboard", args=[dataset.name]), {"margin": margin})
+    page = get_built(admin_client, reverse("leaderboard:dataset", args=[dataset.name]), {"margin": margin})
     assert page.status_code == 400
     assert b"margin must be" in page.content
 
 
 def test_page_shows_the_figures(admin_client, dataset):
-    page = get_built(admin_client, reverse("leaderboard", args=[dataset.name]), {"margin": "0.5"})
+    page = get_built(admin_client, reverse("leaderboard:dataset", args=[dataset.name]), {"margin": "0.5"})
     html = page.content.decode()
     assert page.status_code == 200
     assert 'data-aspect="us"><th scope="row">Uniqueness</th><td class="num tau-score">-1.00</td>' in html
@@ -82,6 +77,6 @@ def test_page_shows_the_figures(admin_client, dataset):
 
 def test_verdict_on_the_index(admin_client, dataset):
     build_all()
-    html = admin_client.get(reverse("leaderboard_index")).content.decode()
+    html = admin_client.get(reverse("leaderboard:index")).content.decode()
     # Mean τ over the five aspects: (4 − 1) / 5 = 0.6.
     assert "Human and GENRES rankings agree: Kendall τ 0.60 (mean over 5 aspects)." in html

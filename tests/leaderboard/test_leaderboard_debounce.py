@@ -8,7 +8,8 @@ from rq import SimpleWorker
 from annotation.models import Assignment
 from annotation.services import save_judgements
 from leaderboard import jobs
-from tests.annotation.campaign_factories import make_campaign, make_dataset
+from tests.annotation.campaign_factories import make_campaign
+from tests.factories import make_dataset
 
 # Builds are queued when the transaction that asks for them commits.
 pytestmark = pytest.mark.django_db(transaction=True)

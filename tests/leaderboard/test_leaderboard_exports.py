@@ -6,18 +6,13 @@ import io
 import pytest
 from django.urls import reverse
 
-from tests.leaderboard.leaderboard_fixtures import FINGERPRINT, PROVENANCE, get_built, ranked_dataset
+from tests.leaderboard.leaderboard_fixtures import FINGERPRINT, PROVENANCE, get_built
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def dataset():
-    return ranked_dataset()
-
-
 def download(client, dataset, table, **query):
-    response = get_built(client, reverse("leaderboard_csv", args=[dataset.name, table]), query)
+    response = get_built(client, reverse("leaderboard:csv", args=[dataset.name, table]), query)
     assert response.status_code == 200
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     assert response["Content-Disposition"] == f'attachment; filename="toy-{table}.csv"'
@@ -25,7 +20,7 @@ def download(client, dataset, table, **query):
 
 
 def test_json_holds_scores_with_provenance_ratings_correlations_and_agreement(admin_client, dataset):
-    data = get_built(admin_client, reverse("api-dataset-leaderboard", args=[dataset.name])).json()
+    data = get_built(admin_client, reverse("leaderboard:api_dataset", args=[dataset.name])).json()
     assert set(data) == {
         "dataset", "aspects", "margin", "bootstrap_rounds", "settings", "setting", "scores", "human",
         "metric_ratings", "comparison", "significance", "verdict", "as_of", "replicates",
@@ -88,4 +83,4 @@ def test_agreement_csv(admin_client, dataset):
 
 
 def test_an_unknown_table_is_not_found(admin_client, dataset):
-    assert get_built(admin_client, reverse("leaderboard_csv", args=[dataset.name, "secrets"])).status_code == 404
+    assert get_built(admin_client, reverse("leaderboard:csv", args=[dataset.name, "secrets"])).status_code == 404

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import ASPECTS
-from tests.annotation.campaign_factories import make_dataset
+from tests.factories import make_dataset
 from tests.leaderboard.leaderboard_fixtures import (
     REVERSED,
     build_all,
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 
 def card(html, name):
-    start = html.index(f'href="{reverse("leaderboard", args=[name])}"')
+    start = html.index(f'href="{reverse("leaderboard:dataset", args=[name])}"')
     return re.sub(r"\s+", " ", html[start : html.index("</a>", start)])
 
 
@@ -33,7 +33,7 @@ def test_each_dataset_with_counts_and_verdict(admin_client):
     make_dataset(name="empty", texts=1, systems=("alpha",))
 
     build_all()
-    html = admin_client.get(reverse("leaderboard_index")).content.decode()
+    html = admin_client.get(reverse("leaderboard:index")).content.decode()
     assert "No human judgements yet." in card(html, "scored")
     assert "<strong>4</strong> texts" in card(html, "scored")
     assert "<strong>3</strong> systems" in card(html, "scored")
@@ -55,6 +55,6 @@ def test_descriptions_are_escaped_on_the_page(admin_client):
     dataset, _ = scored_dataset(name="escaped")
     dataset.description = "<script>alert('x')</script>"
     dataset.save()
-    html = get_built(admin_client, reverse("leaderboard", args=[dataset.name])).content.decode()
+    html = get_built(admin_client, reverse("leaderboard:dataset", args=[dataset.name])).content.decode()
     assert "<script>alert" not in html
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html

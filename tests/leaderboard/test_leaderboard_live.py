@@ -17,7 +17,8 @@ from genres_site.routing import websocket_urlpatterns
 from leaderboard.jobs import QUEUE, build_snapshots
 from leaderboard.models import Snapshot
 from scoring.models.runs import RunChunk, ScoringRun
-from tests.annotation.campaign_factories import make_annotators, make_campaign, make_dataset
+from tests.annotation.campaign_factories import make_annotators, make_campaign
+from tests.factories import make_dataset
 from tests.leaderboard.leaderboard_fixtures import FINGERPRINT, PROVENANCE
 
 # The consumer reads the database from another thread, and builds are queued on commit.

@@ -1,25 +1,12 @@
-"""The figures: win rates worked out by hand, one view per aspect, and JSON that plotly.js reads."""
+"""The figures: one view per aspect, and JSON that plotly.js reads."""
 
 import json
 
 import pytest
 
-from annotation.ratings import Battles
 from leaderboard import plots
 
 ASPECTS = [("ts", "Topical similarity"), ("us", "Uniqueness")]
-
-
-def test_win_rates_count_a_tie_as_half():
-    battles = Battles.from_labels(
-        [("x", "y", "a"), ("x", "y", "tie"), ("y", "x", "a"), ("x", "z", "b")], systems=["x", "y", "z"]
-    )
-    matrix = plots.win_rate_matrix(battles)
-    assert matrix["systems"] == ["x", "y", "z"]
-    # x against y: a win, a tie, a loss → 1.5 of 3 points.
-    assert matrix["rates"][0] == [None, 0.5, 0.0]
-    assert matrix["rates"][1] == [0.5, None, None]
-    assert matrix["battles"] == [[0, 3, 1], [3, 0, 0], [1, 0, 0]]
 
 
 def board(**ratings):

@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from leaderboard.metrics import COLUMN_KEYS
-from leaderboard.presenters import human_tables, overall, score_table
+from leaderboard.presenters import human_tables, overall, ranked_score_table
 from tests.leaderboard.leaderboard_fixtures import get_built, scored_dataset
 
 ASPECT_NAMES = [{"code": code, "name": code.upper()} for code in ("ts", "us", "fs", "gs", "cs")]
@@ -35,7 +35,7 @@ def test_overall_is_the_mean_of_the_aspects_computed():
 
 
 def test_rows_are_ranked_by_overall_with_ground_truth_first_and_unranked():
-    table = score_table(
+    table = ranked_score_table(
         data_with(
             row("alpha", ts=0.2, us=0.2, fs=0.2, gs=0.2, cs=0.2),
             row("Ground truth", ground_truth=True, ts=1.0, us=1.0, fs=1.0, gs=1.0, cs=1.0),
@@ -53,7 +53,7 @@ def test_rows_are_ranked_by_overall_with_ground_truth_first_and_unranked():
 
 
 def test_equal_values_as_shown_share_a_range_of_ranks_and_each_column_ranks_on_its_own():
-    table = score_table(
+    table = ranked_score_table(
         data_with(
             row("alpha", ts=0.50001, us=0.5, fs=0.5, gs=0.5, cs=0.5, empty_share=0.2),
             row("beta", ts=0.5, us=0.9, fs=0.5, gs=0.5, cs=0.1, empty_share=0.0),
@@ -100,7 +100,7 @@ def test_human_tables_list_systems_in_rank_order():
 @pytest.mark.django_db
 def test_the_page_ranks_and_sorts_by_overall(admin_client):
     dataset, _ = scored_dataset(name="ranked")
-    response = get_built(admin_client, reverse("leaderboard", args=[dataset.name]), {})
+    response = get_built(admin_client, reverse("leaderboard:dataset", args=[dataset.name]), {})
     html = response.content.decode()
     table = html[html.index('id="scores-table"') : html.index("</table>", html.index('id="scores-table"'))]
     assert re.findall(r'<th scope="row" class="system-col" data-sort="([^"]+)"', table) == ["alpha", "beta", "gamma"]

@@ -7,9 +7,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
+from leaderboard.contents import ASPECT_NAMES
 from leaderboard.plots import replicate_points
 from leaderboard.replicates import replicate_groups
-from leaderboard.services import ASPECT_NAMES
 from scoring.models import System
 from tests.leaderboard.leaderboard_fixtures import get_built, scored_dataset
 
@@ -69,13 +69,13 @@ def test_page_and_csv_show_the_replicates(admin_client):
         if system.name != "solo":
             system.join_replicates("m", system.name[-2])
     # The scores were stored before the systems joined: the next build reads the groups.
-    page = get_built(admin_client, reverse("leaderboard", args=[dataset.name])).content.decode()
+    page = get_built(admin_client, reverse("leaderboard:dataset", args=[dataset.name])).content.decode()
     table = page.split('id="replicates"')[1].split("</table>")[0]
     assert '<th scope="row" data-sort="m">m</th>' in table
     assert 'title="seeds 1, 2, 3">3</td>' in table
     assert 'title="runs from 50.0 to 90.0">70.0 ± 20.0</td>' in table
     assert 'data-plot="replicates"' in page
-    response = admin_client.get(reverse("leaderboard_csv", args=[dataset.name, "replicates"]))
+    response = admin_client.get(reverse("leaderboard:csv", args=[dataset.name, "replicates"]))
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
     assert [(row["system"], row["statistic"], row["gs"]) for row in rows] == [
         ("m (seed 1)", "run", "0.5"),

@@ -37,7 +37,7 @@ def dataset():
 
 
 def page(client, dataset, **query):
-    response = get_built(client, reverse("leaderboard", args=[dataset.name]), query)
+    response = get_built(client, reverse("leaderboard:dataset", args=[dataset.name]), query)
     assert response.status_code == 200
     return response.content.decode()
 
@@ -103,13 +103,13 @@ def test_settings_are_never_mixed_and_a_selector_chooses(admin_client, dataset):
 
 
 def test_an_unknown_setting_is_refused(admin_client, dataset):
-    response = get_built(admin_client, reverse("api-dataset-leaderboard", args=[dataset.name]), {"setting": "abc"})
+    response = get_built(admin_client, reverse("leaderboard:api_dataset", args=[dataset.name]), {"setting": "abc"})
     assert response.status_code == 400
     assert response.json() == {"error": "No scoring results with the setting 'abc' on this dataset."}
 
 
 def test_without_a_finished_run_the_page_says_so(admin_client):
-    from tests.annotation.campaign_factories import make_dataset
+    from tests.factories import make_dataset
 
     dataset, _ = make_dataset(name="unscored")
     html = page(admin_client, dataset)

@@ -3,18 +3,13 @@
 import pytest
 from django.urls import reverse
 
-from tests.leaderboard.leaderboard_fixtures import get_built, ranked_dataset
+from tests.leaderboard.leaderboard_fixtures import get_built
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def dataset():
-    return ranked_dataset()
-
-
 def sections(client, dataset, query):
-    response = get_built(client, reverse("leaderboard_sections", args=[dataset.name]), query)
+    response = get_built(client, reverse("leaderboard:sections", args=[dataset.name]), query)
     assert response.status_code == 200
     return response.json()
 
@@ -40,4 +35,4 @@ def test_sections_keep_the_page_margin_and_their_csv_links(admin_client, dataset
     assert len(payload["sections"]) == 5
     comparison = payload["sections"]["comparison"]
     assert '<td class="num item-accuracy">0.67</td>' in comparison
-    assert reverse("leaderboard_csv", args=[dataset.name, "correlations"]) + '?margin=0.5"' in comparison
+    assert reverse("leaderboard:csv", args=[dataset.name, "correlations"]) + '?margin=0.5"' in comparison

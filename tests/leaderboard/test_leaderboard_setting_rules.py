@@ -3,7 +3,7 @@
 import pytest
 
 from leaderboard.metrics import describe
-from tests.annotation.campaign_factories import make_dataset
+from tests.factories import make_dataset
 from tests.leaderboard.leaderboard_fixtures import PROVENANCE, store_run
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,8 @@ from annotation.models import Campaign, CampaignAnnotator
 from annotation.services import create_campaign
 from genres_site.routing import websocket_urlpatterns
 from leaderboard.exports import CSV_TABLES
-from tests.annotation.campaign_factories import make_annotators, make_dataset
+from tests.annotation.campaign_factories import make_annotators
+from tests.factories import make_dataset
 from tests.leaderboard.leaderboard_fixtures import build_all, scored_dataset
 
 pytestmark = pytest.mark.django_db
@@ -35,10 +36,10 @@ def study():
 
 def routes(name):
     return {
-        "page": reverse("leaderboard", args=[name]),
-        "sections": reverse("leaderboard_sections", args=[name]),
-        "json": reverse("api-dataset-leaderboard", args=[name]),
-        **{f"{table} csv": reverse("leaderboard_csv", args=[name, table]) for table in CSV_TABLES},
+        "page": reverse("leaderboard:dataset", args=[name]),
+        "sections": reverse("leaderboard:sections", args=[name]),
+        "json": reverse("leaderboard:api_dataset", args=[name]),
+        **{f"{table} csv": reverse("leaderboard:csv", args=[name, table]) for table in CSV_TABLES},
     }
 
 
@@ -57,10 +58,10 @@ def test_every_route_of_a_dataset_sharing_a_system_is_refused(client, study, act
 
 def test_the_index_leaves_them_out_with_their_summaries(client, study):
     client.force_login(study)
-    html = client.get(reverse("leaderboard_index")).content.decode()
-    assert reverse("leaderboard", args=["unrelated"]) in html
+    html = client.get(reverse("leaderboard:index")).content.decode()
+    assert reverse("leaderboard:dataset", args=["unrelated"]) in html
     for name in ("toy", "other"):
-        assert reverse("leaderboard", args=[name]) not in html
+        assert reverse("leaderboard:dataset", args=[name]) not in html
     assert "2 datasets naming the systems of an open campaign you annotate are not listed" in html
 
 

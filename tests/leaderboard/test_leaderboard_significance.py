@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 
 
 def table(client, dataset, name):
-    response = get_built(client, reverse("leaderboard_csv", args=[dataset.name, name]))
+    response = get_built(client, reverse("leaderboard:csv", args=[dataset.name, name]))
     assert response.status_code == 200
     return list(csv.DictReader(io.StringIO(response.content.decode())))
 
@@ -61,15 +61,15 @@ def test_eight_texts_separate_three_systems_four_do_not(admin_client):
 def test_the_page_shows_intervals_ranks_and_both_matrices(admin_client):
     dataset, systems = scored_dataset(name="eight", texts=8)
     judged_campaign(dataset, systems, ranking_labels(HUMAN_ORDER), is_open=False)
-    page = get_built(admin_client, reverse("leaderboard", args=[dataset.name])).content.decode()
+    page = get_built(admin_client, reverse("leaderboard:dataset", args=[dataset.name])).content.decode()
     section = page[page.index('data-section="significance"') : page.index('data-section="human"')]
     assert "How sure the GENRES ranking is" in section
     assert '<span class="interval" title="95% bootstrap interval">90.0 – 90.0</span>' in section
     assert "10000 sign patterns" in section and "Holm-corrected" in section
-    assert f'href="{reverse("leaderboard_csv", args=[dataset.name, "score-intervals"])}"' in section
+    assert f'href="{reverse("leaderboard:csv", args=[dataset.name, "score-intervals"])}"' in section
     assert 'data-plot="significance"' in page and 'data-plot="human_significance" data-by-method' in page
 
-    plots = get_built(admin_client, reverse("leaderboard_sections", args=[dataset.name])).json()["plots"]
+    plots = get_built(admin_client, reverse("leaderboard:sections", args=[dataset.name])).json()["plots"]
     ts = plots["significance"]["data"][0]
     assert ts["x"] == ["alpha", "beta", "gamma"]
     assert ts["z"][0] == [None, 1, 1] and ts["z"][2] == [-1, -1, None]
@@ -79,10 +79,10 @@ def test_the_page_shows_intervals_ranks_and_both_matrices(admin_client):
 
 
 def test_the_section_says_so_when_nothing_is_scored(admin_client):
-    from tests.annotation.campaign_factories import make_dataset
+    from tests.factories import make_dataset
 
     dataset, _ = make_dataset(name="unscored", texts=2, systems=("alpha", "beta"))
-    page = get_built(admin_client, reverse("leaderboard", args=[dataset.name])).content.decode()
+    page = get_built(admin_client, reverse("leaderboard:dataset", args=[dataset.name])).content.decode()
     section = page[page.index('data-section="significance"') : page.index('data-section="human"')]
     assert "No finished scoring run on this dataset yet." in section
     assert table(admin_client, dataset, "score-intervals") == []
@@ -90,16 +90,16 @@ def test_the_section_says_so_when_nothing_is_scored(admin_client):
 
 def test_new_judgements_keep_the_tests_new_scores_redo_them(monkeypatch):
     from annotation.models import Judgement
-    from leaderboard import jobs, services
+    from leaderboard import contents, jobs
     from leaderboard.models import Snapshot
     from tests.leaderboard.leaderboard_fixtures import store_run
 
     dataset, systems = scored_dataset(name="eight", texts=8)
     judged_campaign(dataset, systems, ranking_labels(HUMAN_ORDER), is_open=False)
     tested = []
-    significance_of_scores = services.significance_of_scores
+    significance_of_scores = contents.significance_of_scores
     monkeypatch.setattr(
-        services, "significance_of_scores", lambda scores: tested.append(1) or significance_of_scores(scores)
+        contents, "significance_of_scores", lambda scores: tested.append(1) or significance_of_scores(scores)
     )
     jobs.build_leaderboards(dataset.pk)
     Judgement.objects.filter(assignment__item__campaign__dataset=dataset).first().delete()

@@ -6,11 +6,11 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from leaderboard.contents import leaderboard
 from leaderboard.exports import csv_text
 from leaderboard.human import human_side
-from leaderboard.services import leaderboard
-from tests.annotation.campaign_factories import make_dataset
 from tests.annotation.single_pass_fixtures import JUDGEMENTS, played_by_hand
+from tests.factories import make_dataset
 from tests.leaderboard.leaderboard_fixtures import get_built
 
 pytestmark = pytest.mark.django_db
@@ -21,7 +21,7 @@ def dataset(tmp_path):
     dataset = make_dataset(texts=1, systems=("alpha", "beta", "gamma"))[0]
     path = tmp_path / "pilot.csv"
     path.write_text(JUDGEMENTS, encoding="utf-8")
-    call_command("import_judgments", str(path), "--dataset", "toy", stdout=io.StringIO())
+    call_command("import_judgements", str(path), "--dataset", "toy", stdout=io.StringIO())
     return dataset
 
 
@@ -34,7 +34,7 @@ def test_human_side_holds_the_hand_played_single_pass(dataset):
 
 
 def test_page_and_csv_show_it_labelled(admin_client, dataset):
-    page = get_built(admin_client, reverse("leaderboard", args=["toy"])).content.decode()
+    page = get_built(admin_client, reverse("leaderboard:dataset", args=["toy"])).content.decode()
     assert "Elo, single pass, import order" in page
     table = page.split('id="single-pass"')[1].split("</table>")[0]
     assert '<td data-sort="alpha">alpha</td><td class="num" data-sort="1007.99' in table

@@ -7,16 +7,10 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Judgement
-from leaderboard import human, jobs, services
+from leaderboard import contents, human, jobs
 from leaderboard.models import Snapshot
-from tests.leaderboard.leaderboard_fixtures import ranked_dataset
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def dataset():
-    return ranked_dataset()
 
 
 def test_the_job_builds_the_default_and_the_variants_asked_for(dataset, monkeypatch):
@@ -41,14 +35,14 @@ def test_pages_serve_the_snapshot_with_its_as_of_and_build_nothing(admin_client,
     jobs.build_leaderboards(dataset.pk)
     snapshot = Snapshot.objects.get(dataset=dataset)
     Judgement.objects.filter(aspect="ts").update(label="tie")  # not yet rebuilt
-    monkeypatch.setattr(services.Builder, "__init__", lambda *args: pytest.fail("built in a request"))
+    monkeypatch.setattr(contents.Builder, "__init__", lambda *args: pytest.fail("built in a request"))
 
-    page = admin_client.get(reverse("leaderboard", args=[dataset.name])).content.decode()
+    page = admin_client.get(reverse("leaderboard:dataset", args=[dataset.name])).content.decode()
     assert f'<time id="as-of" datetime="{snapshot.built_at.isoformat()}">' in page
     assert "60 judgements from 1 campaign" in page
-    data = admin_client.get(reverse("api-dataset-leaderboard", args=[dataset.name])).json()
+    data = admin_client.get(reverse("leaderboard:api_dataset", args=[dataset.name])).json()
     assert data["as_of"] == snapshot.built_at.isoformat()
-    sections = admin_client.get(reverse("leaderboard_sections", args=[dataset.name])).json()
+    sections = admin_client.get(reverse("leaderboard:sections", args=[dataset.name])).json()
     assert sections["as_of"] == snapshot.built_at.isoformat()
     assert sorted(sections["plots"]) == [
         "aspects", "human_significance", "profile", "ratings", "replicates", "scatter", "significance", "win_rates",
@@ -63,14 +57,14 @@ def test_a_rebuild_replaces_the_snapshot(admin_client, dataset):
     second = Snapshot.objects.get(dataset=dataset)
     assert second.built_at > first.built_at
     assert second.judgement_version != first.judgement_version and second.scores_version == first.scores_version
-    page = admin_client.get(reverse("leaderboard", args=[dataset.name])).content.decode()
+    page = admin_client.get(reverse("leaderboard:dataset", args=[dataset.name])).content.decode()
     assert "59 judgements from 1 campaign" in page
 
 
 def test_new_judgements_keep_the_metric_battle_ratings(dataset, monkeypatch):
     rated = []
-    rate = services.rate_metric_battles
-    monkeypatch.setattr(services, "rate_metric_battles", lambda *args: rated.append(1) or rate(*args))
+    rate = contents.rate_metric_battles
+    monkeypatch.setattr(contents, "rate_metric_battles", lambda *args: rated.append(1) or rate(*args))
     jobs.build_leaderboards(dataset.pk)
     Judgement.objects.filter(assignment__item__campaign__dataset=dataset).first().delete()
     jobs.build_leaderboards(dataset.pk)

@@ -52,14 +52,14 @@ def pages(admin_client):
     _, (annotator,) = judged_campaign(dataset, systems, ranking_labels(HUMAN_ORDER), is_open=True)
     annotator_client = Client()
     annotator_client.force_login(annotator)
-    hidden = annotator_client.get(reverse("leaderboard", args=[dataset.name]))
+    hidden = annotator_client.get(reverse("leaderboard:dataset", args=[dataset.name]))
     assert hidden.status_code == 403
-    building = admin_client.get(reverse("leaderboard", args=[dataset.name])).content.decode()
+    building = admin_client.get(reverse("leaderboard:dataset", args=[dataset.name])).content.decode()
     build_all()
     return {
         "building": building,
-        "index": admin_client.get(reverse("leaderboard_index")).content.decode(),
-        "dataset": admin_client.get(reverse("leaderboard", args=[dataset.name])).content.decode(),
+        "index": admin_client.get(reverse("leaderboard:index")).content.decode(),
+        "dataset": admin_client.get(reverse("leaderboard:dataset", args=[dataset.name])).content.decode(),
         "hidden": hidden.content.decode(),
     }
 

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from annotation.ratings import elo_ratings
-from leaderboard.battles import metric_battles, metric_labels
+from leaderboard.metric_battles import metric_battles, metric_labels
 
 SYSTEMS = ["gpt", "llama", "mistral"]
 

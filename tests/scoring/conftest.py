@@ -1,6 +1,9 @@
+"""Shared by the scoring tests: a scratch var directory and queue, and the tiny dataset of run_fixtures."""
+
 import pytest
 
 from scoring.jobs import queue
+from tests.scoring.run_fixtures import tiny_dataset
 
 
 @pytest.fixture(autouse=True)
@@ -11,3 +14,9 @@ def scratch(settings, tmp_path):
     queue().empty()
     yield
     queue().empty()
+
+
+@pytest.fixture
+def dataset():
+    """The tiny dataset with Ground truth and Echo outputs (files may override it)."""
+    return tiny_dataset()

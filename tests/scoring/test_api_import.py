@@ -22,8 +22,8 @@ def authorized(key):
 
 
 def test_urls(db):
-    assert reverse("api-datasets") == DATASETS_URL
-    assert reverse("api-dataset-outputs", args=["CDR"]) == "/api/datasets/CDR/outputs/"
+    assert reverse("scoring:api_datasets") == DATASETS_URL
+    assert reverse("scoring:api_dataset_outputs", args=["CDR"]) == "/api/datasets/CDR/outputs/"
 
 
 @pytest.mark.parametrize("header", [None, "", "Bearer abc", "Token ", "Token not-a-key"])

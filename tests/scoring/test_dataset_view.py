@@ -37,7 +37,7 @@ def test_researchers_with_the_view_output_permission_see_it(client, annotator_us
 
 
 def test_unknown_dataset_is_404(admin_client):
-    assert admin_client.get(reverse("dataset", args=["Missing"])).status_code == 404
+    assert admin_client.get(reverse("scoring:dataset", args=["Missing"])).status_code == 404
 
 
 def test_system_statistics(admin_client, dataset, admin_user):

@@ -172,11 +172,11 @@ HEADER = b"text,system_a,system_b,aspect,annotator,winner\n"
     ],
     ids=["a NUL byte", "a reference of 5,000 digits", "an encoded lone surrogate"],
 )
-def test_import_judgments_refuses_a_hostile_file(tmp_path, content, reason):
+def test_import_judgements_refuses_a_hostile_file(tmp_path, content, reason):
     make_people_dataset()
     path = tmp_path / "study.csv"
     path.write_bytes(content)
     before = snapshot()
     with pytest.raises(CommandError, match=reason):
-        call_command("import_judgments", str(path), "--dataset", "People")
+        call_command("import_judgements", str(path), "--dataset", "People")
     assert snapshot() == before

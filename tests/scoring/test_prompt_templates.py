@@ -184,7 +184,7 @@ def test_the_run_form_stores_the_template_text_with_the_run(admin_client, settin
     monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     dataset = tiny_dataset()
-    url = reverse("run-new", args=[dataset.name])
+    url = reverse("scoring:run_new", args=[dataset.name])
     form = {"systems": [echo().pk], "metrics": ["fs"], "embedder": "hashing", "judge": "openai", "chunk_texts": 50}
     response = admin_client.post(url, {**form, "fs_prompt": "Is $TRIPLE$ right?", "action": "start"})
     assert response.status_code == 400

@@ -112,10 +112,10 @@ def test_the_command_and_the_run_page_report_the_triples_without_a_verdict(recor
     user = django_user_model.objects.create_user("researcher", password="researcher-pass-123")
     user.user_permissions.add(Permission.objects.get(codename="view_output"))
     client.force_login(user)
-    page = client.get(reverse("run", args=[ScoringRun.objects.get().pk])).content.decode()
+    page = client.get(reverse("scoring:run", args=[ScoringRun.objects.get().pk])).content.decode()
     assert "3 triple judgements had no recorded verdict: left out of the fs and gs means" in page
     paris = Text.objects.get(external_id="t3")
-    page = client.get(reverse("text", args=["tiny", paris.pk])).content.decode()
+    page = client.get(reverse("scoring:text", args=["tiny", paris.pk])).content.decode()
     # Echo's two t3 triples (the page lists the gold triples on their own, without verdicts).
     assert page.count("gs: no recorded verdict") == 2 and "fs: no recorded verdict" not in page
 
@@ -169,7 +169,7 @@ def test_a_new_import_replaces_the_sources_verdicts_of_its_aspects(recorded, tmp
 
 
 def test_the_run_form_starts_a_recorded_run_with_no_judge_request(recorded, admin_client):
-    url = reverse("run-new", args=["tiny"])
+    url = reverse("scoring:run_new", args=["tiny"])
     form = {"systems": [System.objects.get(name="Echo").pk], "metrics": ["fs", "gs"], "embedder": "hashing",
             "judge": "recorded", "chunk_texts": 50}
     page = admin_client.post(url, {**form, "action": "estimate"}).content.decode()

@@ -26,7 +26,7 @@ def without_openai_key(monkeypatch):
 def test_missing_packages_and_key_grey_out_their_choices_with_the_hint(
     admin_client, without_minilm, without_openai_key
 ):
-    content = admin_client.get(reverse("run-new", args=[tiny_dataset().name])).content.decode()
+    content = admin_client.get(reverse("scoring:run_new", args=[tiny_dataset().name])).content.decode()
     assert '<option value="hashing" selected>hashing: offline, no download</option>' in content
     assert (
         '<option value="minilm" disabled>minilm: all-MiniLM-L6-v2 on the CPU '
@@ -41,7 +41,7 @@ def test_missing_packages_and_key_grey_out_their_choices_with_the_hint(
 
 def test_a_posted_unavailable_embedder_is_refused_in_words(admin_client, without_minilm):
     response = admin_client.post(
-        reverse("run-new", args=[tiny_dataset().name]),
+        reverse("scoring:run_new", args=[tiny_dataset().name]),
         {
             "systems": [echo().pk],
             "metrics": ["us"],
@@ -61,7 +61,7 @@ def test_a_posted_unavailable_embedder_is_refused_in_words(admin_client, without
 def test_with_a_local_endpoint_and_the_packages_everything_is_offered(admin_client, monkeypatch):
     monkeypatch.setattr(scoring_forms, "find_spec", lambda name: object())
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-    content = admin_client.get(reverse("run-new", args=[tiny_dataset().name])).content.decode()
+    content = admin_client.get(reverse("scoring:run_new", args=[tiny_dataset().name])).content.decode()
     # All but the recorded judge, which needs verdicts imported for the dataset first.
     assert content.count("disabled>") == 1
     assert "recorded cannot run here: no verdicts imported for this dataset: run import_verdicts first" in content

@@ -13,14 +13,14 @@ pytestmark = pytest.mark.django_db
 
 def start(client, dataset, **choices):
     data = {"systems": [echo().pk], "metrics": ["gs"], "embedder": "hashing", "judge": "heuristic", "chunk_texts": 50}
-    response = client.post(reverse("run-new", args=[dataset.name]), {**data, **choices, "action": "start"})
+    response = client.post(reverse("scoring:run_new", args=[dataset.name]), {**data, **choices, "action": "start"})
     assert response.status_code == 302
     return ScoringRun.objects.latest("pk")
 
 
 def test_the_form_offers_both_rule_sets(admin_client):
     dataset = tiny_dataset()
-    page = admin_client.get(reverse("run-new", args=[dataset.name])).content.decode()
+    page = admin_client.get(reverse("scoring:run_new", args=[dataset.name])).content.decode()
     assert '<option value="app" selected>app rules</option>' in page
     assert "reference rules (the GENRES authors&#x27; code)" in page
 

@@ -10,16 +10,11 @@ from scoring.jobs import run_in_process
 from scoring.models.cache import DatabaseRequestCache
 from scoring.models.runs import RunChunk, ScoringRun
 from tests.fake_openai import FakeOpenAIServer
-from tests.scoring.run_fixtures import echo, tiny_dataset
+from tests.scoring.run_fixtures import echo
 
 pytestmark = pytest.mark.django_db
 
 
-
-
-@pytest.fixture
-def dataset():
-    return tiny_dataset()
 
 
 @pytest.fixture
@@ -49,7 +44,7 @@ def new_run(dataset, metrics=("us", "fs")):
 
 
 def test_the_form_shows_an_estimate_before_anything_starts(admin_client, dataset):
-    response = admin_client.get(reverse("run-new", args=[dataset.name]))
+    response = admin_client.get(reverse("scoring:run_new", args=[dataset.name]))
     assert response.status_code == 200
     content = response.content.decode()
     assert "No judge requests" in content and "heuristic judge is offline" in content
@@ -62,7 +57,7 @@ def test_the_openai_estimate_counts_requests_and_those_already_cached(admin_clie
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "test-key")
         form = form_data(metrics=["fs"], judge="openai", action="estimate")
-        url = reverse("run-new", args=[dataset.name])
+        url = reverse("scoring:run_new", args=[dataset.name])
         # Echo has 3 triples, two of them the same question: 2 distinct requests.
         content = admin_client.post(url, form).content.decode()
         assert "About <strong>2 judge requests</strong>, 0 of them cached" in content
@@ -79,7 +74,7 @@ def test_a_judge_that_cannot_be_set_up_is_a_form_error(admin_client, dataset, mo
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     form = form_data(metrics=["fs"], judge="openai")
-    response = admin_client.post(reverse("run-new", args=[dataset.name]), form)
+    response = admin_client.post(reverse("scoring:run_new", args=[dataset.name]), form)
     assert response.status_code == 400
     assert "OPENAI_API_KEY is not set" in response.content.decode()
     assert not ScoringRun.objects.exists()
@@ -87,7 +82,7 @@ def test_a_judge_that_cannot_be_set_up_is_a_form_error(admin_client, dataset, mo
 
 def test_starting_a_run_queues_it_and_opens_its_page(admin_client, admin_user, dataset):
     form = form_data(metrics=["us", "prf"], chunk_texts=2)
-    response = admin_client.post(reverse("run-new", args=[dataset.name]), form)
+    response = admin_client.post(reverse("scoring:run_new", args=[dataset.name]), form)
     run = ScoringRun.objects.get()
     assert response.status_code == 302 and response.url == run.get_absolute_url()
     assert (run.status, run.metrics, run.created_by) == ("queued", ["us", "prf"], admin_user)
@@ -96,7 +91,7 @@ def test_starting_a_run_queues_it_and_opens_its_page(admin_client, admin_user, d
 
 
 def test_a_bad_choice_starts_nothing(admin_client, dataset):
-    url = reverse("run-new", args=[dataset.name])
+    url = reverse("scoring:run_new", args=[dataset.name])
     for bad in (form_data(metrics=["xx"]), form_data(chunk_texts=0), form_data(systems=[])):
         response = admin_client.post(url, bad)
         assert response.status_code == 400
@@ -105,9 +100,9 @@ def test_a_bad_choice_starts_nothing(admin_client, dataset):
 
 def test_only_staff_start_cancel_or_resume(researcher, dataset):
     run = new_run(dataset)
-    assert researcher.get(reverse("run-new", args=[dataset.name])).status_code == 403
-    assert researcher.post(reverse("run-cancel", args=[run.pk])).status_code == 403
-    assert researcher.post(reverse("run-resume", args=[run.pk])).status_code == 403
+    assert researcher.get(reverse("scoring:run_new", args=[dataset.name])).status_code == 403
+    assert researcher.post(reverse("scoring:run_cancel", args=[run.pk])).status_code == 403
+    assert researcher.post(reverse("scoring:run_resume", args=[run.pk])).status_code == 403
     run.refresh_from_db()
     assert run.status == "queued"
 
@@ -120,7 +115,7 @@ def test_researchers_see_the_run_page_and_its_state(researcher, dataset):
     assert "content-word-overlap" in content and "heuristic, no LLM" in content
     assert f'data-progress-url="/runs/{run.pk}/progress.json"' in content
     assert "Resume" not in content  # staff only, and a finished run has nothing to resume
-    state = researcher.get(reverse("run-progress", args=[run.pk])).json()
+    state = researcher.get(reverse("scoring:run_progress", args=[run.pk])).json()
     assert state["status"] == "done" and state["chunks_done"] == state["chunks_total"] == 2
     assert state["percent"] == 100 and state["active"] is False
 
@@ -129,13 +124,13 @@ def test_people_without_the_permission_are_refused(client, annotator_user, datas
     run = new_run(dataset)
     client.force_login(annotator_user)
     assert client.get(run.get_absolute_url()).status_code == 403
-    assert client.get(reverse("run-progress", args=[run.pk])).status_code == 403
+    assert client.get(reverse("scoring:run_progress", args=[run.pk])).status_code == 403
 
 
 def test_cancel_is_a_post_that_stops_the_run(admin_client, dataset):
     run = new_run(dataset)
-    assert admin_client.get(reverse("run-cancel", args=[run.pk])).status_code == 405
-    response = admin_client.post(reverse("run-cancel", args=[run.pk]), follow=True)
+    assert admin_client.get(reverse("scoring:run_cancel", args=[run.pk])).status_code == 405
+    response = admin_client.post(reverse("scoring:run_cancel", args=[run.pk]), follow=True)
     assert "cancelled" in response.content.decode()
     run.refresh_from_db()
     assert run.status == "cancelled"
@@ -147,7 +142,7 @@ def test_resume_queues_the_unfinished_chunks_again(admin_client, dataset):
     run.start()
     run.record_provenance({"embedder": "hashing"}, "f" * 64)
     run.fail("chunk 1 of run: worker lost")
-    response = admin_client.post(reverse("run-resume", args=[run.pk]), follow=True)
+    response = admin_client.post(reverse("scoring:run_resume", args=[run.pk]), follow=True)
     assert "2 unfinished chunks queued again" in response.content.decode()
     run.refresh_from_db()
     assert run.status == "running" and run.error == ""
@@ -156,5 +151,5 @@ def test_resume_queues_the_unfinished_chunks_again(admin_client, dataset):
 
 def test_a_finished_run_cannot_be_resumed(admin_client, dataset):
     run = run_in_process(new_run(dataset))
-    response = admin_client.post(reverse("run-resume", args=[run.pk]), follow=True)
+    response = admin_client.post(reverse("scoring:run_resume", args=[run.pk]), follow=True)
     assert "only unfinished runs can be resumed" in response.content.decode()

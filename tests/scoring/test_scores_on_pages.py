@@ -34,18 +34,18 @@ def score(dataset, metrics=("us", "fs", "gs"), **settings):
 
 def text_page(admin_client, dataset, text, **query):
     pk = dataset.texts.get(content=text).pk
-    return admin_client.get(reverse("text", args=[dataset.name, pk]), query).content.decode()
+    return admin_client.get(reverse("scoring:text", args=[dataset.name, pk]), query).content.decode()
 
 
 def test_before_any_run_the_dataset_page_says_so(admin_client, dataset):
-    content = admin_client.get(reverse("dataset", args=[dataset.name])).content.decode()
+    content = admin_client.get(reverse("scoring:dataset", args=[dataset.name])).content.decode()
     assert "No finished scoring run on this dataset yet." in content
-    assert reverse("run-new", args=[dataset.name]) in content  # staff may start one
+    assert reverse("scoring:run_new", args=[dataset.name]) in content  # staff may start one
 
 
 def test_the_dataset_page_shows_each_systems_scores_with_the_heuristic_judge_labelled(admin_client, dataset):
     run = score(dataset)
-    content = admin_client.get(reverse("dataset", args=[dataset.name])).content.decode()
+    content = admin_client.get(reverse("scoring:dataset", args=[dataset.name])).content.decode()
     assert "heuristic judge (no LLM)" in content and "FS and GS come from the heuristic judge" in content
     assert f'href="{run.get_absolute_url()}"' in content
     echo_row = content[content.index("<td class=\"nowrap\">Echo") :].split("</tr>")[0]
@@ -56,7 +56,7 @@ def test_the_dataset_page_shows_each_systems_scores_with_the_heuristic_judge_lab
 def test_settings_are_shown_one_at_a_time_latest_first(admin_client, dataset):
     older = score(dataset, metrics=["us"])
     newer = score(dataset, metrics=["us"], threshold=0.9)
-    url = reverse("dataset", args=[dataset.name])
+    url = reverse("scoring:dataset", args=[dataset.name])
     latest = admin_client.get(url).content.decode()
     assert f'<option value="{newer.fingerprint}" selected>hashing φ 0.9 ' in latest
     assert f'<option value="{older.fingerprint}">hashing φ 0.604 ' in latest
@@ -86,7 +86,7 @@ def test_outputs_uploaded_again_lose_their_scores_until_scored_again(admin_clien
     score(dataset)
     again = [{"id": "t1", "triples": [["Marie Curie", "born in", "Poland"]]}]
     import_outputs(jsonl(again), file_name="liar-2.jsonl", dataset="tiny", system_name="Liar")
-    content = admin_client.get(reverse("dataset", args=[dataset.name])).content.decode()
+    content = admin_client.get(reverse("scoring:dataset", args=[dataset.name])).content.decode()
     liar_row = content[content.index("<td class=\"nowrap\">Liar") :].split("</tr>")[0]
     assert "outdated" in liar_row
     echo_row = content[content.index("<td class=\"nowrap\">Echo") :].split("</tr>")[0]

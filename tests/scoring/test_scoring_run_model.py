@@ -7,16 +7,11 @@ from scoring.imports import import_outputs
 from scoring.jobs import run_in_process
 from scoring.models import System
 from scoring.models.runs import RunChunk, RunRefused, ScoringRun, SystemScore, TextScore, latest_system_scores
-from tests.scoring.run_fixtures import ECHO_OUTPUTS, echo, jsonl, tiny_dataset
+from tests.scoring.run_fixtures import ECHO_OUTPUTS, echo, jsonl
 
 pytestmark = pytest.mark.django_db
 
 
-
-
-@pytest.fixture
-def dataset():
-    return tiny_dataset()
 
 
 def create(dataset, metrics=("us",), chunk_texts=2, **settings):

@@ -35,8 +35,8 @@ def test_users_without_the_view_output_permission_get_403(client, annotator_user
 
 def test_text_of_another_dataset_is_404(admin_client, texts):
     Dataset.objects.create(name="Other")
-    assert admin_client.get(reverse("text", args=["Other", texts[0].pk])).status_code == 404
-    assert admin_client.get(reverse("text", args=["CDR", 999999])).status_code == 404
+    assert admin_client.get(reverse("scoring:text", args=["Other", texts[0].pk])).status_code == 404
+    assert admin_client.get(reverse("scoring:text", args=["CDR", 999999])).status_code == 404
 
 
 def test_shows_text_gold_and_each_system_with_warnings_and_raw_reply(admin_client, dataset):

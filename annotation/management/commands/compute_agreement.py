@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation import agreement, battles
+from annotation import agreement, judgement_queries
 from annotation.models import ASPECTS, Aspect
 
 
@@ -25,10 +25,10 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         try:
-            campaigns = battles.find_campaigns(options["dataset"], options["campaign"])
+            campaigns = judgement_queries.find_campaigns(options["dataset"], options["campaign"])
         except LookupError as error:
             raise CommandError(str(error)) from None
-        figures = agreement.agreement(battles.agreement_judgements(campaigns))
+        figures = agreement.agreement(judgement_queries.agreement_judgements(campaigns))
         result = {
             "aspects": {
                 aspect: {

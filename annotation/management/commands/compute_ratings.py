@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation import battles, ratings
+from annotation import judgement_queries, ratings
 from annotation.models import ASPECTS, Aspect
 
 # The command's words for battle order, mapped to annotation.ratings'.
@@ -47,7 +47,7 @@ class Command(BaseCommand):
         if options["k"] <= 0:
             raise CommandError("--k must be positive.")
         try:
-            campaigns = battles.find_campaigns(options["dataset"], options["campaign"])
+            campaigns = judgement_queries.find_campaigns(options["dataset"], options["campaign"])
         except LookupError as error:
             raise CommandError(str(error)) from None
         aspects = [options["aspect"]] if options["aspect"] else ASPECTS
@@ -56,7 +56,7 @@ class Command(BaseCommand):
             result.update(k=options["k"], order=options["order"])
         result.update(bootstrap=options["bootstrap"], seed=options["seed"], aspects={})
         for aspect in aspects:
-            aspect_battles = battles.human_battles(campaigns, aspect, merged=options["merged"])
+            aspect_battles = judgement_queries.human_battles(campaigns, aspect, merged=options["merged"])
             if len(aspect_battles) == 0:
                 raise CommandError(f"No judgements of {Aspect(aspect).label.lower()} ({aspect}) to rate.")
             if options["bootstrap"] == 0:

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from leaderboard import exports, services
+from leaderboard import contents, exports
 from scoring.models import Dataset
 
 
@@ -13,17 +13,17 @@ class Command(BaseCommand):
         parser.add_argument("--dataset", required=True, help="Dataset name.")
         parser.add_argument("--out", required=True, help="Directory to write into (created when missing).")
         parser.add_argument("--setting", help="Scoring setting fingerprint; default: the newest.")
-        parser.add_argument("--margin", help=f"Metric-battle margin, 0 to 1; default {services.DEFAULT_MARGIN}.")
+        parser.add_argument("--margin", help=f"Metric-battle margin, 0 to 1; default {contents.DEFAULT_MARGIN}.")
 
     def handle(self, *args, **options):
         dataset = Dataset.objects.filter(name=options["dataset"]).first()
         if dataset is None:
             raise CommandError(f"No dataset named {options['dataset']!r}.")
         try:
-            data = services.leaderboard(
-                dataset, setting_key=options["setting"], margin=services.parse_margin(options["margin"])
+            data = contents.leaderboard(
+                dataset, setting_key=options["setting"], margin=contents.parse_margin(options["margin"])
             )
-        except services.LeaderboardError as error:
+        except contents.LeaderboardError as error:
             raise CommandError(str(error)) from error
         written = exports.write_export(data, options["out"])
         self.stdout.write(f"Wrote the {dataset.name} leaderboard to {options['out']}: {len(written)} files")

@@ -6,16 +6,17 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from scoring.genres.aspects import ASPECT_CODES, METRICS
 from scoring.genres.embedders import EMBEDDERS
 from scoring.genres.judges import JUDGES
 from scoring.genres.prompts import TEMPLATE_PLACEHOLDERS, PromptTemplate
 from scoring.genres.rules import APP, RULE_LABELS, RULES
-from scoring.genres.scorer import METRICS, ScoreSettings
+from scoring.genres.scorer import ScoreSettings
 from scoring.jobs import enqueue_run, run_in_process
 from scoring.models import Dataset, System
 from scoring.models.runs import DEFAULT_CHUNK_TEXTS, RunRefused, ScoringRun
 
-TABLE_COLUMNS = ("texts", "triples_per_text", "ts", "us", "fs", "gs", "cs", "precision", "recall", "f1", "empty_share")
+TABLE_COLUMNS = ("texts", "triples_per_text", *ASPECT_CODES, "precision", "recall", "f1", "empty_share")
 
 
 def comma_list(value):

@@ -1,4 +1,4 @@
-"""import_judgments: hand-made CSVs, canonical order, file order kept, bad lines change nothing."""
+"""import_judgements: hand-made CSVs, canonical order, file order kept, bad lines change nothing."""
 
 import io
 
@@ -8,11 +8,11 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import Assignment, Campaign, Item, Judgement
 from scoring.models import System
-from tests.annotation.campaign_factories import make_dataset
+from tests.annotation.campaign_factories import JUDGEMENTS_HEADER
+from tests.factories import make_dataset
 
 pytestmark = pytest.mark.django_db
 
-HEADER = "text,system_a,system_b,aspect,annotator,winner\n"
 
 
 @pytest.fixture
@@ -23,13 +23,13 @@ def dataset():
 
 def write(tmp_path, body, name="study.csv"):
     path = tmp_path / name
-    path.write_text(HEADER + body, encoding="utf-8")
+    path.write_text(JUDGEMENTS_HEADER + body, encoding="utf-8")
     return path
 
 
 def run(path, *extra):
     out = io.StringIO()
-    call_command("import_judgments", str(path), "--dataset", "toy", *extra, stdout=out)
+    call_command("import_judgements", str(path), "--dataset", "toy", *extra, stdout=out)
     return out.getvalue()
 
 
@@ -76,6 +76,12 @@ def test_rows_are_stored_in_canonical_order_and_file_order(tmp_path, dataset):
     # Both annotators judged the first item: the measured overlap is one text in three.
     assert campaign.overlap_share == pytest.approx(1 / 3)
     assert set(campaign.systems.values_list("name", flat=True)) == {"alpha", "beta", "gamma"}
+
+
+def test_the_former_command_name_still_imports(tmp_path, dataset):
+    out = io.StringIO()
+    call_command("import_judgments", str(write(tmp_path, "toy-1,alpha,beta,ts,carol,a\n")), "--dataset", "toy", stdout=out)
+    assert out.getvalue().startswith("Imported 1 judgement of 1 item") and Judgement.objects.count() == 1
 
 
 def test_new_annotators_cannot_sign_in_and_existing_accounts_are_reused(tmp_path, dataset):
@@ -151,7 +157,7 @@ def test_a_missing_column_or_unreadable_file_is_refused(tmp_path, dataset):
     path.write_text("text,system_a,system_b,aspect,winner\ntoy-1,alpha,beta,ts,a\n", encoding="utf-8")
     with pytest.raises(CommandError, match="line 1: the header lacks annotator"):
         run(path)
-    path.write_bytes(HEADER.encode() + b"toy-1,alpha,beta,ts,\xff\xfe,a\n")
+    path.write_bytes(JUDGEMENTS_HEADER.encode() + b"toy-1,alpha,beta,ts,\xff\xfe,a\n")
     with pytest.raises(CommandError, match="is not UTF-8 text"):
         run(path)
     with pytest.raises(CommandError, match="Cannot read"):
@@ -170,7 +176,7 @@ def test_unknown_dataset_and_invalid_campaign_name(tmp_path, dataset):
     with pytest.raises(CommandError, match="from the file name\\) is not valid"):
         run(path)
     with pytest.raises(CommandError, match="No dataset named 'nope'"):
-        call_command("import_judgments", str(path), "--dataset", "nope", "--campaign", "ok")
+        call_command("import_judgements", str(path), "--dataset", "nope", "--campaign", "ok")
 
 
 

@@ -1,22 +1,17 @@
-"""import_judgments: a text reference means exactly what it says before any spreadsheet unescaping."""
+"""import_judgements: a text reference means exactly what it says before any spreadsheet unescaping."""
 
-import io
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError
 
 from annotation.models import Campaign, Judgement
-from tests.annotation.campaign_factories import make_dataset
+from tests.annotation.campaign_factories import import_judgement_rows
+from tests.factories import make_dataset
 
 pytestmark = pytest.mark.django_db
 
-HEADER = "text,system_a,system_b,aspect,annotator,winner\n"
-
-
 def import_rows(tmp_path, body, name="study"):
-    path = tmp_path / f"{name}.csv"
-    path.write_text(HEADER + body, encoding="utf-8")
-    call_command("import_judgments", str(path), "--dataset", "toy", stdout=io.StringIO())
+    import_judgement_rows(tmp_path, body, name)
     return Campaign.objects.get(name=name)
 
 

@@ -11,15 +11,16 @@ from functools import cached_property
 from scipy.stats import rankdata
 
 from annotation.agreement import A, B
-from annotation.models import ASPECTS, Aspect
+from annotation.models import ASPECTS
 from annotation.ratings import BOOTSTRAP_ROUNDS
 from leaderboard import human, metrics, plots, significance
-from leaderboard.battles import DEFAULT_MARGIN, metric_battles, metric_labels
 from leaderboard.correlation import item_agreement, rank_correlation
+from leaderboard.metric_battles import DEFAULT_MARGIN, metric_battles, metric_labels
 from leaderboard.replicates import replicate_groups
+from scoring.genres import aspects
 from scoring.models.runs import ScoringRun
 
-ASPECT_NAMES = [(aspect, Aspect(aspect).label) for aspect in ASPECTS]
+ASPECT_NAMES = [(aspect.code, aspect.name) for aspect in aspects.ASPECTS]
 METHODS = {"elo": "Elo", "bt": "Bradley–Terry"}
 DEFAULT_METHOD = "elo"
 # Metric battles number every text × system pair (84,000 per aspect for 15 systems on 800 texts):
