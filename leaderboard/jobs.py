@@ -9,6 +9,12 @@ job waits makes no more jobs, and a change committed during a build (the key is 
 makes exactly one more, which runs after it: builds of one dataset hold a lock, in case
 several workers serve the queue.
 
+Pacing: while changes keep coming, a build waits before it starts until the dataset's last build
+has been over for as long as it took (at most ``MAX_PAUSE``), so the worker takes at most about
+half a core from the web processes however fast annotators save, and the changes of the pause
+land in one build. A change still shows within the build under way, the pause and its own
+build; after a quiet spell a change is built at once.
+
 A build makes every variant a page may ask for: the newest scoring setting at the default
 margin, and each other setting or margin some page asked for within ``VARIANTS_KEPT_FOR``
 (a Redis sorted set per dataset). It replaces all of the dataset's snapshots in one
@@ -22,6 +28,7 @@ import time
 from functools import cache
 
 import django_rq
+import redis
 from django.db import transaction
 from django.utils import timezone
 
@@ -39,6 +46,9 @@ BUILD_TIMEOUT = 15 * 60
 # A queued job lost with its worker frees the dataset for new builds after this long.
 PENDING_FOR = BUILD_TIMEOUT
 VARIANTS_KEPT_FOR = 24 * 3600
+# Pacing (above): the pause after a build is its own duration times PAUSE_PER_BUILD, at most MAX_PAUSE.
+PAUSE_PER_BUILD = 1.0
+MAX_PAUSE = 2.0
 
 
 @cache
@@ -54,6 +64,10 @@ def _pending_key(dataset_id):
 
 def _lock_key(dataset_id):
     return f"leaderboard:building:{dataset_id}"
+
+
+def _last_build_key(dataset_id: int) -> str:
+    return f"leaderboard:last-build:{dataset_id}"
 
 
 def _variants_key(dataset_id):
@@ -91,9 +105,26 @@ def _asked_variants(connection, dataset_id):
     return [tuple(json.loads(member)) for member in connection.zrange(key, 0, -1)]
 
 
-def build_leaderboards(dataset_id):
+def pause_before_build(last_build: tuple[float, float] | None, now: float) -> float:
+    """Seconds to wait before the next build, given the last one's ``(finished at, seconds)`` (or None)."""
+    if last_build is None:
+        return 0.0
+    finished_at, seconds = last_build
+    return max(0.0, finished_at + min(MAX_PAUSE, PAUSE_PER_BUILD * seconds) - now)
+
+
+def _wait_for_turn(connection: redis.Redis, dataset_id: int) -> None:
+    last_build = connection.get(_last_build_key(dataset_id))
+    pause = pause_before_build(json.loads(last_build) if last_build else None, time.time())
+    if pause:
+        time.sleep(pause)
+
+
+def build_leaderboards(dataset_id: int) -> None:
     """The RQ job: rebuild every variant of the dataset's leaderboard, then tell the open pages."""
     connection = queue().connection
+    # Changes committed during the pause still find the pending mark set: this build takes them.
+    _wait_for_turn(connection, dataset_id)
     # Before reading anything: a change committed from now on schedules one more build.
     connection.delete(_pending_key(dataset_id))
     with connection.lock(_lock_key(dataset_id), timeout=BUILD_TIMEOUT):
@@ -102,11 +133,16 @@ def build_leaderboards(dataset_id):
             return
         previous = Snapshot.objects.without_content().filter(dataset=dataset, newest=True, margin=DEFAULT_MARGIN).first()
         asked = _asked_variants(connection, dataset_id)
-        started = time.monotonic()
+        started, cpu_started = time.monotonic(), time.process_time()
         snapshots, unknown = build_snapshots(dataset, asked)
         if unknown:
             connection.zrem(_variants_key(dataset_id), *(json.dumps(list(variant)) for variant in unknown))
-    logger.info("Built %d leaderboards of %s in %.1f s", len(snapshots), dataset.name, time.monotonic() - started)
+        seconds = time.monotonic() - started
+        connection.set(_last_build_key(dataset_id), json.dumps([time.time(), seconds]), ex=PENDING_FOR)
+    logger.info(
+        "Built %d leaderboards of %s in %.1f s (CPU %.2f s)",
+        len(snapshots), dataset.name, seconds, time.process_time() - cpu_started,
+    )  # fmt: skip
     announce(dataset_id, changes(previous, snapshots[0]), snapshots[0].built_at)
 
 
@@ -119,7 +155,10 @@ def build_snapshots(dataset, asked=()):
     judgement_version = _digest(human.judgement_version(dataset))
     scores_version = _digest(metrics.scores_version(dataset))
     builder = services.Builder(
-        dataset, _current_metric_ratings(dataset, scores_version), _current_score_tests(dataset, scores_version)
+        dataset,
+        _current_metric_ratings(dataset, scores_version),
+        _current_score_tests(dataset, scores_version),
+        scores_version,
     )
     known = {setting["key"] for setting in builder.settings}
     newest = builder.settings[0]["key"] if builder.settings else ""
