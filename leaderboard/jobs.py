@@ -186,12 +186,20 @@ def build_snapshots(dataset, asked=()):
                 built_at=built_at,
             )
         )
+    # Everything is computed and serialised before the transaction: on SQLite it holds the one
+    # write lock, and annotators' saves wait for it.
+    writing = time.monotonic()
     with transaction.atomic():
         # Builds of one dataset may meet (a job and load_demo's own build): the dataset's row lock
         # makes one replace the snapshots after the other, never both insert beside each other.
         Dataset.objects.select_for_update().get(pk=dataset.pk)
         Snapshot.objects.filter(dataset=dataset).delete()
         Snapshot.objects.bulk_create(snapshots)
+    logger.info(
+        "Stored %d leaderboards of %s (%.0f kB) in %.0f ms",
+        len(snapshots), dataset.name, sum(len(s.tables) + len(s.plots) for s in snapshots) / 1000,
+        1000 * (time.monotonic() - writing),
+    )  # fmt: skip
     return snapshots, unknown
 
 
