@@ -10,10 +10,12 @@ makes exactly one more, which runs after it: builds of one dataset hold a lock, 
 several workers serve the queue.
 
 Pacing: while changes keep coming, a build waits before it starts until the dataset's last build
-has been over for as long as it took (at most ``MAX_PAUSE``), so the worker takes at most about
-half a core from the web processes however fast annotators save, and the changes of the pause
-land in one build. A change still shows within the build under way, the pause and its own
-build; after a quiet spell a change is built at once.
+has been over for as long as that build used the CPU (at most ``MAX_PAUSE``), so the worker takes
+at most half a core from the web processes however fast annotators save, and the changes of the
+pause land in one build. CPU time, not wall time: on a machine busy with other work a build
+takes longer without costing the web processes more, and should not wait longer. A change still
+shows within the build under way, the pause and its own build; after a quiet spell a change is
+built at once.
 
 A build makes every variant a page may ask for: the newest scoring setting at the default
 margin, and each other setting or margin some page asked for within ``VARIANTS_KEPT_FOR``
@@ -46,7 +48,7 @@ BUILD_TIMEOUT = 15 * 60
 # A queued job lost with its worker frees the dataset for new builds after this long.
 PENDING_FOR = BUILD_TIMEOUT
 VARIANTS_KEPT_FOR = 24 * 3600
-# Pacing (above): the pause after a build is its own duration times PAUSE_PER_BUILD, at most MAX_PAUSE.
+# Pacing (above): the pause after a build is its CPU time times PAUSE_PER_BUILD, at most MAX_PAUSE.
 PAUSE_PER_BUILD = 1.0
 MAX_PAUSE = 2.0
 
@@ -106,11 +108,11 @@ def _asked_variants(connection, dataset_id):
 
 
 def pause_before_build(last_build: tuple[float, float] | None, now: float) -> float:
-    """Seconds to wait before the next build, given the last one's ``(finished at, seconds)`` (or None)."""
+    """Seconds to wait before the next build, given the last one's ``(finished at, CPU seconds)`` (or None)."""
     if last_build is None:
         return 0.0
-    finished_at, seconds = last_build
-    return max(0.0, finished_at + min(MAX_PAUSE, PAUSE_PER_BUILD * seconds) - now)
+    finished_at, cpu_seconds = last_build
+    return max(0.0, finished_at + min(MAX_PAUSE, PAUSE_PER_BUILD * cpu_seconds) - now)
 
 
 def _wait_for_turn(connection: redis.Redis, dataset_id: int) -> None:
@@ -137,12 +139,9 @@ def build_leaderboards(dataset_id: int) -> None:
         snapshots, unknown = build_snapshots(dataset, asked)
         if unknown:
             connection.zrem(_variants_key(dataset_id), *(json.dumps(list(variant)) for variant in unknown))
-        seconds = time.monotonic() - started
-        connection.set(_last_build_key(dataset_id), json.dumps([time.time(), seconds]), ex=PENDING_FOR)
-    logger.info(
-        "Built %d leaderboards of %s in %.1f s (CPU %.2f s)",
-        len(snapshots), dataset.name, seconds, time.process_time() - cpu_started,
-    )  # fmt: skip
+        seconds, cpu_seconds = time.monotonic() - started, time.process_time() - cpu_started
+        connection.set(_last_build_key(dataset_id), json.dumps([time.time(), cpu_seconds]), ex=PENDING_FOR)
+    logger.info("Built %d leaderboards of %s in %.1f s (CPU %.2f s)", len(snapshots), dataset.name, seconds, cpu_seconds)
     announce(dataset_id, changes(previous, snapshots[0]), snapshots[0].built_at)
 
 

@@ -1,4 +1,4 @@
-"""Builds are paced (a pause as long as the last build, bounded) and reuse the GENRES-side parts
+"""Builds are paced (a pause as long as the last build's CPU time, bounded) and reuse the GENRES-side parts
 (scores and their figures) while the scores are unchanged, so a new judgement costs only the human side."""
 
 import json
@@ -16,7 +16,7 @@ def test_no_pause_before_the_first_build_or_after_a_quiet_spell():
     assert jobs.pause_before_build((50.0, 1.0), now=100.0) == 0
 
 
-def test_the_pause_lasts_as_long_as_the_last_build():
+def test_the_pause_lasts_as_long_as_the_last_build_used_the_cpu():
     assert jobs.pause_before_build((100.0, 0.8), now=100.3) == pytest.approx(0.5)
 
 
@@ -24,15 +24,15 @@ def test_the_pause_is_bounded_so_a_change_still_shows_within_seconds():
     assert jobs.pause_before_build((100.0, 30.0), now=100.0) == jobs.MAX_PAUSE
 
 
-def test_a_build_records_when_it_ended_and_how_long_it_took(db, monkeypatch):
+def test_a_build_records_when_it_ended_and_its_cpu_time(db, monkeypatch):
     dataset = ranked_dataset()
     slept = []
     monkeypatch.setattr(jobs.time, "sleep", slept.append)
     jobs.build_leaderboards(dataset.pk)
-    finished_at, seconds = json.loads(jobs.queue().connection.get(jobs._last_build_key(dataset.pk)))
-    assert seconds > 0
+    finished_at, cpu_seconds = json.loads(jobs.queue().connection.get(jobs._last_build_key(dataset.pk)))
+    assert cpu_seconds > 0
     jobs.build_leaderboards(dataset.pk)  # right after: waits its turn
-    assert len(slept) == 1 and 0 < slept[0] <= min(jobs.MAX_PAUSE, seconds)
+    assert len(slept) == 1 and 0 < slept[0] <= min(jobs.MAX_PAUSE, cpu_seconds)
 
 
 @pytest.mark.django_db
