@@ -4,12 +4,13 @@ Everything is read through ``annotation.battles`` (the one query that selects an
 judgements) and computed by the pure modules; the result is plain data, ready to store.
 """
 
-from django.db.models import Count, Max
+from django.db.models import Count, Max, QuerySet
 
 from annotation import agreement, battles, ratings
 from annotation.models import ASPECTS, Campaign, Item, Judgement
 from leaderboard.correlation import interval_ranks
 from leaderboard.plots import win_rate_matrix
+from scoring.models import Dataset
 
 RATING_METHODS = {"elo": ratings.elo_leaderboard, "bt": ratings.bradley_terry_leaderboard}
 
@@ -53,8 +54,9 @@ def campaign_summaries(dataset):
     ]
 
 
-def merged_item_labels(campaigns, judgements):
-    """``{aspect: {(text id, system A, system B): merged label}}`` from the campaigns' judgements."""
+def merged_item_labels(campaigns: QuerySet, merged: dict) -> dict:
+    """``{aspect: {(text id, system A, system B): merged label}}`` from the campaigns' merged labels
+    ``{(item, aspect): label}`` (``agreement.merge``)."""
     item_keys = {
         pk: (text_id, system_a, system_b)
         for pk, text_id, system_a, system_b in Item.objects.filter(campaign__in=campaigns).values_list(
@@ -62,7 +64,6 @@ def merged_item_labels(campaigns, judgements):
         )
     }
     labels = {aspect: {} for aspect in ASPECTS}
-    merged = agreement.merge(judgements)
     for (item, aspect), label in merged.items():
         # Two campaigns may hold the same text and pair: their merged labels are merged again.
         key = item_keys[item]
@@ -71,21 +72,25 @@ def merged_item_labels(campaigns, judgements):
     return labels
 
 
-def human_side(dataset, rounds=ratings.BOOTSTRAP_ROUNDS):
+def human_side(dataset: Dataset, rounds: int = ratings.BOOTSTRAP_ROUNDS) -> dict:
     """Campaigns, agreement, ratings (Elo and Bradley–Terry), win rates and merged labels.
 
     ``single_pass`` holds, beside the bootstrap medians, one pass of online Elo in import order:
-    the GENRES paper's ratings, which depend on the order of play.
+    the GENRES paper's ratings, which depend on the order of play. The judgements are read and
+    merged once for all of it (``battles.human_battles`` per aspect would read them five times more).
     """
     campaigns = battles.campaigns_of(dataset)
-    judgements = battles.agreement_judgements(campaigns)
+    rows = list(battles.judgement_rows(campaigns))
+    judgements = battles.as_agreement_judgements(rows)
     figures = agreement.agreement(judgements)
-    by_aspect = {aspect: battles.human_battles(campaigns, aspect) for aspect in ASPECTS}
+    merged = agreement.merge(judgements)
+    pair_of_item, systems = battles.item_pairs(rows), battles.systems_of(campaigns)
+    by_aspect = {aspect: battles.merged_battles(merged, pair_of_item, aspect, systems) for aspect in ASPECTS}
     rated = {aspect: rate(by_aspect[aspect], rounds) for aspect in ASPECTS}
     return {
         "campaigns": campaign_summaries(dataset),
         "judgements": len(judgements),
-        "systems": battles.systems_of(campaigns),
+        "systems": systems,
         "agreement": {
             aspect: {key: figures[aspect][key] for key in ("accuracy", "kappa", "alpha", "items", "pairs")}
             for aspect in ASPECTS
@@ -96,5 +101,5 @@ def human_side(dataset, rounds=ratings.BOOTSTRAP_ROUNDS):
             for aspect in ASPECTS
         },
         "win_rates": {aspect: win_rate_matrix(by_aspect[aspect]) for aspect in ASPECTS},
-        "labels": merged_item_labels(campaigns, judgements),
+        "labels": merged_item_labels(campaigns, merged),
     }
