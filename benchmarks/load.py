@@ -270,6 +270,12 @@ class App:
             (float(match.group(1)), float(match.group(2)) if match.group(2) else None) for match in built.finditer(log)
         ]
 
+    def snapshot_writes(self) -> list[tuple[float, float]]:
+        """Each store of the benchmark dataset's snapshots as the worker logged it: (kB, milliseconds)."""
+        stored = re.compile(rf"Stored \d+ leaderboards of {DATASET} \(([\d.]+) kB\) in ([\d.]+) ms")
+        log = (self.var_dir / "serve.log").read_text(errors="replace")
+        return [(float(match.group(1)), float(match.group(2))) for match in stored.finditer(log)]
+
     def stop(self):
         if self.process and self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
@@ -510,6 +516,11 @@ def report(figures, elapsed, load_before, load_after, stored, options, app):
         cpu_text = f"; CPU {percentile(cpu, 0.5):.2f} s each (p50), {sum(cpu):.1f} s in all" if cpu else ""
         print(f"leaderboard builds: {len(builds)}, each {percentile(seconds, .5):.1f} s (p50), "
               f"{max(seconds):.1f} s at most{cpu_text}")  # fmt: skip
+    writes = app.snapshot_writes()
+    if writes:
+        milliseconds = [ms for _kb, ms in writes]
+        print(f"snapshot writes (the transaction that holds SQLite's write lock): {percentile(milliseconds, 0.5):.0f} ms "
+              f"(p50), {max(milliseconds):.0f} ms at most, {max(kb for kb, _ms in writes):.0f} kB at most")  # fmt: skip
     return not (lost or duplicated or changed)
 
 

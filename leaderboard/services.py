@@ -110,7 +110,7 @@ class Builder:
         """One GENRES-side ``part`` of a setting, from the cache while the scores are unchanged."""
         if self.scores_version is None:
             return compute()
-        key = f"leaderboard:{part}:{self.dataset.pk}:{setting_key}:{self.scores_version}"
+        key = f"leaderboard:kept:{part}:{self.dataset.pk}:{setting_key}:{self.scores_version}"
         value = cache.get(key)
         if value is None:
             value = compute()
