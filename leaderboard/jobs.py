@@ -153,12 +153,8 @@ def build_snapshots(dataset, asked=()):
     built_at = timezone.now()
     judgement_version = _digest(human.judgement_version(dataset))
     scores_version = _digest(metrics.scores_version(dataset))
-    builder = services.Builder(
-        dataset,
-        _current_metric_ratings(dataset, scores_version),
-        _current_score_tests(dataset, scores_version),
-        scores_version,
-    )
+    metric_ratings, score_tests = _current_score_parts(dataset, scores_version)
+    builder = services.Builder(dataset, metric_ratings, score_tests, scores_version)
     known = {setting["key"] for setting in builder.settings}
     newest = builder.settings[0]["key"] if builder.settings else ""
     unknown = [(key, margin) for key, margin in asked if key and key not in known]
@@ -202,23 +198,22 @@ def build_snapshots(dataset, asked=()):
     return snapshots, unknown
 
 
-def _current_metric_ratings(dataset, scores_version):
-    """The metric-battle ratings of the last build where the scores are unchanged: the costliest
-    part (tens of thousands of battles per aspect, bootstrapped), which new judgements leave as is."""
-    kept = Snapshot.objects.filter(dataset=dataset, scores_version=scores_version).exclude(setting="")
-    return {
-        (snapshot.setting, snapshot.margin): snapshot.data["metric_ratings"]
-        for snapshot in kept.defer("plots")
-        if snapshot.data["metric_ratings"] is not None
-    }
+def _current_score_parts(dataset: Dataset, scores_version: str) -> tuple[dict, dict]:
+    """The metric-battle ratings and the score tests of the last build where the scores are unchanged.
 
-
-def _current_score_tests(dataset, scores_version):
-    """The intervals and paired tests of the last build where the scores are unchanged (as above)."""
-    kept = Snapshot.objects.filter(dataset=dataset, scores_version=scores_version).exclude(setting="")
-    tests = {snapshot.setting: snapshot.data.get("significance", {}).get("scores") for snapshot in kept.defer("plots")}
-    # A snapshot built before the tests existed has none: they are computed afresh.
-    return {setting: tested for setting, tested in tests.items() if tested is not None}
+    ``({(setting key, margin): ratings}, {setting key: intervals and tests})``: the costliest parts
+    (tens of thousands of battles per aspect, bootstrapped), which new judgements leave as they are.
+    """
+    kept = Snapshot.objects.filter(dataset=dataset, scores_version=scores_version).exclude(setting="").defer("plots")
+    metric_ratings, score_tests = {}, {}
+    for snapshot in kept:
+        if snapshot.data["metric_ratings"] is not None:
+            metric_ratings[snapshot.setting, snapshot.margin] = snapshot.data["metric_ratings"]
+        # A snapshot built before the tests existed has none: they are computed afresh.
+        tested = snapshot.data.get("significance", {}).get("scores")
+        if tested is not None:
+            score_tests[snapshot.setting] = tested
+    return metric_ratings, score_tests
 
 
 def changes(previous, snapshot):
