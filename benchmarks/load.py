@@ -519,7 +519,7 @@ def report(figures, elapsed, load_before, load_after, stored, options, app):
     writes = app.snapshot_writes()
     if writes:
         milliseconds = [ms for _kb, ms in writes]
-        print(f"snapshot writes (the transaction that holds SQLite's write lock): {percentile(milliseconds, 0.5):.0f} ms "
+        print(f"snapshot writes (one transaction; on SQLite it holds the write lock): {percentile(milliseconds, 0.5):.0f} ms "
               f"(p50), {max(milliseconds):.0f} ms at most, {max(kb for kb, _ms in writes):.0f} kB at most")  # fmt: skip
     return not (lost or duplicated or changed)
 
