@@ -6,6 +6,8 @@ come in primary-key order, which is the order they were saved or imported: onlin
 "import order".
 """
 
+from collections.abc import Iterable
+
 from annotation import agreement, ratings
 from annotation.models import ASPECTS, Campaign, Judgement
 from scoring.models import Dataset, System
@@ -50,10 +52,27 @@ def judgement_rows(campaigns, aspects=ASPECTS):
 
 def agreement_judgements(campaigns, aspects=ASPECTS):
     """Judgements as :class:`annotation.agreement.Judgement`, ready for ``agreement()`` and ``merge()``."""
+    return as_agreement_judgements(judgement_rows(campaigns, aspects))
+
+
+def as_agreement_judgements(rows: Iterable[tuple]) -> list[agreement.Judgement]:
+    """``judgement_rows`` as :class:`annotation.agreement.Judgement`."""
     return [
         agreement.Judgement(item=item, aspect=aspect, annotator=annotator, label=label)
-        for item, aspect, annotator, label, _, _ in judgement_rows(campaigns, aspects)
+        for item, aspect, annotator, label, _, _ in rows
     ]
+
+
+def item_pairs(rows: Iterable[tuple]) -> dict:
+    """``{item id: (system A name, system B name)}`` of ``judgement_rows``."""
+    return {item: (system_a, system_b) for item, _, _, _, system_a, system_b in rows}
+
+
+def merged_battles(merged_labels: dict, pair_of_item: dict, aspect: str, systems: list) -> ratings.Battles:
+    """One aspect's battles from merged labels ``{(item, aspect): label}`` (``agreement.merge``),
+    each where its item was first judged."""
+    records = [(*pair_of_item[item], label) for (item, code), label in merged_labels.items() if code == aspect]
+    return ratings.Battles.from_labels(records, systems=systems)
 
 
 def systems_of(campaigns):
@@ -69,13 +88,8 @@ def human_battles(campaigns, aspect, *, merged=True):
     otherwise every judgement is a battle of its own.
     """
     rows = list(judgement_rows(campaigns, [aspect]))
-    pair_of_item = {item: (system_a, system_b) for item, _, _, _, system_a, system_b in rows}
     if merged:
-        merged_labels = agreement.merge(
-            agreement.Judgement(item=item, aspect=aspect_code, annotator=annotator, label=label)
-            for item, aspect_code, annotator, label, _, _ in rows
-        )
-        records = [(*pair_of_item[item], label) for (item, _), label in merged_labels.items()]
-    else:
-        records = [(system_a, system_b, label) for _, _, _, label, system_a, system_b in rows]
+        merged_labels = agreement.merge(as_agreement_judgements(rows))
+        return merged_battles(merged_labels, item_pairs(rows), aspect, systems_of(campaigns))
+    records = [(system_a, system_b, label) for _, _, _, label, system_a, system_b in rows]
     return ratings.Battles.from_labels(records, systems=systems_of(campaigns))

@@ -6,7 +6,8 @@ aggregates, and a campaign on 20 texts (every pair of the 15 systems: 2,100 item
 all five aspects 10,000 times. Then times:
 
 * the build (``leaderboard.jobs.build_snapshots``, what the RQ job runs), after one new
-  judgement each time;
+  judgement each time: wall time and CPU time of this process (the first build, which has no
+  earlier one to reuse parts of, apart);
 * the page, leaderboard.json and sections.json through Django's test client (the whole
   request in this process), first after a build (rendering from the snapshot) and then warm.
 
@@ -114,7 +115,7 @@ def timed_requests(client, url, count, before_each=None):
     return seconds
 
 
-def report(label, seconds):
+def report(label: str, seconds: list[float]) -> None:
     print(
         f"  {label:<34} median {statistics.median(seconds) * 1000:8.1f} ms"
         f"   (min {min(seconds) * 1000:.1f}, max {max(seconds) * 1000:.1f}, {len(seconds)} requests)",
@@ -122,7 +123,7 @@ def report(label, seconds):
     )
 
 
-def run(cold, warm):
+def run(cold: int, warm: int) -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
     from django.urls import reverse
@@ -143,14 +144,20 @@ def run(cold, warm):
     url = reverse("leaderboard:dataset", args=[dataset.name])
 
     pending = iter(unjudged)
-    builds = []
-    for _ in range(cold):
+    builds, cpu = [], []
+    for number in range(cold + 1):
         # bulk_create: no rebuild scheduled, which needs a Redis this benchmark does not start.
         Judgement.objects.bulk_create([Judgement(assignment=next(pending), aspect="ts", label="tie")])
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         build_snapshots(dataset)
+        if number == 0:
+            report("first build", [time.perf_counter() - start])
+            report("first build, CPU", [time.process_time() - cpu_start])
+            continue
         builds.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - cpu_start)
     report("build after a new judgement", builds)
+    report("build after a new judgement, CPU", cpu)
     routes = {
         "page": url,
         "leaderboard.json": reverse("leaderboard:api_dataset", args=[dataset.name]),
@@ -166,6 +173,7 @@ def main(argv=None):
     parser.add_argument("--cold", type=int, default=3, help="builds (each after a new judgement)")
     parser.add_argument("--warm", type=int, default=30, help="warm requests")
     arguments = parser.parse_args(argv)
+    load_before = os.getloadavg()
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "genres_site.settings")
     import django
@@ -181,6 +189,10 @@ def main(argv=None):
             run(arguments.cold, arguments.warm)
     finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)
+    print(
+        f"machine load (1/5/15 min): before {' '.join(f'{x:.2f}' for x in load_before)}, "
+        f"after {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
 
 
 if __name__ == "__main__":

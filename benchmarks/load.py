@@ -259,10 +259,22 @@ class App:
                 used[role] += sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
         return used
 
-    def build_seconds(self):
-        """How long each leaderboard build of the benchmark's dataset took, as its worker logged it."""
-        built = re.compile(rf"Built \d+ leaderboards of {DATASET} in ([\d.]+) s")
-        return [float(match.group(1)) for match in built.finditer((self.var_dir / "serve.log").read_text(errors="replace"))]
+    def builds(self) -> list[tuple[float, float | None]]:
+        """Each leaderboard build of the benchmark's dataset as its worker logged it: (seconds, CPU seconds).
+
+        CPU is None where the worker does not log it (older versions).
+        """
+        built = re.compile(rf"Built \d+ leaderboards of {DATASET} in ([\d.]+) s(?: \(CPU ([\d.]+) s\))?")
+        log = (self.var_dir / "serve.log").read_text(errors="replace")
+        return [
+            (float(match.group(1)), float(match.group(2)) if match.group(2) else None) for match in built.finditer(log)
+        ]
+
+    def snapshot_writes(self) -> list[tuple[float, float]]:
+        """Each store of the benchmark dataset's snapshots as the worker logged it: (kB, milliseconds)."""
+        stored = re.compile(rf"Stored \d+ leaderboards of {DATASET} \(([\d.]+) kB\) in ([\d.]+) ms")
+        log = (self.var_dir / "serve.log").read_text(errors="replace")
+        return [(float(match.group(1)), float(match.group(2))) for match in stored.finditer(log)]
 
     def stop(self):
         if self.process and self.process.poll() is None:
@@ -497,10 +509,18 @@ def report(figures, elapsed, load_before, load_after, stored, options, app):
               f"within {options.visible_wait:.0f} s after the end")  # fmt: skip
     else:
         print(f"no acknowledged save was ever counted on leaderboard.json ({len(delays)} saves)")
-    builds = app.build_seconds()
+    builds = app.builds()
     if builds:
-        print(f"leaderboard builds: {len(builds)}, each {percentile(builds, .5):.1f} s (p50), "
-              f"{max(builds):.1f} s at most")  # fmt: skip
+        seconds = [wall for wall, _cpu in builds]
+        cpu = [cpu for _wall, cpu in builds if cpu is not None]
+        cpu_text = f"; CPU {percentile(cpu, 0.5):.2f} s each (p50), {sum(cpu):.1f} s in all" if cpu else ""
+        print(f"leaderboard builds: {len(builds)}, each {percentile(seconds, .5):.1f} s (p50), "
+              f"{max(seconds):.1f} s at most{cpu_text}")  # fmt: skip
+    writes = app.snapshot_writes()
+    if writes:
+        milliseconds = [ms for _kb, ms in writes]
+        print(f"snapshot writes (one transaction; on SQLite it holds the write lock): {percentile(milliseconds, 0.5):.0f} ms "
+              f"(p50), {max(milliseconds):.0f} ms at most, {max(kb for kb, _ms in writes):.0f} kB at most")  # fmt: skip
     return not (lost or duplicated or changed)
 
 

@@ -6,8 +6,10 @@ the metric-battle ratings of those scores at one margin; then compared, plotted,
 """
 
 import math
+from collections.abc import Callable
 from functools import cached_property
 
+from django.core.cache import cache
 from scipy.stats import rankdata
 
 from annotation.agreement import A, B
@@ -18,6 +20,7 @@ from leaderboard.correlation import item_agreement, rank_correlation
 from leaderboard.metric_battles import DEFAULT_MARGIN, metric_battles, metric_labels
 from leaderboard.replicates import replicate_groups
 from scoring.genres import aspects
+from scoring.models import Dataset
 from scoring.models.runs import ScoringRun
 
 ASPECT_NAMES = [(aspect.code, aspect.name) for aspect in aspects.ASPECTS]
@@ -29,6 +32,9 @@ METRIC_BOOTSTRAP_ROUNDS = 200
 MARGIN_STEP = 0.05
 # Kendall τ (mean over aspects) from which the index calls the rankings in agreement, or partly.
 AGREE_TAU, PARTLY_AGREE_TAU = 0.5, 0.0
+# The GENRES-side parts kept between builds (see Builder): keyed by the scores' version, so a
+# finished run or a new upload makes new keys; the old ones expire.
+SCORE_PARTS_KEPT_FOR = 24 * 3600
 
 
 class LeaderboardError(ValueError):
@@ -77,16 +83,40 @@ class Builder:
 
     The human side is shared by every variant, the scores by the variants of one setting; only
     the metric-battle ratings differ by margin.
+
+    With ``scores_version`` (``leaderboard.jobs``' digest of ``metrics.scores_version``), the
+    scores of a setting and their figures are also kept in the cache for the next build: a new
+    judgement, the usual change under load, leaves them as they are, and reading the per-text
+    scores and drawing those figures was a third of a build.
     """
 
-    def __init__(self, dataset, metric_ratings=None, score_tests=None):
+    def __init__(
+        self,
+        dataset: Dataset,
+        metric_ratings: dict | None = None,
+        score_tests: dict | None = None,
+        scores_version: str | None = None,
+    ) -> None:
         """``metric_ratings``: ``{(setting key, margin): ratings}`` still current, from an earlier build;
         ``score_tests``: ``{setting key: intervals and tests}`` likewise."""
         self.dataset = dataset
         self.settings = metrics.scoring_settings(dataset)
+        self.scores_version = scores_version
         self._scores = {}
+        self._score_figures = {}
         self._score_tests = dict(score_tests or {})
         self._metric_ratings = dict(metric_ratings or {})
+
+    def _kept(self, part: str, setting_key: str, compute: Callable[[], object]) -> object:
+        """One GENRES-side ``part`` of a setting, from the cache while the scores are unchanged."""
+        if self.scores_version is None:
+            return compute()
+        key = f"leaderboard:kept:{part}:{self.dataset.pk}:{setting_key}:{self.scores_version}"
+        value = cache.get(key)
+        if value is None:
+            value = compute()
+            cache.set(key, value, SCORE_PARTS_KEPT_FOR)
+        return value
 
     @cached_property
     def human_side(self):
@@ -97,8 +127,17 @@ class Builder:
             return None
         key = setting["key"]
         if key not in self._scores:
-            self._scores[key] = metrics.metric_scores(self.dataset, key)
+            self._scores[key] = self._kept("scores", key, lambda: metrics.metric_scores(self.dataset, key))
         return self._scores[key]
+
+    def score_figures(self, setting: dict | None) -> dict:
+        """The figures drawn from one setting's scores alone, shared by all its margins."""
+        key = setting["key"] if setting else ""
+        if key not in self._score_figures:
+            rows = self.scores(setting)["rows"] if setting else []
+            tests = self.score_tests(setting)
+            self._score_figures[key] = self._kept("score-figures", key, lambda: figures_of_scores(rows, tests))
+        return self._score_figures[key]
 
     def score_tests(self, setting):
         """The intervals and paired tests of one setting's scores, shared by all its margins."""
@@ -109,7 +148,7 @@ class Builder:
             self._score_tests[setting["key"]] = significance_of_scores(scores) if scores else None
         return self._score_tests[setting["key"]]
 
-    def leaderboard(self, setting_key=None, margin=DEFAULT_MARGIN):
+    def leaderboard(self, setting_key: str | None = None, margin: float = DEFAULT_MARGIN) -> dict:
         """The whole leaderboard for one scoring setting (the newest when not given) and margin."""
         setting = pick_setting(self.settings, setting_key)
         scores = self.scores(setting)
@@ -121,7 +160,7 @@ class Builder:
             metric_ratings = self._metric_ratings[key]
         return assemble(
             self.dataset, self.settings, setting, margin, self.human_side, scores, metric_ratings,
-            self.score_tests(setting),
+            self.score_tests(setting), self.score_figures(setting),
         )  # fmt: skip
 
     def summary(self, data):
@@ -247,10 +286,32 @@ def verdict(human_side, scores, comparison):
     return {"tau": tau, "text": f"{wording}: Kendall τ {tau:.2f}{over}."}
 
 
-def assemble(dataset, settings, setting, margin, human_side, scores, metric_ratings, score_tests=None):
+def figures_of_scores(rows: list, score_tests: dict | None) -> dict:
+    """The figures that show the GENRES scores alone: no human judgement changes them."""
+    return {
+        "profile": plots.score_profile(rows, ASPECT_NAMES),
+        "significance": plots.significance_heatmaps(score_tests or {}, ASPECT_NAMES),
+        "replicates": plots.replicate_points(replicate_groups(rows, metrics.COLUMN_KEYS), ASPECT_NAMES),
+    }
+
+
+def assemble(
+    dataset: Dataset,
+    settings: list,
+    setting: dict | None,
+    margin: float,
+    human_side: dict,
+    scores: dict | None,
+    metric_ratings: dict | None,
+    score_tests: dict | None = None,
+    score_figures: dict | None = None,
+) -> dict:
+    """The leaderboard dict; ``score_figures`` (``figures_of_scores``) are drawn here when not given."""
     comparison = compare(human_side, scores, metric_ratings, margin)
     rows = scores["rows"] if scores else []
     replicates = replicate_groups(rows, metrics.COLUMN_KEYS)
+    if score_figures is None:
+        score_figures = figures_of_scores(rows, score_tests)
     mean_scores = {aspect: {row["system"]: row["values"][aspect] for row in rows} for aspect in ASPECTS}
     human_ratings = human_side["ratings"] if human_side["judgements"] else {method: {} for method in METHODS}
     separation = human_separation(human_ratings)
@@ -272,13 +333,13 @@ def assemble(dataset, settings, setting, margin, human_side, scores, metric_rati
             for method, name in METHODS.items()
         },
         "win_rates": plots.win_rate_heatmaps(human_side["win_rates"] if human_side["judgements"] else {}, ASPECT_NAMES),
-        "profile": plots.score_profile(rows, ASPECT_NAMES),
-        "significance": plots.significance_heatmaps(score_tests or {}, ASPECT_NAMES),
+        "profile": score_figures["profile"],
+        "significance": score_figures["significance"],
         "human_significance": {
             method: plots.separation_heatmaps(separation[method], ASPECT_NAMES, name)
             for method, name in METHODS.items()
         },
-        "replicates": plots.replicate_points(replicates, ASPECT_NAMES),
+        "replicates": score_figures["replicates"],
     }
     return {
         "dataset": {

@@ -5,7 +5,7 @@ judgements) and computed by the pure modules; the result is plain data, ready to
 """
 
 import numpy as np
-from django.db.models import Count, Max
+from django.db.models import Count, Max, QuerySet
 
 from annotation import agreement, judgement_queries, ratings
 from annotation.models import ASPECTS, Campaign, Item, Judgement
@@ -74,8 +74,9 @@ def campaign_summaries(dataset):
     ]
 
 
-def merged_item_labels(campaigns, judgements):
-    """``{aspect: {(text id, system A, system B): merged label}}`` from the campaigns' judgements."""
+def merged_item_labels(campaigns: QuerySet, merged: dict) -> dict:
+    """``{aspect: {(text id, system A, system B): merged label}}`` from the campaigns' merged labels
+    ``{(item, aspect): label}`` (``agreement.merge``)."""
     item_keys = {
         pk: (text_id, system_a, system_b)
         for pk, text_id, system_a, system_b in Item.objects.filter(campaign__in=campaigns).values_list(
@@ -83,7 +84,6 @@ def merged_item_labels(campaigns, judgements):
         )
     }
     labels = {aspect: {} for aspect in ASPECTS}
-    merged = agreement.merge(judgements)
     for (item, aspect), label in merged.items():
         # Two campaigns may hold the same text and pair: their merged labels are merged again.
         key = item_keys[item]
@@ -96,17 +96,21 @@ def human_side(dataset: Dataset, rounds: int = ratings.BOOTSTRAP_ROUNDS) -> dict
     """Campaigns, agreement, ratings (Elo and Bradley–Terry), win rates and merged labels.
 
     ``single_pass`` holds, beside the bootstrap medians, one pass of online Elo in import order:
-    the GENRES paper's ratings, which depend on the order of play.
+    the GENRES paper's ratings, which depend on the order of play. The judgements are read and
+    merged once for all of it (``judgement_queries.human_battles`` per aspect would read them five times more).
     """
     campaigns = judgement_queries.campaigns_of(dataset)
-    judgements = judgement_queries.agreement_judgements(campaigns)
+    rows = list(judgement_queries.judgement_rows(campaigns))
+    judgements = judgement_queries.as_agreement_judgements(rows)
     figures = agreement.agreement(judgements)
-    by_aspect = {aspect: judgement_queries.human_battles(campaigns, aspect) for aspect in ASPECTS}
+    merged = agreement.merge(judgements)
+    pair_of_item, systems = judgement_queries.item_pairs(rows), judgement_queries.systems_of(campaigns)
+    by_aspect = {aspect: judgement_queries.merged_battles(merged, pair_of_item, aspect, systems) for aspect in ASPECTS}
     rated = {aspect: rate(by_aspect[aspect], rounds) for aspect in ASPECTS}
     return {
         "campaigns": campaign_summaries(dataset),
         "judgements": len(judgements),
-        "systems": judgement_queries.systems_of(campaigns),
+        "systems": systems,
         "agreement": {
             aspect: {key: figures[aspect][key] for key in ("accuracy", "kappa", "alpha", "items", "pairs")}
             for aspect in ASPECTS
@@ -117,5 +121,5 @@ def human_side(dataset: Dataset, rounds: int = ratings.BOOTSTRAP_ROUNDS) -> dict
             for aspect in ASPECTS
         },
         "win_rates": {aspect: win_rate_matrix(by_aspect[aspect]) for aspect in ASPECTS},
-        "labels": merged_item_labels(campaigns, judgements),
+        "labels": merged_item_labels(campaigns, merged),
     }

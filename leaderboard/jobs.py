@@ -9,6 +9,14 @@ job waits makes no more jobs, and a change committed during a build (the key is 
 makes exactly one more, which runs after it: builds of one dataset hold a lock, in case
 several workers serve the queue.
 
+Pacing: while changes keep coming, a build waits before it starts until the dataset's last build
+has been over for as long as that build used the CPU (at most ``MAX_PAUSE``), so the worker takes
+at most half a core from the web processes however fast annotators save, and the changes of the
+pause land in one build. CPU time, not wall time: on a machine busy with other work a build
+takes longer without costing the web processes more, and should not wait longer. A change still
+shows within the build under way, the pause and its own build; after a quiet spell a change is
+built at once.
+
 A build makes every variant a page may ask for: the newest scoring setting at the default
 margin, and each other setting or margin some page asked for within ``VARIANTS_KEPT_FOR``
 (a Redis sorted set per dataset). It replaces all of the dataset's snapshots in one
@@ -22,6 +30,7 @@ import time
 from functools import cache
 
 import django_rq
+import redis
 from django.db import transaction
 from django.utils import timezone
 
@@ -39,6 +48,9 @@ BUILD_TIMEOUT = 15 * 60
 # A queued job lost with its worker frees the dataset for new builds after this long.
 PENDING_FOR = BUILD_TIMEOUT
 VARIANTS_KEPT_FOR = 24 * 3600
+# Pacing (above): the pause after a build is its CPU time times PAUSE_PER_BUILD, at most MAX_PAUSE.
+PAUSE_PER_BUILD = 1.0
+MAX_PAUSE = 2.0
 
 
 @cache
@@ -54,6 +66,10 @@ def _pending_key(dataset_id):
 
 def _lock_key(dataset_id):
     return f"leaderboard:building:{dataset_id}"
+
+
+def _last_build_key(dataset_id: int) -> str:
+    return f"leaderboard:last-build:{dataset_id}"
 
 
 def _variants_key(dataset_id):
@@ -91,9 +107,26 @@ def _asked_variants(connection, dataset_id):
     return [tuple(json.loads(member)) for member in connection.zrange(key, 0, -1)]
 
 
-def build_leaderboards(dataset_id):
+def pause_before_build(last_build: tuple[float, float] | None, now: float) -> float:
+    """Seconds to wait before the next build, given the last one's ``(finished at, CPU seconds)`` (or None)."""
+    if last_build is None:
+        return 0.0
+    finished_at, cpu_seconds = last_build
+    return max(0.0, finished_at + min(MAX_PAUSE, PAUSE_PER_BUILD * cpu_seconds) - now)
+
+
+def _wait_for_turn(connection: redis.Redis, dataset_id: int) -> None:
+    last_build = connection.get(_last_build_key(dataset_id))
+    pause = pause_before_build(json.loads(last_build) if last_build else None, time.time())
+    if pause:
+        time.sleep(pause)
+
+
+def build_leaderboards(dataset_id: int) -> None:
     """The RQ job: rebuild every variant of the dataset's leaderboard, then tell the open pages."""
     connection = queue().connection
+    # Changes committed during the pause still find the pending mark set: this build takes them.
+    _wait_for_turn(connection, dataset_id)
     # Before reading anything: a change committed from now on schedules one more build.
     connection.delete(_pending_key(dataset_id))
     with connection.lock(_lock_key(dataset_id), timeout=BUILD_TIMEOUT):
@@ -102,11 +135,13 @@ def build_leaderboards(dataset_id):
             return
         previous = Snapshot.objects.without_content().filter(dataset=dataset, newest=True, margin=DEFAULT_MARGIN).first()
         asked = _asked_variants(connection, dataset_id)
-        started = time.monotonic()
+        started, cpu_started = time.monotonic(), time.process_time()
         snapshots, unknown = build_snapshots(dataset, asked)
         if unknown:
             connection.zrem(_variants_key(dataset_id), *(json.dumps(list(variant)) for variant in unknown))
-    logger.info("Built %d leaderboards of %s in %.1f s", len(snapshots), dataset.name, time.monotonic() - started)
+        seconds, cpu_seconds = time.monotonic() - started, time.process_time() - cpu_started
+        connection.set(_last_build_key(dataset_id), json.dumps([time.time(), cpu_seconds]), ex=PENDING_FOR)
+    logger.info("Built %d leaderboards of %s in %.1f s (CPU %.2f s)", len(snapshots), dataset.name, seconds, cpu_seconds)
     announce(dataset_id, changes(previous, snapshots[0]), snapshots[0].built_at)
 
 
@@ -118,9 +153,8 @@ def build_snapshots(dataset, asked=()):
     built_at = timezone.now()
     judgement_version = _digest(human.judgement_version(dataset))
     scores_version = _digest(metrics.scores_version(dataset))
-    builder = contents.Builder(
-        dataset, _current_metric_ratings(dataset, scores_version), _current_score_tests(dataset, scores_version)
-    )
+    metric_ratings, score_tests = _current_score_parts(dataset, scores_version)
+    builder = contents.Builder(dataset, metric_ratings, score_tests, scores_version)
     known = {setting["key"] for setting in builder.settings}
     newest = builder.settings[0]["key"] if builder.settings else ""
     unknown = [(key, margin) for key, margin in asked if key and key not in known]
@@ -147,32 +181,39 @@ def build_snapshots(dataset, asked=()):
                 built_at=built_at,
             )
         )
+    # Everything is computed and serialised before the transaction: on SQLite it holds the one
+    # write lock, and annotators' saves wait for it.
+    writing = time.monotonic()
     with transaction.atomic():
         # Builds of one dataset may meet (a job and load_demo's own build): the dataset's row lock
         # makes one replace the snapshots after the other, never both insert beside each other.
         Dataset.objects.select_for_update().get(pk=dataset.pk)
         Snapshot.objects.filter(dataset=dataset).delete()
         Snapshot.objects.bulk_create(snapshots)
+    logger.info(
+        "Stored %d leaderboards of %s (%.0f kB) in %.0f ms",
+        len(snapshots), dataset.name, sum(len(s.tables) + len(s.plots) for s in snapshots) / 1000,
+        1000 * (time.monotonic() - writing),
+    )  # fmt: skip
     return snapshots, unknown
 
 
-def _current_metric_ratings(dataset, scores_version):
-    """The metric-battle ratings of the last build where the scores are unchanged: the costliest
-    part (tens of thousands of battles per aspect, bootstrapped), which new judgements leave as is."""
-    kept = Snapshot.objects.filter(dataset=dataset, scores_version=scores_version).exclude(setting="")
-    return {
-        (snapshot.setting, snapshot.margin): snapshot.data["metric_ratings"]
-        for snapshot in kept.defer("plots")
-        if snapshot.data["metric_ratings"] is not None
-    }
+def _current_score_parts(dataset: Dataset, scores_version: str) -> tuple[dict, dict]:
+    """The metric-battle ratings and the score tests of the last build where the scores are unchanged.
 
-
-def _current_score_tests(dataset, scores_version):
-    """The intervals and paired tests of the last build where the scores are unchanged (as above)."""
-    kept = Snapshot.objects.filter(dataset=dataset, scores_version=scores_version).exclude(setting="")
-    tests = {snapshot.setting: snapshot.data.get("significance", {}).get("scores") for snapshot in kept.defer("plots")}
-    # A snapshot built before the tests existed has none: they are computed afresh.
-    return {setting: tested for setting, tested in tests.items() if tested is not None}
+    ``({(setting key, margin): ratings}, {setting key: intervals and tests})``: the costliest parts
+    (tens of thousands of battles per aspect, bootstrapped), which new judgements leave as they are.
+    """
+    kept = Snapshot.objects.filter(dataset=dataset, scores_version=scores_version).exclude(setting="").defer("plots")
+    metric_ratings, score_tests = {}, {}
+    for snapshot in kept:
+        if snapshot.data["metric_ratings"] is not None:
+            metric_ratings[snapshot.setting, snapshot.margin] = snapshot.data["metric_ratings"]
+        # A snapshot built before the tests existed has none: they are computed afresh.
+        tested = snapshot.data.get("significance", {}).get("scores")
+        if tested is not None:
+            score_tests[snapshot.setting] = tested
+    return metric_ratings, score_tests
 
 
 def changes(previous, snapshot):

@@ -6,6 +6,7 @@ and the two extractions are only "A" (left) and "B" (right), sides drawn per ass
 """
 
 import time
+from functools import cache
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -13,6 +14,7 @@ from django.core.paginator import Paginator
 from django.db.models import Count, Max, OuterRef, Q, Subquery
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.timesince import timesince
@@ -122,6 +124,12 @@ def shown_triples(assignment):
     return (a_triples, b_triples) if assignment.a_on_left else (b_triples, a_triples)
 
 
+@cache
+def guideline_html(code: str) -> str:
+    """One aspect's guideline as the item page shows it: the same on every item, so rendered once per process."""
+    return render_to_string("annotation/annotate_guideline.html", {"guideline": GUIDELINES_BY_CODE[code]})
+
+
 def render_item(request, assignment, *, posted=None, error="", status=200):
     """The item page, in one of three stages of the pair.
 
@@ -143,7 +151,8 @@ def render_item(request, assignment, *, posted=None, error="", status=200):
         {
             "code": code,
             "name": Aspect(code).label,
-            "guideline": GUIDELINES_BY_CODE[code],
+            "question": GUIDELINES_BY_CODE[code].question,
+            "guideline_html": guideline_html(code),
             "selected": (posted or {}).get(code)
             or (assignment.canonical_to_shown(saved[code]) if code in saved else ""),
             "locked": code in FIRST_ASPECTS and code in saved and progress.first_aspects_locked,
