@@ -7,7 +7,7 @@ judgements) and computed by the pure modules; the result is plain data, ready to
 from django.db.models import Count, Max
 
 from annotation import agreement, battles, ratings
-from annotation.models import ASPECTS, Campaign, Item, Judgement
+from annotation.models import ASPECTS, Campaign, CampaignAnnotator, Item, Judgement
 from leaderboard.correlation import interval_ranks
 from leaderboard.plots import win_rate_matrix
 
@@ -31,12 +31,23 @@ def rate(battles_of_aspect, rounds):
 
 
 def judgement_version(dataset):
-    """Changes whenever a campaign of the dataset is made or a judgement saved, edited or deleted."""
+    """Changes whenever a campaign of the dataset is made, a judgement saved, edited or deleted,
+    or an annotator left out of ratings or taken back in."""
     campaigns = Campaign.objects.filter(dataset=dataset).aggregate(count=Count("pk"), last=Max("pk"))
     judgements = Judgement.objects.filter(assignment__item__campaign__dataset=dataset).aggregate(
         count=Count("pk"), last=Max("pk"), edited=Max("updated_at")
     )
-    return (campaigns["count"], campaigns["last"], judgements["count"], judgements["last"], judgements["edited"])
+    exclusions = CampaignAnnotator.objects.filter(campaign__dataset=dataset).aggregate(
+        changed=Max("exclusion_changed_at")
+    )
+    return (
+        campaigns["count"],
+        campaigns["last"],
+        judgements["count"],
+        judgements["last"],
+        judgements["edited"],
+        exclusions["changed"],
+    )
 
 
 def campaign_summaries(dataset):

@@ -11,7 +11,7 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import Count, Max, OuterRef, Q, Subquery
+from django.db.models import Count, Exists, Max, OuterRef, Q, Subquery
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -21,7 +21,16 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation import services
 from annotation.guidelines import GENERAL_RULES, GUIDELINES, GUIDELINES_BY_CODE
-from annotation.models import ASPECTS, FIRST_ASPECTS, Aspect, Assignment, Campaign
+from annotation.models import (
+    ASPECTS,
+    FIRST_ASPECTS,
+    MAX_COMMENT_CHARS,
+    Aspect,
+    Assignment,
+    Campaign,
+    CampaignAnnotator,
+    Label,
+)
 from scoring.models import Output
 from scoring.permissions import VIEW_OUTPUTS
 
@@ -39,6 +48,7 @@ class JudgementForm(forms.Form):
     # An item reopened from the review list returns there after a save, to the same page of it.
     return_to = forms.ChoiceField(choices=[("review", "review")], required=False)
     review_page = forms.IntegerField(required=False, min_value=1)
+    comment = forms.CharField(required=False, max_length=MAX_COMMENT_CHARS, strip=True, label="Comment")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -49,6 +59,10 @@ class JudgementForm(forms.Form):
 
     def labels(self):
         return {code: self.cleaned_data[code] for code in ASPECTS if self.cleaned_data[code]}
+
+    def posted_comment(self):
+        """The comment posted, or None when the form carried no comment field (it stays as it is)."""
+        return self.cleaned_data["comment"] if "comment" in self.data else None
 
     def seconds_spent(self):
         """Time the script measured on the page; without the script, time since the page was rendered."""
@@ -85,13 +99,27 @@ def _queue_count(**filters):
     return Subquery(counted.values("count"))
 
 
+def _practice_pending():
+    """Whether the assignment's annotator has a practice round still to pass in its campaign, as a subquery."""
+    return Exists(
+        CampaignAnnotator.objects.filter(
+            campaign_id=OuterRef("item__campaign_id"),
+            annotator_id=OuterRef("annotator_id"),
+            practice_passed_at__isnull=True,
+            campaign__practice_items__isnull=False,
+        )
+    )
+
+
 def get_own_assignment(request, public_id):
     """The annotator's assignment, with all its page shows: one query. Anyone else's, or one of
     a closed campaign, is a plain 404."""
     return get_object_or_404(
         annotator_assignments(request.user)
         .select_related("item__campaign", "item__text", "item__system_a", "item__system_b")
-        .annotate(assigned=_queue_count(), done=_queue_count(status=Assignment.Status.DONE)),
+        .annotate(
+            assigned=_queue_count(), done=_queue_count(status=Assignment.Status.DONE), practice_pending=_practice_pending()
+        ),
         public_id=public_id,
     )
 
@@ -99,7 +127,8 @@ def get_own_assignment(request, public_id):
 def get_own_assignment_to_save(request, public_id):
     """The annotator's assignment with what a save reads: no text, no outputs."""
     return get_object_or_404(
-        annotator_assignments(request.user).select_related("item__campaign"), public_id=public_id
+        annotator_assignments(request.user).select_related("item__campaign").annotate(practice_pending=_practice_pending()),
+        public_id=public_id,
     )
 
 
@@ -156,10 +185,15 @@ def shown_triples(assignment):
         if system.is_ground_truth:
             triples[system.pk] = item.text.gold
     a_triples, b_triples = triples.get(item.system_a_id, []), triples.get(item.system_b_id, [])
+    # An attention check: one side shows the worse copy of the system's output.
+    if item.attention_worse == Label.A:
+        a_triples = item.attention_triples
+    elif item.attention_worse == Label.B:
+        b_triples = item.attention_triples
     return (a_triples, b_triples) if assignment.a_on_left else (b_triples, a_triples)
 
 
-def render_item(request, assignment, *, posted=None, error="", status=200):
+def render_item(request, assignment, *, posted=None, posted_comment=None, error="", status=200):
     """The item page, in one of three stages of the pair.
 
     "first": the four first aspects; "waiting": they are saved, but other pairs of the same text
@@ -208,6 +242,8 @@ def render_item(request, assignment, *, posted=None, error="", status=200):
         "progress": {"assigned": assignment.assigned, "done": assignment.done},
         "continue_url": continue_url(campaign.pk),
         "error": error,
+        "comment": (posted_comment if posted_comment is not None else assignment.comment),
+        "max_comment_chars": MAX_COMMENT_CHARS,
     }
     if revealed:
         context["gold_triples"] = assignment.item.text.gold
@@ -244,6 +280,8 @@ def annotate_continue(request, campaign_id):
     following = services.next_public_id(request.user, campaign_id)
     if following is None:
         campaign = get_object_or_404(annotator_campaigns(request.user), pk=campaign_id)
+        if services.practice_required(request.user, campaign.pk):
+            return redirect("annotate_practice", campaign.pk)
         messages.success(request, f"Every item of {campaign.name} is judged. Thank you!")
         return redirect("annotate_home")
     return redirect("annotate_item", following)
@@ -268,9 +306,14 @@ def saved_message(saved):
 @require_http_methods(["GET", "POST"])
 def annotate_item(request, public_id):
     if request.method == "GET":
-        return render_item(request, get_own_assignment(request, public_id))
+        assignment = get_own_assignment(request, public_id)
+        if assignment.practice_pending:
+            return redirect("annotate_practice", assignment.item.campaign_id)
+        return render_item(request, assignment)
 
     assignment = get_own_assignment_to_save(request, public_id)
+    if assignment.practice_pending:
+        return redirect("annotate_practice", assignment.item.campaign_id)
     wants_json = request.headers.get("Accept", "").startswith("application/json")
     form = JudgementForm(request.POST)
     if not form.is_valid():
@@ -282,13 +325,17 @@ def annotate_item(request, public_id):
         )
     try:
         saved = services.save_judgements(
-            assignment, labels, expected_version=form.cleaned_data["version"], seconds=form.seconds_spent()
+            assignment,
+            labels,
+            expected_version=form.cleaned_data["version"],
+            seconds=form.seconds_spent(),
+            comment=form.posted_comment(),
         )
     except services.VersionConflict as conflict:
         message = f"{conflict} Your choices are still on this page: save again to keep them instead."
-        return refuse(request, assignment, message, 409, wants_json, posted=labels)
+        return refuse(request, assignment, message, 409, wants_json, posted=labels, posted_comment=form.posted_comment())
     except services.AnnotationError as refusal:
-        return refuse(request, assignment, str(refusal), 400, wants_json, posted=labels)
+        return refuse(request, assignment, str(refusal), 400, wants_json, posted=labels, posted_comment=form.posted_comment())
 
     item_url = reverse("annotate_item", args=[assignment.public_id])
     # A finished stage of the pair moves on; a change that finishes nothing stays on the page.
@@ -315,14 +362,16 @@ def annotate_item(request, public_id):
     return redirect(following or item_url)
 
 
-def refuse(request, assignment, message, status, wants_json, posted=None):
+def refuse(request, assignment, message, status, wants_json, posted=None, posted_comment=None):
     """A save that did not happen: the page or the script gets the reason and keeps the choices."""
     if wants_json:
         # The current version lets the annotator overwrite deliberately after a conflict.
         assignment.refresh_from_db(fields=["version"])
         return JsonResponse({"saved": False, "message": message, "version": assignment.version}, status=status)
     page_assignment = get_own_assignment(request, assignment.public_id)
-    return render_item(request, page_assignment, posted=posted, error=message, status=status)
+    return render_item(
+        request, page_assignment, posted=posted, posted_comment=posted_comment, error=message, status=status
+    )
 
 
 @login_required

@@ -43,7 +43,7 @@ def campaign_list(request):
 @require_http_methods(["GET", "POST"])
 @staff_required(STAFF_ONLY)
 def campaign_create(request):
-    form = CampaignCreateForm(request.POST or None)
+    form = CampaignCreateForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
             created = services.create_campaign(created_by=request.user, **form.service_arguments())
