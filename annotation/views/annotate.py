@@ -99,12 +99,13 @@ def _queue_count(**filters):
     return Subquery(counted.values("count"))
 
 
-def _practice_pending():
-    """Whether the assignment's annotator has a practice round still to pass in its campaign, as a subquery."""
+def practice_pending(campaign_id, annotator_id):
+    """Whether the annotator has a practice round still to pass in the campaign, as a subquery
+    (the ids may be ``OuterRef``)."""
     return Exists(
         CampaignAnnotator.objects.filter(
-            campaign_id=OuterRef("item__campaign_id"),
-            annotator_id=OuterRef("annotator_id"),
+            campaign_id=campaign_id,
+            annotator_id=annotator_id,
             practice_passed_at__isnull=True,
             campaign__practice_items__isnull=False,
         )
@@ -118,7 +119,7 @@ def get_own_assignment(request, public_id):
         annotator_assignments(request.user)
         .select_related("item__campaign", "item__text", "item__system_a", "item__system_b")
         .annotate(
-            assigned=_queue_count(), done=_queue_count(status=Assignment.Status.DONE), practice_pending=_practice_pending()
+            assigned=_queue_count(), done=_queue_count(status=Assignment.Status.DONE), practice_pending=practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id"))
         ),
         public_id=public_id,
     )
@@ -127,7 +128,7 @@ def get_own_assignment(request, public_id):
 def get_own_assignment_to_save(request, public_id):
     """The annotator's assignment with what a save reads: no text, no outputs."""
     return get_object_or_404(
-        annotator_assignments(request.user).select_related("item__campaign").annotate(practice_pending=_practice_pending()),
+        annotator_assignments(request.user).select_related("item__campaign").annotate(practice_pending=practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id"))),
         public_id=public_id,
     )
 
@@ -264,6 +265,7 @@ def after_sign_in(request):
 @require_GET
 def annotator_home(request):
     campaigns = annotator_campaigns(request.user).annotate(
+        practice_pending=practice_pending(OuterRef("pk"), request.user.pk),
         assigned=Count("items__assignments", filter=Q(items__assignments__annotator=request.user)),
         done=Count(
             "items__assignments",

@@ -36,10 +36,10 @@ def practice_file(records=PRACTICE_RECORDS, jsonl=True):
     return json.dumps(objects).encode()
 
 
-def judge_everything(person, campaign, side):
-    """Judge the person's whole queue, every aspect on the same shown ``side``."""
+def judge_everything(person, campaign, side, seconds=20.0):
+    """Judge the person's whole queue, every aspect on the same shown ``side``, ``seconds`` per save."""
     while (assignment := next_assignment(person, campaign)) is not None:
         if assignment.judgements.filter(aspect__in=FIRST_ASPECTS).count() < len(FIRST_ASPECTS):
-            judge(assignment, dict.fromkeys(FIRST_ASPECTS, side), seconds=20.0)
+            judge(assignment, dict.fromkeys(FIRST_ASPECTS, side), seconds=seconds)
         else:
-            judge(assignment, {"cs": side}, seconds=20.0)
+            judge(assignment, {"cs": side}, seconds=seconds)

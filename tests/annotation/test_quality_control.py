@@ -19,7 +19,14 @@ def campaign_with(name="qc", annotators=2, **options):
     dataset, systems = make_dataset(texts=6)
     people = make_annotators(annotators)
     created = services.create_campaign(
-        name=name, dataset=dataset, systems=systems, annotators=people, seed=3, overlap_share=1.0, sample_size=6, **options
+        name=name,
+        dataset=dataset,
+        systems=systems,
+        annotators=people,
+        seed=3,
+        overlap_share=1.0,
+        sample_size=6,
+        **options,
     )
     return created.campaign, people
 
@@ -97,7 +104,9 @@ def test_the_pass_mark_is_inclusive():
 def test_a_practice_answer_must_cover_the_aspects_asked():
     campaign, (first, _) = campaign_with(practice_items=PRACTICE_RECORDS)
     with pytest.raises(services.InvalidJudgement, match="topical similarity"):
-        services.answer_practice(campaign.memberships.get(annotator=first), campaign.practice_items.first(), {"fs": "left"})
+        services.answer_practice(
+            campaign.memberships.get(annotator=first), campaign.practice_items.first(), {"fs": "left"}
+        )
 
 
 def test_a_passed_round_cannot_be_retaken():
@@ -115,11 +124,19 @@ def test_worse_copies_change_one_thing():
     triples = [["Ada", "met", "Babbage"], ["Ada", "wrote", "notes"]]
     copy = attention.duplicated(triples)
     assert len(copy) == 6 and {tuple(t) for t in copy} == {tuple(t) for t in triples}
-    foreign = [["Volta", "invented", "battery"], ["Nile", "flows into", "Mediterranean"], ["Kant", "born in", "Königsberg"]]
+    foreign = [
+        ["Volta", "invented", "battery"],
+        ["Nile", "flows into", "Mediterranean"],
+        ["Kant", "born in", "Königsberg"],
+    ]
     copy = attention.unsupported(triples, "Ada met Babbage and wrote notes.", foreign, __import__("random").Random(1))
     assert [t for t in copy if t in triples] == triples and len(copy) == 5
     assert attention.unsupported(triples, "Volta, Nile and Kant", foreign, __import__("random").Random(1)) is None
-    assert attention.check_count(8, 0.2) == 2 and attention.check_count(8, 0.0) == 0 and attention.check_count(1, 0.05) == 1
+    assert (
+        attention.check_count(8, 0.2) == 2
+        and attention.check_count(8, 0.0) == 0
+        and attention.check_count(1, 0.05) == 1
+    )
 
 
 def test_attention_checks_make_their_share_of_each_queue_and_change_only_one_side():
@@ -158,7 +175,9 @@ def test_attention_checks_never_reach_ratings_or_agreement_and_their_pass_rate_i
 
 def test_a_check_passes_when_the_original_side_wins_the_checked_aspect():
     campaign, (first, _) = campaign_with(attention_share=0.2)
-    assignment = Assignment.objects.filter(annotator=first).exclude(item__attention_worse="").select_related("item").first()
+    assignment = (
+        Assignment.objects.filter(annotator=first).exclude(item__attention_worse="").select_related("item").first()
+    )
     original_side = assignment.canonical_to_shown(assignment.item.attention_expected)
     judge(assignment, {assignment.item.attention_aspect: original_side})
     assert quality.attention_results(campaign) == [(assignment.pk, first.pk, True)]
@@ -205,7 +224,9 @@ def test_an_exclusion_changes_the_leaderboard_version(admin_user):
 
 
 def test_flags_follow_the_documented_rule():
-    row = quality.AnnotatorQuality(membership=None, checks_answered=5, checks_passed=3, agreement=0.4, agreement_pairs=10)
+    row = quality.AnnotatorQuality(
+        membership=None, checks_answered=5, checks_passed=3, agreement=0.4, agreement_pairs=10
+    )
     row.median_seconds = 4.0
     flags = quality.outlier_flags(row, median_agreement=0.7)
     assert len(flags) == 3 and "attention checks 60%" in flags[0]
@@ -218,7 +239,9 @@ def test_flags_follow_the_documented_rule():
 def test_quality_rows_hold_agreement_time_practice_and_counts():
     campaign, (first, second) = campaign_with(practice_items=PRACTICE_RECORDS[1:], practice_pass_mark=1.0)
     for person in (first, second):
-        services.answer_practice(campaign.memberships.get(annotator=person), campaign.practice_items.get(), {"us": "left"})
+        services.answer_practice(
+            campaign.memberships.get(annotator=person), campaign.practice_items.get(), {"us": "left"}
+        )
     judge_everything(first, campaign, "left")
     judge_everything(second, campaign, "left")
     rows = {row.username: row for row in quality.campaign_quality(campaign)}

@@ -49,7 +49,10 @@ def test_an_annotator_cannot_open_the_quality_page_or_change_exclusions(client, 
     response = client.post(reverse("campaign_exclusion", args=[campaign.pk]), {"annotator": "reader", "excluded": "1"})
     assert response.status_code == 403
     upload = SimpleUploadedFile("p.jsonl", practice_file())
-    assert client.post(reverse("campaign_practice_upload", args=[campaign.pk]), {"practice_file": upload}).status_code == 403
+    assert (
+        client.post(reverse("campaign_practice_upload", args=[campaign.pk]), {"practice_file": upload}).status_code
+        == 403
+    )
     assert not CampaignAnnotator.objects.get(annotator=reader).excluded
     assert not campaign.practice_items.exists()
 
@@ -66,7 +69,9 @@ def test_staff_see_the_quality_page_and_toggle_an_exclusion(client, reader, staf
     url = reverse("campaign_quality", args=[setup.campaign.pk])
     page = client.get(url).content.decode()
     assert 'id="annotator-reader"' in page and "Leave out" in page
-    response = client.post(reverse("campaign_exclusion", args=[setup.campaign.pk]), {"annotator": "reader", "excluded": "1"})
+    response = client.post(
+        reverse("campaign_exclusion", args=[setup.campaign.pk]), {"annotator": "reader", "excluded": "1"}
+    )
     assert response.status_code == 302
     membership = CampaignAnnotator.objects.get(annotator=reader)
     assert membership.excluded and membership.exclusion_changed_by == staff
@@ -80,7 +85,8 @@ def test_staff_upload_a_practice_round(client, reader, staff):
     client.force_login(staff)
     upload = SimpleUploadedFile("practice.jsonl", practice_file())
     response = client.post(
-        reverse("campaign_practice_upload", args=[setup.campaign.pk]), {"practice_file": upload, "practice_pass_percent": 50}
+        reverse("campaign_practice_upload", args=[setup.campaign.pk]),
+        {"practice_file": upload, "practice_pass_percent": 50},
     )
     assert response.status_code == 302
     setup.campaign.refresh_from_db()
@@ -107,7 +113,9 @@ def test_the_practice_round_comes_first_shows_the_reference_and_then_opens_the_i
     practice_url = reverse("annotate_practice", args=[setup.campaign.pk])
     assert client.get(reverse("annotate_continue", args=[setup.campaign.pk])).url == practice_url
     assert client.get(reverse("annotate_item", args=[first.public_id])).url == practice_url
-    assert client.post(reverse("annotate_item", args=[first.public_id]), {"version": 0, "ts": "left"}).url == practice_url
+    assert (
+        client.post(reverse("annotate_item", args=[first.public_id]), {"version": 0, "ts": "left"}).url == practice_url
+    )
 
     page = client.get(practice_url).content.decode()
     assert "Alan Turing was born in London" in page and "Practice pair 1 of 2" in page
