@@ -293,3 +293,17 @@ def test_exports_carry_attention_results_comments_and_exclusions(admin_user):
     assert "'=SUM(A1)" in csv_text and "annotator_excluded" in csv_text.splitlines()[0]
     frame = exports.judgement_frame(campaign)
     assert {"attention_passed", "comment", "annotator_excluded"} <= set(frame.columns)
+
+
+def test_an_export_with_attention_checks_imports_without_them(tmp_path):
+    from annotation.imports import import_judgements
+
+    campaign, people = campaign_with(attention_share=0.2)
+    for person, side in zip(people, ("left", "right")):
+        judge_everything(person, campaign, side)
+    path = tmp_path / "export.csv"
+    path.write_text("".join(exports.csv_lines(campaign)), encoding="utf-8")
+    imported = import_judgements(path, dataset_name=campaign.dataset.name, campaign_name="copy")
+    real = Judgement.objects.filter(assignment__item__campaign=campaign, assignment__item__attention_worse="")
+    assert imported.campaign.items.filter(attention_worse="").count() == imported.campaign.items.count()
+    assert Judgement.objects.filter(assignment__item__campaign=imported.campaign).count() == real.count()
