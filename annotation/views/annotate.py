@@ -314,9 +314,13 @@ def annotate_item(request, public_id):
         return render_item(request, assignment)
 
     assignment = get_own_assignment_to_save(request, public_id)
-    if assignment.practice_pending:
-        return redirect("annotate_practice", assignment.item.campaign_id)
     wants_json = request.headers.get("Accept", "").startswith("application/json")
+    if assignment.practice_pending:
+        # The practice round was set after this page was opened: nothing is saved before it is passed.
+        if wants_json:
+            message = "This campaign now starts with a practice round: reload the page to take it."
+            return JsonResponse({"saved": False, "message": message, "version": assignment.version}, status=409)
+        return redirect("annotate_practice", assignment.item.campaign_id)
     form = JudgementForm(request.POST)
     if not form.is_valid():
         return refuse(request, assignment, form.error_message(), 400, wants_json)

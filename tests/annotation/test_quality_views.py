@@ -192,3 +192,14 @@ def test_the_comment_is_saved_escaped_and_shown_again(client, reader):
     assert "&lt;script&gt;alert(1)&lt;/script&gt; odd</textarea>" in page and "<script>alert(1)" not in page
     response = client.post(url, {"version": 1, "ts": "left", "comment": "x" * 2001})
     assert response.status_code == 400 and "at most 2000 characters" in response.content.decode()
+
+
+def test_a_save_from_a_page_opened_before_the_practice_round_is_refused_in_words(client, reader):
+    setup = practice_setup(reader)
+    client.force_login(reader)
+    first = setup.assignments(reader)[0]
+    response = client.post(
+        reverse("annotate_item", args=[first.public_id]), {"version": 0, "ts": "left"}, HTTP_ACCEPT="application/json"
+    )
+    assert response.status_code == 409 and "practice round" in response.json()["message"]
+    assert not first.judgements.exists()
