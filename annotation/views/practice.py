@@ -33,13 +33,19 @@ def own_membership(request, campaign_id):
     return membership
 
 
-def aspect_rows(item, answer=None):
-    """The aspects the practice item asks, with the reference answer and the annotator's, once given."""
+def aspect_rows(item, answer=None, posted=None):
+    """The aspects the practice item asks, with the reference answer and the annotator's, once
+    given; before that, the choices of a refused answer (``posted``), kept."""
     rows = []
     for code in ASPECTS:
         if code not in item.reference:
             continue
-        row = {"code": code, "name": Aspect(code).label, "guideline": GUIDELINES_BY_CODE[code]}
+        row = {
+            "code": code,
+            "name": Aspect(code).label,
+            "guideline": GUIDELINES_BY_CODE[code],
+            "selected": (posted or {}).get(code, ""),
+        }
         if answer is not None:
             given = answer.answers.get(code)
             row.update(
@@ -52,14 +58,14 @@ def aspect_rows(item, answer=None):
     return rows
 
 
-def render_practice(request, membership, state, item, *, answer=None, error="", status=200):
+def render_practice(request, membership, state, item, *, answer=None, posted=None, error="", status=200):
     context = {
         "campaign": membership.campaign,
         "state": state,
         "item": item,
         "number": state.items.index(item) + 1,
         "answer": answer,
-        "aspects": aspect_rows(item, answer),
+        "aspects": aspect_rows(item, answer, posted),
         "sides": SIDES,
         "error": error,
     }
@@ -87,7 +93,7 @@ def practice(request, campaign_id):
     try:
         services.answer_practice(membership, item, form.labels())
     except services.AnnotationError as refusal:
-        return render_practice(request, membership, state, item, error=str(refusal), status=400)
+        return render_practice(request, membership, state, item, posted=form.labels(), error=str(refusal), status=400)
     return redirect("annotate_practice_feedback", campaign_id, state.items.index(item) + 1)
 
 

@@ -149,7 +149,9 @@ def test_a_practice_answer_missing_an_aspect_is_refused_in_words(client, reader)
     setup = practice_setup(reader)
     client.force_login(reader)
     response = client.post(reverse("annotate_practice", args=[setup.campaign.pk]), {"fs": "left"})
-    assert response.status_code == 400 and "topical similarity still lack" in response.content.decode()
+    page = response.content.decode()
+    assert response.status_code == 400 and "topical similarity still lack" in page
+    assert 'name="fs" value="left" checked' in page  # the choice made is kept
 
 
 # --- The attention check's page -----------------------------------------------------------------
