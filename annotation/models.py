@@ -115,10 +115,6 @@ class Campaign(models.Model):
     def get_absolute_url(self):
         return reverse("campaign_detail", args=[self.pk])
 
-    @property
-    def has_practice(self):
-        return self.practice_items.exists()
-
     def active_annotator_ids(self):
         return list(
             self.memberships.filter(active=True).order_by("added_at", "pk").values_list("annotator_id", flat=True)

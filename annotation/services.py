@@ -381,11 +381,6 @@ class PracticeState:
     def passed(self):
         return self.passed_at is not None
 
-    @property
-    def required(self):
-        """Real items wait: the campaign has a practice round and no attempt has passed it."""
-        return bool(self.items) and not self.passed
-
 
 def practice_state(membership):
     answers = {
@@ -401,14 +396,14 @@ def practice_state(membership):
     )
 
 
+def practice_pending():
+    """The memberships whose campaign has a practice round that no attempt of theirs has passed."""
+    return CampaignAnnotator.objects.filter(practice_passed_at__isnull=True, campaign__practice_items__isnull=False)
+
+
 def practice_required(annotator, campaign_id):
     """Whether ``annotator`` must pass the practice round of the campaign before real items: one query."""
-    return CampaignAnnotator.objects.filter(
-        campaign_id=campaign_id,
-        annotator=annotator,
-        practice_passed_at__isnull=True,
-        campaign__practice_items__isnull=False,
-    ).exists()
+    return practice_pending().filter(campaign_id=campaign_id, annotator=annotator).exists()
 
 
 @transaction.atomic

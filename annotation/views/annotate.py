@@ -28,7 +28,6 @@ from annotation.models import (
     Aspect,
     Assignment,
     Campaign,
-    CampaignAnnotator,
     Label,
 )
 from scoring.models import Output
@@ -102,14 +101,7 @@ def _queue_count(**filters):
 def practice_pending(campaign_id, annotator_id):
     """Whether the annotator has a practice round still to pass in the campaign, as a subquery
     (the ids may be ``OuterRef``)."""
-    return Exists(
-        CampaignAnnotator.objects.filter(
-            campaign_id=campaign_id,
-            annotator_id=annotator_id,
-            practice_passed_at__isnull=True,
-            campaign__practice_items__isnull=False,
-        )
-    )
+    return Exists(services.practice_pending().filter(campaign_id=campaign_id, annotator_id=annotator_id))
 
 
 def get_own_assignment(request, public_id):

@@ -10,7 +10,9 @@ from django.urls import reverse
 from annotation import services
 from annotation.models import Assignment, CampaignAnnotator
 from tests.annotation.annotator_fixtures import make_annotation_setup, make_user
+from tests.annotation.campaign_factories import make_annotators, make_dataset
 from tests.annotation.quality_fixtures import PRACTICE_RECORDS, practice_file
+from tests.annotation.test_campaign_create_view import form_data
 
 pytestmark = pytest.mark.django_db
 
@@ -205,3 +207,26 @@ def test_a_save_from_a_page_opened_before_the_practice_round_is_refused_in_words
     )
     assert response.status_code == 409 and "practice round" in response.json()["message"]
     assert not first.judgements.exists()
+
+
+def test_the_campaign_form_takes_a_practice_round_and_attention_checks(admin_client):
+    dataset, systems = make_dataset(texts=8)
+    people = make_annotators(2)
+    upload = SimpleUploadedFile("practice.json", practice_file(jsonl=False))
+    data = form_data(dataset, systems, people, practice_file=upload, practice_pass_percent=70, attention_percent=10)
+    response = admin_client.post(reverse("campaign_create"), data)
+    assert response.status_code == 302
+    campaign = dataset.campaigns.get()
+    assert campaign.practice_items.count() == 2 and campaign.practice_pass_mark == 0.7
+    assert campaign.attention_share == 0.1 and campaign.items.exclude(attention_worse="").exists()
+
+    bad = SimpleUploadedFile("practice.json", b'[{"text": "x"}]')
+    response = admin_client.post(
+        reverse("campaign_create"), form_data(dataset, systems, people, name="b", practice_file=bad)
+    )
+    assert response.status_code == 200 and "practice.json: record 1: missing" in response.content.decode()
+    response = admin_client.post(
+        reverse("campaign_create"), form_data(dataset, systems, people, name="c", attention_percent=30)
+    )
+    assert "less than or equal to 20" in response.content.decode()
+    assert dataset.campaigns.count() == 1
