@@ -32,7 +32,7 @@ STAFF_ONLY = "Campaign pages are for staff."
 @staff_required(STAFF_ONLY)
 def campaign_list(request):
     campaigns = Campaign.objects.select_related("dataset").annotate(
-        item_count=Count("items", distinct=True),
+        item_count=Count("items", filter=Q(items__attention_worse=""), distinct=True),
         assignment_count=Count("items__assignments", distinct=True),
         done_count=Count("items__assignments", filter=Q(items__assignments__status=Assignment.Status.DONE), distinct=True),
         annotator_count=Count("memberships", filter=Q(memberships__active=True), distinct=True),
