@@ -1,14 +1,15 @@
 """Admin views of the annotation data.
 
 Campaigns are created on the campaign pages (or by ``import_judgements``), which sample texts
-and fill queues; the admin only renames, edits instructions and opens or closes them. Items,
-assignments and judgements are research records: the admin shows them and never edits them.
+and fill queues; the admin only renames, edits instructions, opens or closes them and sets the
+practice pass mark. Items, assignments, judgements and practice pairs are research records: the
+admin shows them and never edits them.
 """
 
 from django.contrib import admin
 from django.utils.html import format_html
 
-from annotation.models import Assignment, Campaign, CampaignAnnotator, Item, Judgement
+from annotation.models import Assignment, Campaign, CampaignAnnotator, Item, Judgement, PracticeItem
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -21,7 +22,8 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 class MembershipInline(admin.TabularInline):
     model = CampaignAnnotator
-    fields = ["annotator", "active", "added_at"]
+    fields = ["annotator", "active", "added_at", "practice_attempt", "practice_passed_at", "excluded",
+              "exclusion_changed_by", "exclusion_changed_at"]
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -36,9 +38,10 @@ class CampaignAdmin(admin.ModelAdmin):
     list_filter = ["is_open", "is_imported", "dataset"]
     list_select_related = ["dataset"]
     search_fields = ["name"]
-    fields = ["name", "instructions", "is_open", "dataset", "sample_seed", "overlap_share", "is_imported", "created_by",
-              "created_at"]
-    readonly_fields = ["dataset", "sample_seed", "overlap_share", "is_imported", "created_by", "created_at"]
+    fields = ["name", "instructions", "is_open", "dataset", "sample_seed", "overlap_share", "practice_pass_mark",
+              "attention_share", "is_imported", "created_by", "created_at"]
+    readonly_fields = ["dataset", "sample_seed", "overlap_share", "attention_share", "is_imported", "created_by",
+                       "created_at"]
     inlines = [MembershipInline]
 
     def has_add_permission(self, request):
@@ -51,7 +54,7 @@ class CampaignAdmin(admin.ModelAdmin):
 
 @admin.register(Item)
 class ItemAdmin(ReadOnlyAdmin):
-    list_display = ["pk", "campaign", "text", "system_a", "system_b"]
+    list_display = ["pk", "campaign", "text", "system_a", "system_b", "attention_aspect"]
     list_filter = ["campaign"]
     list_select_related = ["campaign", "text__dataset", "system_a", "system_b"]
 
@@ -75,3 +78,12 @@ class JudgementAdmin(ReadOnlyAdmin):
         "assignment__item__system_b",
         "assignment__annotator",
     ]
+
+
+@admin.register(PracticeItem)
+class PracticeItemAdmin(ReadOnlyAdmin):
+    """Practice rounds are uploaded as a whole on the quality page (docs/formats.md)."""
+
+    list_display = ["campaign", "position", "text", "reference"]
+    list_filter = ["campaign"]
+    list_select_related = ["campaign"]

@@ -12,7 +12,9 @@ Agreement figures, per aspect, over items that at least two annotators judged:
   annotators contributes three pairs);
 * Cohen's kappa on the 3 × 3 table of those pooled pairs;
 * Krippendorff's alpha, nominal, from the ``krippendorff`` package;
-* each annotator's tie-discounted accuracy against everyone who judged the same items.
+* each annotator's tie-discounted accuracy against everyone who judged the same items;
+* :func:`annotator_agreement`: each annotator against the others, pooled over the aspects,
+  with Cohen's kappa as well (the quality view).
 
 Every figure is None, not 0, when there is nothing to compare (or, for kappa and alpha, when
 chance agreement is already perfect, so the ratio is undefined).
@@ -113,6 +115,30 @@ def agreement(judgements):
     for (item, aspect), by_annotator in _group(judgements).items():
         by_aspect[aspect][item] = by_annotator
     return {aspect: _aspect_agreement(by_aspect.get(aspect, {})) for aspect in ASPECT_CODES}
+
+
+def annotator_agreement(judgements):
+    """Each annotator's agreement with everyone else, pooled over the aspects.
+
+    Every (item, aspect) that the annotator and another annotator judged gives one pair (the
+    annotator's label, the other's). Returns ``{annotator: {"accuracy", "kappa", "pairs"}}``:
+    the tie-discounted accuracy of those pairs and Cohen's kappa on them, the annotator the
+    first rater and the others pooled as the second; None when there is nothing to compare.
+    """
+    pairs_of = defaultdict(list)
+    for by_annotator in _group(judgements).values():
+        for annotator, label in by_annotator.items():
+            pairs_of[annotator].extend(
+                (label, other_label) for other, other_label in by_annotator.items() if other != annotator
+            )
+    return {
+        annotator: {
+            "accuracy": _mean([label_agreement(first, second) for first, second in pairs]),
+            "kappa": _cohen_kappa(pairs),
+            "pairs": len(pairs),
+        }
+        for annotator, pairs in sorted(pairs_of.items(), key=_annotator_order)
+    }
 
 
 def _aspect_agreement(items):

@@ -4,6 +4,11 @@ Rows come in judgement order (primary key: the order of saving or importing), an
 columns are exactly the ``import_judgements`` format, so an export loads into another
 installation unchanged and keeps the order online Elo replays. ``text`` is the text's external
 id, or its content when it has none, so it resolves in any copy of the dataset.
+
+Quality control travels along: the rows of attention checks (``attention_check`` true; both
+systems are the one whose output was copied, and ``import_judgements`` skips them), whether the
+checked aspect was passed, the annotator's comment on the item, and whether the annotator is
+left out of ratings.
 """
 
 import csv
@@ -34,6 +39,11 @@ COLUMNS = (
     "item_completed_at",
     "item_seconds_spent",
     "item_status",
+    "attention_check",
+    "attention_aspect",
+    "attention_passed",
+    "comment",
+    "annotator_excluded",
 )
 # Spreadsheets run cells starting with these as formulas; such cells get a leading apostrophe,
 # which import_judgements removes again.
@@ -49,6 +59,7 @@ def _timestamp(value):
 
 def judgement_records(campaign):
     """The export rows of ``campaign`` as dictionaries keyed by :data:`COLUMNS`."""
+    excluded = set(campaign.memberships.filter(excluded=True).values_list("annotator_id", flat=True))
     judgements = (
         Judgement.objects.filter(assignment__item__campaign=campaign)
         .select_related(
@@ -67,6 +78,7 @@ def judgement_records(campaign):
         # An imported study did not say where each system was shown.
         side_a = None if campaign.is_imported else assignment.canonical_to_shown(Label.A)
         side_b = None if campaign.is_imported else assignment.canonical_to_shown(Label.B)
+        checked = item.is_attention_check and judgement.aspect == item.attention_aspect
         yield {
             "text": text.external_id or text.content,
             "system_a": item.system_a.name,
@@ -87,6 +99,11 @@ def judgement_records(campaign):
             "item_completed_at": _timestamp(assignment.completed_at),
             "item_seconds_spent": round(assignment.seconds_spent, 3),
             "item_status": assignment.status,
+            "attention_check": item.is_attention_check,
+            "attention_aspect": item.attention_aspect or None,
+            "attention_passed": judgement.label == item.attention_expected if checked else None,
+            "comment": assignment.comment or None,
+            "annotator_excluded": assignment.annotator_id in excluded,
         }
 
 

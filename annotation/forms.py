@@ -7,7 +7,9 @@ import time
 from django import forms
 from django.contrib.auth import get_user_model
 
-from annotation.models import ASPECTS, Aspect, Campaign
+from annotation import practice
+from annotation.models import ASPECTS, MAX_ATTENTION_SHARE, MAX_COMMENT_CHARS, Aspect, Campaign
+from scoring.genres.formats import FormatError
 from scoring.models import Dataset, Output, System, name_validator
 
 MAX_TEXT_REFERENCES_CHARS = 20_000
@@ -64,6 +66,39 @@ def datasets_of_systems():
     return datasets
 
 
+class PracticeFileField(forms.FileField):
+    """A practice file (docs/formats.md), read into ``annotation.practice.PracticeRecord`` items."""
+
+    def clean(self, data, initial=None):
+        upload = super().clean(data, initial)
+        if not upload:
+            return []
+        if upload.size > practice.MAX_FILE_BYTES:
+            raise forms.ValidationError(f"{upload.name}: larger than {practice.MAX_FILE_BYTES // 1_000_000} MB.")
+        try:
+            return practice.read_practice_file(upload.read())
+        except FormatError as error:
+            raise forms.ValidationError(f"{upload.name}: {error}.") from None
+
+
+DEFAULT_PASS_PERCENT = 80
+
+
+def pass_mark_field(required=True):
+    return forms.IntegerField(
+        required=required,
+        min_value=0,
+        max_value=100,
+        initial=DEFAULT_PASS_PERCENT,
+        label="Practice pass mark (%)",
+        help_text="Share of the practice round's reference answers to match before real items are served.",
+    )
+
+
+def _or_default(value, default):
+    return default if value is None else value
+
+
 class CampaignCreateForm(forms.Form):
     name = forms.CharField(max_length=100, validators=[name_validator])
     dataset = forms.ModelChoiceField(queryset=Dataset.objects.all())
@@ -109,6 +144,22 @@ class CampaignCreateForm(forms.Form):
         max_length=MAX_INSTRUCTIONS_CHARS,
         widget=forms.Textarea(attrs={"rows": 4}),
         help_text="Shown to the annotators of this campaign, above the general guidelines.",
+    )
+    practice_file = PracticeFileField(
+        required=False,
+        label="Practice round (optional)",
+        help_text="JSON or JSON Lines of practice pairs with reference answers and reasons (docs/formats.md): "
+        "annotators pass it before real items.",
+    )
+    practice_pass_percent = pass_mark_field(required=False)
+    attention_percent = forms.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=round(MAX_ATTENTION_SHARE * 100),
+        initial=0,
+        label="Attention checks (%)",
+        help_text="Share of each queue made of pairs where one side is a copy of the other made clearly worse; "
+        "never rated.",
     )
 
     def __init__(self, *args, **kwargs):
@@ -173,7 +224,26 @@ class CampaignCreateForm(forms.Form):
             "pair_order": data["pair_order"] or Campaign.PairOrder.QUEUE,
             "sample_size": data["sample_size"] or None,
             "text_references": [reference.strip() for reference in data["text_references"]] or None,
+            "practice_items": data["practice_file"],
+            "practice_pass_mark": _or_default(data["practice_pass_percent"], DEFAULT_PASS_PERCENT) / 100,
+            "attention_share": (data["attention_percent"] or 0) / 100,
         }
+
+
+class PracticeUploadForm(forms.Form):
+    """A new practice round for an existing campaign (the quality page)."""
+
+    practice_file = PracticeFileField(label="Practice file")
+    practice_pass_percent = pass_mark_field()
+
+
+class ExclusionForm(forms.Form):
+    annotator = forms.ModelChoiceField(queryset=active_users(), to_field_name="username")
+    excluded = forms.TypedChoiceField(choices=[("1", "Leave out"), ("0", "Take back in")], coerce=lambda value: value == "1")
+
+    def __init__(self, campaign, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["annotator"].queryset = campaign.annotators.all()
 
 
 class AnnotatorChangeForm(forms.Form):
@@ -200,6 +270,7 @@ class JudgementForm(forms.Form):
     # An item reopened from the review list returns there after a save, to the same page of it.
     return_to = forms.ChoiceField(choices=[("review", "review")], required=False)
     review_page = forms.IntegerField(required=False, min_value=1)
+    comment = forms.CharField(required=False, max_length=MAX_COMMENT_CHARS, strip=True, label="Comment")
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -210,6 +281,10 @@ class JudgementForm(forms.Form):
 
     def labels(self) -> dict[str, str]:
         return {code: self.cleaned_data[code] for code in ASPECTS if self.cleaned_data[code]}
+
+    def posted_comment(self) -> str | None:
+        """The comment posted, or None when the form carried no comment field (it stays as it is)."""
+        return self.cleaned_data["comment"] if "comment" in self.data else None
 
     def seconds_spent(self) -> float:
         """Time the script measured on the page; without the script, time since the page was rendered."""

@@ -111,6 +111,10 @@ def read_csv(path):
             for record in reader:
                 if any(record.get(column) is None for column in REQUIRED_COLUMNS):
                     raise ImportRefused(f"line {start}: expected {len(reader.fieldnames)} fields, found fewer.")
+                if (record.get("attention_check") or "").strip().lower() in ("true", "1"):
+                    # An exported attention check: a system against a worse copy of itself, never rated.
+                    start = reader.line_num + 1
+                    continue
                 # The text reference keeps its apostrophe: _TextIndex tries it exactly before unescaping.
                 records.append(
                     (

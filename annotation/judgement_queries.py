@@ -8,8 +8,10 @@ come in primary-key order, which is the order they were saved or imported: onlin
 
 from collections.abc import Iterable
 
+from django.db.models import Exists, OuterRef
+
 from annotation import agreement, ratings
-from annotation.models import ASPECTS, Campaign, Judgement
+from annotation.models import ASPECTS, Campaign, CampaignAnnotator, Judgement
 from scoring.models import Dataset, System
 
 
@@ -34,10 +36,22 @@ def find_campaigns(dataset_name, campaign_name=None):
     return campaigns_of(dataset, campaign)
 
 
+def rated_judgements(campaigns):
+    """The judgements of ``campaigns`` that ratings and agreement count: not those of attention
+    checks, nor those of an annotator left out of the campaign's ratings (the quality view)."""
+    excluded = CampaignAnnotator.objects.filter(
+        campaign_id=OuterRef("assignment__item__campaign_id"), annotator_id=OuterRef("assignment__annotator_id"), excluded=True
+    )
+    return Judgement.objects.filter(assignment__item__campaign__in=campaigns, assignment__item__attention_worse="").exclude(
+        Exists(excluded)
+    )
+
+
 def judgement_rows(campaigns, aspects=ASPECTS):
     """``(item id, aspect, annotator id, label, system A name, system B name)`` in import order."""
     return (
-        Judgement.objects.filter(assignment__item__campaign__in=campaigns, aspect__in=list(aspects))
+        rated_judgements(campaigns)
+        .filter(aspect__in=list(aspects))
         .order_by("pk")
         .values_list(
             "assignment__item_id",

@@ -34,6 +34,8 @@ class Label(models.TextChoices):
 
 
 SHOWN_SIDES = ("left", "right", "tie")
+MAX_ATTENTION_SHARE = 0.2
+MAX_COMMENT_CHARS = 2000
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,10 @@ class Campaign(models.Model):
         help_text="Adaptive: serve next the pairs whose order the judgements so far leave least certain.",
     )
     annotators = models.ManyToManyField(
-        settings.AUTH_USER_MODEL, through="CampaignAnnotator", related_name="annotation_campaigns"
+        settings.AUTH_USER_MODEL,
+        through="CampaignAnnotator",
+        through_fields=("campaign", "annotator"),
+        related_name="annotation_campaigns",
     )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -76,6 +81,16 @@ class Campaign(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     is_imported = models.BooleanField(default=False, help_text="Loaded from a CSV of a study run elsewhere.")
     is_open = models.BooleanField(default=True)
+    practice_pass_mark = models.FloatField(
+        default=0.8,
+        validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="Share of the practice round's reference answers to match before real items are served.",
+    )
+    attention_share = models.FloatField(
+        default=0.0,
+        validators=[MinValueValidator(0.0), MaxValueValidator(MAX_ATTENTION_SHARE)],
+        help_text="Share of each annotator's queue made of attention checks (0 to 0.2).",
+    )
 
     class Meta:
         ordering = ["-created_at", "-pk"]
@@ -83,7 +98,11 @@ class Campaign(models.Model):
             models.CheckConstraint(
                 condition=models.Q(overlap_share__gte=0.0, overlap_share__lte=1.0),
                 name="campaign_overlap_share_in_unit_interval",
-            )
+            ),
+            models.CheckConstraint(
+                condition=models.Q(attention_share__gte=0.0, attention_share__lte=MAX_ATTENTION_SHARE),
+                name="campaign_attention_share_at_most_a_fifth",
+            ),
         ]
 
     def __str__(self):
@@ -138,6 +157,16 @@ class CampaignAnnotator(models.Model):
     # Removing an annotator deactivates the membership: their finished judgements stay and count.
     active = models.BooleanField(default=True)
     added_at = models.DateTimeField(auto_now_add=True)
+    # The practice round: the attempt under way (answers of earlier attempts are kept) and when
+    # an attempt reached the pass mark, after which real items are served.
+    practice_attempt = models.PositiveIntegerField(default=1)
+    practice_passed_at = models.DateTimeField(null=True, blank=True)
+    # Left out of ratings and agreement by a researcher (the quality view): who and when changed it last.
+    excluded = models.BooleanField(default=False)
+    exclusion_changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    exclusion_changed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["added_at", "pk"]
@@ -150,21 +179,36 @@ class CampaignAnnotator(models.Model):
 
 
 class Item(models.Model):
-    """One text and one pair of systems, in canonical order (``system_a.pk < system_b.pk``)."""
+    """One text and one pair of systems, in canonical order (``system_a.pk < system_b.pk``).
+
+    An attention check compares one system's output with a copy of it made clearly worse
+    (``annotation.attention``): ``system_a`` and ``system_b`` are that system, ``attention_worse``
+    says which canonical side shows ``attention_triples`` instead, and ``attention_aspect`` the
+    aspect on which the other side must win. It is made for one annotator, never rated.
+    """
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="items")
     text = models.ForeignKey(Text, on_delete=models.PROTECT, related_name="annotation_items")
     system_a = models.ForeignKey(System, on_delete=models.PROTECT, related_name="+")
     system_b = models.ForeignKey(System, on_delete=models.PROTECT, related_name="+")
+    attention_worse = models.CharField(
+        max_length=1, blank=True, default="", choices=[(Label.A, "System A side"), (Label.B, "System B side")]
+    )
+    attention_aspect = models.CharField(max_length=2, blank=True, default="", choices=Aspect.choices)
+    attention_triples = models.JSONField(null=True, blank=True)
 
     class Meta:
-        ordering = ["campaign", "text__position", "system_a", "system_b"]
+        ordering = ["campaign", "text__position", "system_a", "system_b", "pk"]
         constraints = [
             models.UniqueConstraint(
-                fields=["campaign", "text", "system_a", "system_b"], name="one_item_per_text_and_pair"
+                fields=["campaign", "text", "system_a", "system_b"],
+                condition=models.Q(attention_worse=""),
+                name="one_item_per_text_and_pair",
             ),
             models.CheckConstraint(
-                condition=models.Q(system_a__lt=models.F("system_b")), name="item_systems_in_canonical_order"
+                condition=models.Q(system_a__lt=models.F("system_b"), attention_worse="")
+                | models.Q(system_a=models.F("system_b"), attention_worse__in=[Label.A, Label.B]),
+                name="item_systems_in_canonical_order",
             ),
         ]
 
@@ -174,6 +218,15 @@ class Item(models.Model):
     def save(self, *args, **kwargs):
         self.clean()
         super().save(*args, **kwargs)
+
+    @property
+    def is_attention_check(self):
+        return bool(self.attention_worse)
+
+    @property
+    def attention_expected(self):
+        """The canonical label that passes the check: the side left as it was."""
+        return Label.B if self.attention_worse == Label.A else Label.A
 
     @staticmethod
     def canonical_pair(first, second):
@@ -186,6 +239,10 @@ class Item(models.Model):
 
     def clean(self):
         if self.system_a_id is None or self.system_b_id is None:
+            return
+        if self.is_attention_check:
+            if self.system_a_id != self.system_b_id:
+                raise ValidationError("An attention check shows one system's output and a worse copy of it.")
             return
         if self.system_a_id == self.system_b_id:
             raise ValidationError("An item compares two different systems.")
@@ -213,6 +270,7 @@ class Assignment(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
     seconds_spent = models.FloatField(default=0.0)
+    comment = models.TextField(blank=True, max_length=MAX_COMMENT_CHARS)
     # Bumped on every save of judgements: a second browser tab holding an older version is refused.
     version = models.PositiveIntegerField(default=0)
 
@@ -276,3 +334,44 @@ class Judgement(models.Model):
 
     def __str__(self):
         return f"{self.get_aspect_display()}: {self.get_label_display()}"
+
+
+class PracticeItem(models.Model):
+    """A practice pair: a text, two extractions shown as A (left) and B (right), the reference
+    answers of some aspects ("a", "b" or "tie") and why. Never rated."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="practice_items")
+    position = models.PositiveIntegerField()
+    text = models.TextField()
+    triples_a = models.JSONField()
+    triples_b = models.JSONField()
+    reference = models.JSONField(help_text='Aspect code -> "a", "b" or "tie".')
+    reason = models.TextField()
+
+    class Meta:
+        ordering = ["campaign", "position"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "position"], name="one_practice_item_per_position")]
+
+    def __str__(self):
+        return f"Practice item {self.position + 1} of {self.campaign}"
+
+
+class PracticeAnswer(models.Model):
+    """An annotator's answers to one practice item in one attempt, and how many matched the reference."""
+
+    membership = models.ForeignKey(CampaignAnnotator, on_delete=models.CASCADE, related_name="practice_answers")
+    item = models.ForeignKey(PracticeItem, on_delete=models.CASCADE, related_name="answers")
+    attempt = models.PositiveIntegerField()
+    answers = models.JSONField(help_text='Aspect code -> "a", "b" or "tie".')
+    correct = models.PositiveIntegerField()
+    total = models.PositiveIntegerField()
+    answered_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["membership", "attempt", "item__position"]
+        constraints = [
+            models.UniqueConstraint(fields=["membership", "item", "attempt"], name="one_practice_answer_per_attempt")
+        ]
+
+    def __str__(self):
+        return f"{self.membership} · {self.item} · attempt {self.attempt}"

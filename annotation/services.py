@@ -17,11 +17,12 @@ from django.db.models.functions import Coalesce
 from django.dispatch import Signal
 from django.utils import timezone
 
-from annotation import sampling
+from annotation import attention, practice, sampling
 from annotation.adaptive_queue import next_adaptive_assignment
 from annotation.models import (
     ASPECTS,
     FIRST_ASPECTS,
+    MAX_COMMENT_CHARS,
     SHOWN_SIDES,
     Aspect,
     Assignment,
@@ -29,6 +30,8 @@ from annotation.models import (
     CampaignAnnotator,
     Item,
     Judgement,
+    PracticeAnswer,
+    PracticeItem,
 )
 from scoring.models import Output
 
@@ -148,12 +151,17 @@ def create_campaign(
     sample_size=None,
     text_references=None,
     pair_order=Campaign.PairOrder.QUEUE,
+    practice_items=(),
+    practice_pass_mark=0.8,
+    attention_share=0.0,
 ):
     """Create a campaign: sample texts, make every system pair an item on each, fill the queues.
 
     Give either ``sample_size`` (texts drawn at random, with ``seed``, among the texts every
     chosen system has an output for) or ``text_references`` (explicit texts, refused if any
     lacks an output). ``pair_order`` adaptive serves the least certain pairs first (``annotation.adaptive``).
+    ``practice_items`` (``annotation.practice.PracticeRecord``) make a practice round to pass, with
+    ``practice_pass_mark``, before real items; ``attention_share`` of each queue are attention checks.
     """
     systems = sorted(set(systems), key=lambda system: system.pk)
     annotators = list(dict.fromkeys(annotators))
@@ -198,6 +206,8 @@ def create_campaign(
             instructions=instructions,
             created_by=created_by,
             pair_order=pair_order,
+            practice_pass_mark=practice_pass_mark,
+            attention_share=attention_share,
         )
         try:
             campaign.full_clean()
@@ -229,7 +239,226 @@ def create_campaign(
             for annotator_id, queue in queues.items()
             for position, item_id in enumerate(queue)
         )
+        replace_practice_items(campaign, practice_items)
+        add_attention_checks(campaign)
     return CampaignCreated(campaign=campaign, texts_left_out=left_out)
+
+
+# --- Quality control: practice round, attention checks, exclusions -------------------------
+
+
+@transaction.atomic
+def replace_practice_items(campaign, records):
+    """Make ``records`` (``annotation.practice.PracticeRecord``) the campaign's practice round.
+
+    Answers to the former items go with them; everyone starts the new round afresh.
+    """
+    campaign.practice_items.all().delete()
+    PracticeItem.objects.bulk_create(
+        PracticeItem(
+            campaign=campaign,
+            position=position,
+            text=record.text,
+            triples_a=record.triples_a,
+            triples_b=record.triples_b,
+            reference=record.reference,
+            reason=record.reason,
+        )
+        for position, record in enumerate(records)
+    )
+    campaign.memberships.update(practice_attempt=1, practice_passed_at=None)
+
+
+def _foreign_triples(campaign, text_id):
+    """Triples of the campaign's other texts, of every compared system and the gold: the pool an
+    ``unsupported`` attention check draws from."""
+    pool = [
+        triple
+        for triples in Output.objects.filter(text__in=campaign.texts.exclude(pk=text_id)).values_list("triples", flat=True)
+        for triple in triples
+    ]
+    pool += [triple for gold in campaign.texts.exclude(pk=text_id).values_list("gold", flat=True) for triple in gold]
+    return pool
+
+
+@transaction.atomic
+def add_attention_checks(campaign):
+    """Mix attention checks into every queue, ``campaign.attention_share`` of it, at random places
+    among the annotator's texts; returns how many were made.
+
+    Each check shows the output of one compared system on a text of the annotator's queue, and
+    on the other side a copy made clearly worse (``annotation.attention``): the check sits
+    among the pairs of that text, served like them.
+    """
+    if campaign.attention_share <= 0:
+        return 0
+    systems = [system for system in campaign.systems.all() if not system.is_ground_truth]
+    outputs = {
+        (output.text_id, output.system_id): output.triples
+        for output in Output.objects.filter(text__in=campaign.texts.all(), system__in=systems)
+    }
+    contents = dict(campaign.texts.values_list("pk", "content"))
+    foreign = {}
+    made = 0
+    for annotator_id in campaign.active_annotator_ids():
+        queue = list(
+            Assignment.objects.filter(item__campaign=campaign, annotator_id=annotator_id)
+            .select_related("item")
+            .order_by("queue_position", "pk")
+        )
+        real = [assignment for assignment in queue if not assignment.item.is_attention_check]
+        wanted = attention.check_count(len(real), campaign.attention_share) - (len(queue) - len(real))
+        rng = sampling.seeded_random(campaign.sample_seed, "attention", annotator_id)
+        texts = list(dict.fromkeys(assignment.item.text_id for assignment in real))
+        rng.shuffle(texts)
+        for count in range(max(wanted, 0)):
+            text_id = texts[count % len(texts)]
+            candidates = [system for system in systems if outputs.get((text_id, system.pk))]
+            if not candidates:
+                continue
+            system = candidates[rng.randrange(len(candidates))]
+            copy = attention.worse_copy(
+                outputs[(text_id, system.pk)],
+                contents[text_id],
+                foreign.setdefault(text_id, _foreign_triples(campaign, text_id)),
+                rng.random(),
+            )
+            if copy is None:
+                continue
+            item = Item.objects.create(
+                campaign=campaign,
+                text_id=text_id,
+                system_a=system,
+                system_b=system,
+                attention_worse=rng.choice(["a", "b"]),
+                attention_aspect=copy.aspect,
+                attention_triples=copy.triples,
+            )
+            text_positions = [index for index, assignment in enumerate(queue) if assignment.item.text_id == text_id]
+            place = text_positions[0] + rng.randrange(len(text_positions) + 1)
+            queue.insert(
+                place,
+                Assignment.objects.create(
+                    item=item,
+                    annotator_id=annotator_id,
+                    a_on_left=sampling.a_on_left(campaign.sample_seed, item.pk, annotator_id),
+                ),
+            )
+            made += 1
+        for position, assignment in enumerate(queue):
+            assignment.queue_position = position
+        Assignment.objects.bulk_update(queue, ["queue_position"])
+    return made
+
+
+@dataclass(frozen=True)
+class PracticeState:
+    """Where an annotator stands in a campaign's practice round, in the attempt under way."""
+
+    items: list  # the campaign's PracticeItem, in order
+    answers: dict  # practice item id -> PracticeAnswer of this attempt
+    attempt: int
+    pass_mark: float
+    passed_at: object  # when an attempt passed, or None
+
+    @property
+    def next_item(self):
+        return next((item for item in self.items if item.pk not in self.answers), None)
+
+    @property
+    def correct(self):
+        return sum(answer.correct for answer in self.answers.values())
+
+    @property
+    def total(self):
+        return sum(answer.total for answer in self.answers.values())
+
+    @property
+    def finished(self):
+        return self.next_item is None
+
+    @property
+    def passed(self):
+        return self.passed_at is not None
+
+
+def practice_state(membership):
+    answers = {
+        answer.item_id: answer
+        for answer in membership.practice_answers.filter(attempt=membership.practice_attempt)
+    }
+    return PracticeState(
+        items=list(membership.campaign.practice_items.all()),
+        answers=answers,
+        attempt=membership.practice_attempt,
+        pass_mark=membership.campaign.practice_pass_mark,
+        passed_at=membership.practice_passed_at,
+    )
+
+
+def practice_pending():
+    """The memberships whose campaign has a practice round that no attempt of theirs has passed."""
+    return CampaignAnnotator.objects.filter(practice_passed_at__isnull=True, campaign__practice_items__isnull=False)
+
+
+def practice_required(annotator, campaign_id):
+    """Whether ``annotator`` must pass the practice round of the campaign before real items: one query."""
+    return practice_pending().filter(campaign_id=campaign_id, annotator=annotator).exists()
+
+
+@transaction.atomic
+def answer_practice(membership, item, shown_answers):
+    """Store the answers (aspect -> "left", "right" or "tie"; A is on the left) to a practice item
+    in the attempt under way; once every item is answered, the attempt passes or fails.
+
+    Returns the ``PracticeAnswer``. An item answered already in this attempt keeps its first answer.
+    """
+    _check_labels(shown_answers)
+    membership = CampaignAnnotator.objects.select_for_update().select_related("campaign").get(pk=membership.pk)
+    canonical = {aspect: {"left": "a", "right": "b", "tie": "tie"}[side] for aspect, side in shown_answers.items()}
+    missing = set(item.reference) - set(canonical)
+    if missing:
+        names = ", ".join(Aspect(aspect).label.lower() for aspect in ASPECTS if aspect in missing)
+        raise InvalidJudgement(f"Answer every aspect asked before checking: {names} still lack an answer.")
+    answer, _ = PracticeAnswer.objects.get_or_create(
+        membership=membership,
+        item=item,
+        attempt=membership.practice_attempt,
+        defaults={
+            "answers": canonical,
+            "correct": practice.matches(item.reference, canonical),
+            "total": len(item.reference),
+        },
+    )
+    state = practice_state(membership)
+    if state.finished and not state.passed and practice.passed(state.correct, state.total, state.pass_mark):
+        membership.practice_passed_at = timezone.now()
+        membership.save(update_fields=["practice_passed_at"])
+    return answer
+
+
+@transaction.atomic
+def retake_practice(membership):
+    """Start a new attempt of a finished, failed practice round (the earlier answers are kept)."""
+    membership = CampaignAnnotator.objects.select_for_update().select_related("campaign").get(pk=membership.pk)
+    state = practice_state(membership)
+    if not state.finished or state.passed:
+        raise AnnotationError("Finish the practice round first; it can be retaken only when it was not passed.")
+    membership.practice_attempt += 1
+    membership.save(update_fields=["practice_attempt"])
+    return membership
+
+
+@transaction.atomic
+def set_exclusion(campaign, annotator, *, excluded, changed_by):
+    """Leave an annotator's judgements of ``campaign`` out of ratings and agreement, or back in,
+    noting who changed it and when; the leaderboards are rebuilt."""
+    updated = CampaignAnnotator.objects.filter(campaign=campaign, annotator=annotator).update(
+        excluded=excluded, exclusion_changed_by=changed_by, exclusion_changed_at=timezone.now()
+    )
+    if not updated:
+        raise CampaignError(f"{annotator.get_username()} never annotated {campaign.name}.")
+    judgements_saved.send(sender=CampaignAnnotator, dataset_id=campaign.dataset_id)
 
 
 # --- Annotators joining and leaving --------------------------------------------------------
@@ -426,12 +655,16 @@ def current_text_pairs(annotator, campaign):
     in queue order: one query, of plain values (no model instances, no per-pair count in SQL).
 
     The current text is the text of the first pending assignment in queue order. A closed
-    campaign, or one the annotator left, has none.
+    campaign, one the annotator left, or one whose practice round they have still to pass has none.
     """
     pending = Assignment.objects.filter(annotator=annotator, item__campaign=campaign, status=Assignment.Status.PENDING)
     current_text = pending.order_by("queue_position", "pk").values("item__text_id")[:1]
+    practice_passed = Q(item__campaign__memberships__practice_passed_at__isnull=False) | ~Exists(
+        PracticeItem.objects.filter(campaign_id=OuterRef("item__campaign_id"))
+    )
     rows = (
         pending.filter(
+            practice_passed,
             item__text_id=Subquery(current_text),
             item__campaign__is_open=True,
             item__campaign__memberships__annotator=annotator,
@@ -564,7 +797,7 @@ def _refusal_after_race(assignment):
 
 
 @transaction.atomic
-def save_judgements(assignment, labels, *, expected_version, seconds):
+def save_judgements(assignment, labels, *, expected_version, seconds, comment=None):
     """Store an annotator's choices for some aspects of one assignment; return what was ``Saved``.
 
     ``assignment`` is the assignment as read for this request, with its item and campaign
@@ -577,16 +810,22 @@ def save_judgements(assignment, labels, *, expected_version, seconds):
     repeats exactly what is stored (a resent form), which changes nothing. Completeness is
     refused until the gold of the text is revealed (``TextProgress.gold_revealed``), and a change
     to a first aspect once the text's first aspects are locked. ``seconds`` (time on the page
-    since the last save) is added to the time spent.
+    since the last save) is added to the time spent. ``comment``, when given, replaces the
+    item's free-text comment (at most ``MAX_COMMENT_CHARS``).
     """
     _check_labels(labels)
     spent = _seconds_spent(seconds)
+    if comment is not None:
+        comment = comment.strip()
+        if len(comment) > MAX_COMMENT_CHARS:
+            raise InvalidJudgement(f"The comment is {len(comment):,} characters long: at most {MAX_COMMENT_CHARS:,}.")
+    comment_changed = comment is not None and comment != assignment.comment
     progress = text_progress(assignment)
     stored_before = progress.judgements[assignment.pk]
     stored = dict(stored_before)
     canonical = {aspect: assignment.shown_to_canonical(side) for aspect, side in labels.items()}
     changes = {aspect: label for aspect, label in canonical.items() if stored.get(aspect, (None, None))[1] != label}
-    if not changes:
+    if not changes and not comment_changed:
         return Saved(assignment=assignment, text=progress)  # a resent form: everything is saved already
     if expected_version != assignment.version:
         raise VersionConflict(CHANGED_IN_ANOTHER_WINDOW)
@@ -629,6 +868,8 @@ def save_judgements(assignment, labels, *, expected_version, seconds):
     }
     if finished:
         fields.update(status=Assignment.Status.DONE, completed_at=now)
+    if comment_changed:
+        fields["comment"] = comment
     if not guarded.update(**fields):
         raise _refusal_after_race(assignment)
 
@@ -648,8 +889,11 @@ def save_judgements(assignment, labels, *, expected_version, seconds):
         Judgement.objects.bulk_update(relabelled, ["label", "updated_at"])
     for judgement in [*created, *relabelled]:
         stored[judgement.aspect] = (judgement.pk, judgement.label)
-    judgements_saved.send(sender=Judgement, dataset_id=assignment.item.campaign.dataset_id)
+    if changes:
+        judgements_saved.send(sender=Judgement, dataset_id=assignment.item.campaign.dataset_id)
 
+    if comment_changed:
+        assignment.comment = comment
     assignment.version += 1
     assignment.seconds_spent += spent
     assignment.started_at = assignment.started_at or now - timedelta(seconds=spent)

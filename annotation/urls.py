@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.views import annotate, campaigns
+from annotation.views import annotate, campaigns, practice, quality
 
 app_name = "annotation"
 
@@ -21,12 +21,22 @@ urlpatterns = [
         {"file_format": "parquet"},
         name="campaign_parquet",
     ),
+    path("campaigns/<int:pk>/quality/", quality.campaign_quality, name="campaign_quality"),
+    path("campaigns/<int:pk>/quality/exclusion/", quality.campaign_exclusion, name="campaign_exclusion"),
+    path("campaigns/<int:pk>/practice/", quality.campaign_practice_upload, name="campaign_practice_upload"),
     # Annotator pages (the annotator UI): add their routes below this line.
     path("signed-in/", annotate.after_sign_in, name="after_sign_in"),
     path("annotate/", annotate.annotator_home, name="annotate_home"),
     path("annotate/guidelines/", annotate.annotate_guidelines, name="annotate_guidelines"),
     path("annotate/review/", annotate.annotate_review, name="annotate_review"),
     path("annotate/campaigns/<int:campaign_id>/next/", annotate.annotate_continue, name="annotate_continue"),
+    path("annotate/campaigns/<int:campaign_id>/practice/", practice.practice, name="annotate_practice"),
+    path(
+        "annotate/campaigns/<int:campaign_id>/practice/<int:number>/",
+        practice.practice_feedback,
+        name="annotate_practice_feedback",
+    ),
+    path("annotate/campaigns/<int:campaign_id>/practice/retake/", practice.practice_retake, name="annotate_practice_retake"),
     path("annotate/<uuid:public_id>/", annotate.annotate_item, name="annotate_item"),
     path("annotate/<uuid:public_id>/skip/", annotate.annotate_skip, name="annotate_skip"),
     path("annotate/<uuid:public_id>/previous/", annotate.annotate_previous, name="annotate_previous"),

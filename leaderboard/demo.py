@@ -37,7 +37,8 @@ from django.core.management.base import CommandError
 
 from annotation.imports import ImportRefused as JudgementsRefused
 from annotation.imports import import_judgements
-from annotation.models import Campaign
+from annotation.models import MAX_ATTENTION_SHARE, Campaign
+from annotation.practice import read_practice_file
 from annotation.services import CampaignError, create_campaign
 from scoring.genres.aspects import METRICS
 from scoring.genres.embedders import EMBEDDERS
@@ -93,6 +94,9 @@ class CampaignEntry:
     overlap: float
     seed: int
     instructions: str
+    practice: tuple = ()  # annotation.practice.PracticeRecord
+    practice_pass_mark: float = 0.8
+    attention_share: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -143,7 +147,7 @@ def read_entries(path):
         for where, entry in entries(manifest, "judgements", ("file", "dataset", "campaign"), path)
     ]
     campaigns = [
-        campaign_entry(entry, dataset_names, outputs, where)
+        campaign_entry(entry, dataset_names, outputs, where, base)
         for where, entry in entries(manifest, "campaigns", ("name", "dataset"), path)
     ]
     scoring = [
@@ -153,7 +157,27 @@ def read_entries(path):
     return Manifest(files.datasets, outputs, judgements, campaigns, scoring)
 
 
-def campaign_entry(entry, dataset_names, outputs, where):
+def percent(entry, key, where, default, most=100):
+    value = entry.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= most:
+        raise CommandError(f'{where}: "{key}" must be a whole percentage from 0 to {most}')
+    return value / 100
+
+
+def practice_records(entry, base, where):
+    """The practice round of a campaign entry: its ``practice`` file (docs/formats.md), read now."""
+    if "practice" not in entry:
+        return ()
+    file = base / str(entry["practice"])
+    if not file.is_file():
+        raise CommandError(f"{where}: there is no practice file {file}")
+    try:
+        return tuple(read_practice_file(file.read_bytes()))
+    except ValueError as error:
+        raise CommandError(f"{where}: {file.name}: {error}") from None
+
+
+def campaign_entry(entry, dataset_names, outputs, where, base):
     dataset = known_dataset(entry, dataset_names, where)
     systems = string_list(entry, "systems", where)
     known_systems = {output.system for output in outputs if output.dataset == dataset} | {System.GROUND_TRUTH}
@@ -183,6 +207,9 @@ def campaign_entry(entry, dataset_names, outputs, where):
         overlap=float(overlap),
         seed=seed,
         instructions=str(entry.get("instructions", "")),
+        practice=practice_records(entry, base, where),
+        practice_pass_mark=percent(entry, "practice_pass_percent", where, 80),
+        attention_share=percent(entry, "attention_percent", where, 0, most=round(MAX_ATTENTION_SHARE * 100)),
     )
 
 
@@ -236,7 +263,9 @@ class CampaignResult:
             "name": self.campaign.name,
             "dataset": self.campaign.dataset.name,
             "texts": self.campaign.texts.count(),
-            "items": self.campaign.items.count(),
+            "items": self.campaign.items.filter(attention_worse="").count(),
+            "attention_checks": self.campaign.items.exclude(attention_worse="").count(),
+            "practice_items": self.campaign.practice_items.count(),
             "annotators": sorted(self.campaign.annotators.values_list("username", flat=True)),
             "unchanged": self.unchanged,
         }
@@ -245,9 +274,15 @@ class CampaignResult:
     def message(self):
         details = self.as_dict()
         state = "exists already; left as it is" if self.unchanged else "created"
+        quality = ""
+        if details["practice_items"] or details["attention_checks"]:
+            quality = (
+                f" Quality control: a practice round of {details['practice_items']} pairs, "
+                f"{details['attention_checks']} attention checks mixed in."
+            )
         return (
             f"Campaign {details['name']} on {details['dataset']} {state}: {details['items']} items on "
-            f"{details['texts']} texts for {', '.join(details['annotators'])}."
+            f"{details['texts']} texts for {', '.join(details['annotators'])}.{quality}"
         )
 
 
@@ -272,6 +307,9 @@ def ensure_campaign(entry, admin):
             instructions=entry.instructions,
             created_by=admin,
             sample_size=entry.texts,
+            practice_items=entry.practice,
+            practice_pass_mark=entry.practice_pass_mark,
+            attention_share=entry.attention_share,
         )
     except CampaignError as error:
         raise CommandError(f"campaign {entry.name}: {error}") from None

@@ -8,7 +8,7 @@ import numpy as np
 from django.db.models import Count, Max, QuerySet
 
 from annotation import agreement, judgement_queries, ratings
-from annotation.models import ASPECTS, Campaign, Item, Judgement
+from annotation.models import ASPECTS, Campaign, CampaignAnnotator, Item, Judgement
 from leaderboard.correlation import interval_ranks
 from scoring.models import Dataset
 
@@ -52,12 +52,23 @@ def win_rate_matrix(battles: ratings.Battles) -> dict:
 
 
 def judgement_version(dataset):
-    """Changes whenever a campaign of the dataset is made or a judgement saved, edited or deleted."""
+    """Changes whenever a campaign of the dataset is made, a judgement saved, edited or deleted,
+    or an annotator left out of ratings or taken back in."""
     campaigns = Campaign.objects.filter(dataset=dataset).aggregate(count=Count("pk"), last=Max("pk"))
     judgements = Judgement.objects.filter(assignment__item__campaign__dataset=dataset).aggregate(
         count=Count("pk"), last=Max("pk"), edited=Max("updated_at")
     )
-    return (campaigns["count"], campaigns["last"], judgements["count"], judgements["last"], judgements["edited"])
+    exclusions = CampaignAnnotator.objects.filter(campaign__dataset=dataset).aggregate(
+        changed=Max("exclusion_changed_at")
+    )
+    return (
+        campaigns["count"],
+        campaigns["last"],
+        judgements["count"],
+        judgements["last"],
+        judgements["edited"],
+        exclusions["changed"],
+    )
 
 
 def campaign_summaries(dataset):

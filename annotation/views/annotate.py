@@ -11,7 +11,7 @@ from functools import cache
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import Count, Max, OuterRef, Q, Subquery
+from django.db.models import Count, Exists, Max, OuterRef, Q, Subquery
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -23,7 +23,15 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation import services
 from annotation.forms import SIDES, JudgementForm
 from annotation.guidelines import GENERAL_RULES, GUIDELINES, GUIDELINES_BY_CODE
-from annotation.models import ASPECTS, FIRST_ASPECTS, Aspect, Assignment, Campaign
+from annotation.models import (
+    ASPECTS,
+    FIRST_ASPECTS,
+    MAX_COMMENT_CHARS,
+    Aspect,
+    Assignment,
+    Campaign,
+    Label,
+)
 from scoring.models import Output
 from scoring.permissions import VIEW_OUTPUTS
 
@@ -50,13 +58,21 @@ def _queue_count(**filters):
     return Subquery(counted.values("count"))
 
 
+def practice_pending(campaign_id, annotator_id):
+    """Whether the annotator has a practice round still to pass in the campaign, as a subquery
+    (the ids may be ``OuterRef``)."""
+    return Exists(services.practice_pending().filter(campaign_id=campaign_id, annotator_id=annotator_id))
+
+
 def get_own_assignment(request, public_id):
     """The annotator's assignment, with all its page shows: one query. Anyone else's, or one of
     a closed campaign, is a plain 404."""
     return get_object_or_404(
         annotator_assignments(request.user)
         .select_related("item__campaign", "item__text", "item__system_a", "item__system_b")
-        .annotate(assigned=_queue_count(), done=_queue_count(status=Assignment.Status.DONE)),
+        .annotate(
+            assigned=_queue_count(), done=_queue_count(status=Assignment.Status.DONE), practice_pending=practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id"))
+        ),
         public_id=public_id,
     )
 
@@ -64,7 +80,8 @@ def get_own_assignment(request, public_id):
 def get_own_assignment_to_save(request, public_id):
     """The annotator's assignment with what a save reads: no text, no outputs."""
     return get_object_or_404(
-        annotator_assignments(request.user).select_related("item__campaign"), public_id=public_id
+        annotator_assignments(request.user).select_related("item__campaign").annotate(practice_pending=practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id"))),
+        public_id=public_id,
     )
 
 
@@ -121,6 +138,11 @@ def shown_triples(assignment):
         if system.is_ground_truth:
             triples[system.pk] = item.text.gold
     a_triples, b_triples = triples.get(item.system_a_id, []), triples.get(item.system_b_id, [])
+    # An attention check: one side shows the worse copy of the system's output.
+    if item.attention_worse == Label.A:
+        a_triples = item.attention_triples
+    elif item.attention_worse == Label.B:
+        b_triples = item.attention_triples
     return (a_triples, b_triples) if assignment.a_on_left else (b_triples, a_triples)
 
 
@@ -130,7 +152,7 @@ def guideline_html(code: str) -> str:
     return render_to_string("annotation/annotate_guideline.html", {"guideline": GUIDELINES_BY_CODE[code]})
 
 
-def render_item(request, assignment, *, posted=None, error="", status=200):
+def render_item(request, assignment, *, posted=None, posted_comment=None, error="", status=200):
     """The item page, in one of three stages of the pair.
 
     "first": the four first aspects; "waiting": they are saved, but other pairs of the same text
@@ -180,6 +202,8 @@ def render_item(request, assignment, *, posted=None, error="", status=200):
         "progress": {"assigned": assignment.assigned, "done": assignment.done},
         "continue_url": continue_url(campaign.pk),
         "error": error,
+        "comment": (posted_comment if posted_comment is not None else assignment.comment),
+        "max_comment_chars": MAX_COMMENT_CHARS,
     }
     if revealed:
         context["gold_triples"] = assignment.item.text.gold
@@ -200,6 +224,7 @@ def after_sign_in(request):
 @require_GET
 def annotator_home(request):
     campaigns = annotator_campaigns(request.user).annotate(
+        practice_pending=practice_pending(OuterRef("pk"), request.user.pk),
         assigned=Count("items__assignments", filter=Q(items__assignments__annotator=request.user)),
         done=Count(
             "items__assignments",
@@ -216,6 +241,8 @@ def annotate_continue(request, campaign_id):
     following = services.next_public_id(request.user, campaign_id)
     if following is None:
         campaign = get_object_or_404(annotator_campaigns(request.user), pk=campaign_id)
+        if services.practice_required(request.user, campaign.pk):
+            return redirect("annotation:annotate_practice", campaign.pk)
         messages.success(request, f"Every item of {campaign.name} is judged. Thank you!")
         return redirect("annotation:annotate_home")
     return redirect("annotation:annotate_item", following)
@@ -240,10 +267,19 @@ def saved_message(saved):
 @require_http_methods(["GET", "POST"])
 def annotate_item(request, public_id):
     if request.method == "GET":
-        return render_item(request, get_own_assignment(request, public_id))
+        assignment = get_own_assignment(request, public_id)
+        if assignment.practice_pending:
+            return redirect("annotation:annotate_practice", assignment.item.campaign_id)
+        return render_item(request, assignment)
 
     assignment = get_own_assignment_to_save(request, public_id)
     wants_json = request.headers.get("Accept", "").startswith("application/json")
+    if assignment.practice_pending:
+        # The practice round was set after this page was opened: nothing is saved before it is passed.
+        if wants_json:
+            message = "This campaign now starts with a practice round: reload the page to take it."
+            return JsonResponse({"saved": False, "message": message, "version": assignment.version}, status=409)
+        return redirect("annotation:annotate_practice", assignment.item.campaign_id)
     form = JudgementForm(request.POST)
     if not form.is_valid():
         return refuse(request, assignment, form.error_message(), 400, wants_json)
@@ -254,13 +290,17 @@ def annotate_item(request, public_id):
         )
     try:
         saved = services.save_judgements(
-            assignment, labels, expected_version=form.cleaned_data["version"], seconds=form.seconds_spent()
+            assignment,
+            labels,
+            expected_version=form.cleaned_data["version"],
+            seconds=form.seconds_spent(),
+            comment=form.posted_comment(),
         )
     except services.VersionConflict as conflict:
         message = f"{conflict} Your choices are still on this page: save again to keep them instead."
-        return refuse(request, assignment, message, 409, wants_json, posted=labels)
+        return refuse(request, assignment, message, 409, wants_json, posted=labels, posted_comment=form.posted_comment())
     except services.AnnotationError as refusal:
-        return refuse(request, assignment, str(refusal), 400, wants_json, posted=labels)
+        return refuse(request, assignment, str(refusal), 400, wants_json, posted=labels, posted_comment=form.posted_comment())
 
     item_url = reverse("annotation:annotate_item", args=[assignment.public_id])
     # A finished stage of the pair moves on; a change that finishes nothing stays on the page.
@@ -287,14 +327,16 @@ def annotate_item(request, public_id):
     return redirect(following or item_url)
 
 
-def refuse(request, assignment, message, status, wants_json, posted=None):
+def refuse(request, assignment, message, status, wants_json, posted=None, posted_comment=None):
     """A save that did not happen: the page or the script gets the reason and keeps the choices."""
     if wants_json:
         # The current version lets the annotator overwrite deliberately after a conflict.
         assignment.refresh_from_db(fields=["version"])
         return JsonResponse({"saved": False, "message": message, "version": assignment.version}, status=status)
     page_assignment = get_own_assignment(request, assignment.public_id)
-    return render_item(request, page_assignment, posted=posted, error=message, status=status)
+    return render_item(
+        request, page_assignment, posted=posted, posted_comment=posted_comment, error=message, status=status
+    )
 
 
 @login_required

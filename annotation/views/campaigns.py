@@ -32,7 +32,7 @@ STAFF_ONLY = "Campaign pages are for staff."
 @staff_required(STAFF_ONLY)
 def campaign_list(request):
     campaigns = Campaign.objects.select_related("dataset").annotate(
-        item_count=Count("items", distinct=True),
+        item_count=Count("items", filter=Q(items__attention_worse=""), distinct=True),
         assignment_count=Count("items__assignments", distinct=True),
         done_count=Count("items__assignments", filter=Q(items__assignments__status=Assignment.Status.DONE), distinct=True),
         annotator_count=Count("memberships", filter=Q(memberships__active=True), distinct=True),
@@ -43,7 +43,7 @@ def campaign_list(request):
 @require_http_methods(["GET", "POST"])
 @staff_required(STAFF_ONLY)
 def campaign_create(request):
-    form = CampaignCreateForm(request.POST or None)
+    form = CampaignCreateForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
             created = services.create_campaign(created_by=request.user, **form.service_arguments())
@@ -81,7 +81,8 @@ def campaign_detail(request, pk):
         "campaign": campaign,
         "systems": campaign.systems.all(),
         "text_count": campaign.texts.count(),
-        "item_count": campaign.items.count(),
+        "item_count": campaign.items.filter(attention_worse="").count(),
+        "attention_count": campaign.items.exclude(attention_worse="").count(),
         "assignment_count": assignments.count(),
         "done_count": assignments.filter(status=Assignment.Status.DONE).count(),
         "doubly_judged_texts": campaign.doubly_judged_texts(),

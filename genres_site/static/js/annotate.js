@@ -215,6 +215,13 @@
     }
   });
 
+  const comment = form.elements.comment;
+  if (comment) {
+    comment.addEventListener("input", function () {
+      setStatus("Not saved yet.", "pending");
+    });
+  }
+
   form.querySelectorAll("[data-aspect-step]").forEach(function (button) {
     button.addEventListener("click", function () {
       setCurrent(current + Number(button.dataset.aspectStep), true);
@@ -244,6 +251,10 @@
 
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey) {
+      return;
+    }
+    if (event.target.closest && event.target.closest("textarea")) {
+      // Writing a comment: every key is the comment's.
       return;
     }
     if (event.key === "?") {

@@ -1,0 +1,122 @@
+"""The practice round: before real items, an annotator answers practice pairs and sees, after
+each answer, the reference answer and why; an attempt that reaches the campaign's pass mark
+opens the real items, a failed one can be retaken (its answers are kept for the quality view).
+
+Practice pairs are the researcher's own examples, not system outputs: they name no system.
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from annotation import services
+from annotation.forms import SIDES, JudgementForm
+from annotation.guidelines import GUIDELINES_BY_CODE
+from annotation.models import ASPECTS, Aspect, CampaignAnnotator
+from annotation.views.annotate import annotator_campaigns, guideline_html
+
+SHOWN_ANSWER = {"a": "A better", "b": "B better", "tie": "Tie"}
+SHOWN_SIDE = {"a": "left", "b": "right", "tie": "tie"}
+
+
+def own_membership(request, campaign_id):
+    """The annotator's membership of an open campaign they annotate that has a practice round; else 404."""
+    membership = get_object_or_404(
+        CampaignAnnotator.objects.select_related("campaign"),
+        campaign__in=annotator_campaigns(request.user),
+        campaign_id=campaign_id,
+        annotator=request.user,
+    )
+    if not membership.campaign.practice_items.exists():
+        raise Http404("This campaign has no practice round.")
+    return membership
+
+
+def aspect_rows(item, answer=None, posted=None):
+    """The aspects the practice item asks, with the reference answer and the annotator's, once
+    given; before that, the choices of a refused answer (``posted``), kept."""
+    rows = []
+    for code in ASPECTS:
+        if code not in item.reference:
+            continue
+        row = {
+            "code": code,
+            "name": Aspect(code).label,
+            "question": GUIDELINES_BY_CODE[code].question,
+            "guideline_html": guideline_html(code),
+            "selected": (posted or {}).get(code, ""),
+        }
+        if answer is not None:
+            given = answer.answers.get(code)
+            row.update(
+                given=SHOWN_ANSWER.get(given, "–"),
+                reference=SHOWN_ANSWER[item.reference[code]],
+                selected=SHOWN_SIDE.get(given, ""),
+                correct=given == item.reference[code],
+            )
+        rows.append(row)
+    return rows
+
+
+def render_practice(request, membership, state, item, *, answer=None, posted=None, error="", status=200):
+    context = {
+        "campaign": membership.campaign,
+        "state": state,
+        "item": item,
+        "number": state.items.index(item) + 1,
+        "answer": answer,
+        "aspects": aspect_rows(item, answer, posted),
+        "sides": SIDES,
+        "error": error,
+    }
+    return render(request, "annotation/practice_item.html", context, status=status)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def practice(request, campaign_id):
+    """The next practice pair of the attempt under way (GET), its answer (POST), or, when every
+    pair is answered, the result with the way on: the real items, or a retake."""
+    membership = own_membership(request, campaign_id)
+    state = services.practice_state(membership)
+    if request.method == "GET":
+        if state.passed or state.finished:
+            return render(request, "annotation/practice_result.html", {"campaign": membership.campaign, "state": state})
+        return render_practice(request, membership, state, state.next_item)
+
+    item = state.next_item
+    if item is None:
+        return redirect("annotation:annotate_practice", campaign_id)
+    form = JudgementForm({**request.POST.dict(), "version": 0})
+    if not form.is_valid():
+        return render_practice(request, membership, state, item, error=form.error_message(), status=400)
+    try:
+        services.answer_practice(membership, item, form.labels())
+    except services.AnnotationError as refusal:
+        return render_practice(request, membership, state, item, posted=form.labels(), error=str(refusal), status=400)
+    return redirect("annotation:annotate_practice_feedback", campaign_id, state.items.index(item) + 1)
+
+
+@login_required
+@require_GET
+def practice_feedback(request, campaign_id, number):
+    """A practice pair answered in the attempt under way: the answers beside the reference, and why."""
+    membership = own_membership(request, campaign_id)
+    state = services.practice_state(membership)
+    if not 1 <= number <= len(state.items) or state.items[number - 1].pk not in state.answers:
+        return redirect("annotation:annotate_practice", campaign_id)
+    item = state.items[number - 1]
+    return render_practice(request, membership, state, item, answer=state.answers[item.pk])
+
+
+@login_required
+@require_POST
+def practice_retake(request, campaign_id):
+    membership = own_membership(request, campaign_id)
+    try:
+        services.retake_practice(membership)
+    except services.AnnotationError as refusal:
+        messages.error(request, str(refusal))
+    return redirect("annotation:annotate_practice", campaign_id)
