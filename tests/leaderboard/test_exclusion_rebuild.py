@@ -8,7 +8,7 @@ from rq import SimpleWorker
 
 from annotation.services import create_campaign, set_exclusion
 from leaderboard import jobs
-from leaderboard.battles import DEFAULT_MARGIN
+from leaderboard.metric_battles import DEFAULT_MARGIN
 from leaderboard.models import Snapshot
 from tests.annotation.campaign_factories import make_annotators, make_dataset
 from tests.annotation.quality_fixtures import judge_everything

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from annotation.models import Judgement
-from leaderboard import jobs, metrics, services
+from leaderboard import contents, jobs, metrics
 from leaderboard.models import Snapshot
 from tests.leaderboard.leaderboard_fixtures import ranked_dataset
 
@@ -40,9 +40,9 @@ def test_a_new_judgement_reuses_the_scores_and_their_figures(monkeypatch):
     dataset = ranked_dataset()
     monkeypatch.setattr(jobs.time, "sleep", lambda seconds: None)
     read, drawn = [], []
-    metric_scores, figures_of_scores = metrics.metric_scores, services.figures_of_scores
+    metric_scores, figures_of_scores = metrics.metric_scores, contents.figures_of_scores
     monkeypatch.setattr(metrics, "metric_scores", lambda *args: read.append(1) or metric_scores(*args))
-    monkeypatch.setattr(services, "figures_of_scores", lambda *args: drawn.append(1) or figures_of_scores(*args))
+    monkeypatch.setattr(contents, "figures_of_scores", lambda *args: drawn.append(1) or figures_of_scores(*args))
     jobs.build_leaderboards(dataset.pk)
     first = Snapshot.objects.get(dataset=dataset)
     Judgement.objects.filter(assignment__item__campaign__dataset=dataset).first().delete()
