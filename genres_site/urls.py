@@ -5,6 +5,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from genres_site.health import healthz
+from genres_site.openapi import openapi_json
 from leaderboard import views as leaderboard_views
 
 admin.site.site_header = admin.site.site_title = "GENRES Arena administration"
@@ -18,6 +19,7 @@ urlpatterns = [
     path("admin/rq/", include("django_rq.urls")),
     path("admin/", admin.site.urls),
     path("leaderboard/", include("leaderboard.urls")),
+    path("api/openapi.json", openapi_json, name="api-openapi"),
     path("api/datasets/<str:name>/leaderboard.json", leaderboard_views.dataset_json, name="api-dataset-leaderboard"),
     path("", include("scoring.urls")),
     path("", include("annotation.urls")),
