@@ -10,7 +10,9 @@ import json
 
 import pytest
 import schemathesis
+from django.core import signals
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from django.test import Client
 from hypothesis import HealthCheck, settings
 from schemathesis import checks as schemathesis_checks
@@ -37,6 +39,17 @@ PAGE_DATA = ("/runs/{pk}/progress.json", "/uploads/{pk}/progress.json")
 
 # The document as served; loading it needs no database.
 schema = schemathesis.openapi.from_wsgi("/api/openapi.json", get_wsgi_application())
+
+
+@pytest.fixture(autouse=True)
+def connection_kept_open():
+    """As Django's test client does: the end of a request must not close the connection that holds
+    the test's transaction (PostgreSQL would then refuse to reopen it inside the atomic block)."""
+    for signal in (signals.request_started, signals.request_finished):
+        signal.disconnect(close_old_connections)
+    yield
+    for signal in (signals.request_started, signals.request_finished):
+        signal.connect(close_old_connections)
 
 
 @pytest.fixture
