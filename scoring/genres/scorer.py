@@ -81,7 +81,7 @@ class ScoreSettings:
         if (self.judge == "recorded") != bool(self.verdict_source):
             raise ValueError("the recorded judge, and only it, needs the source name of imported verdicts")
 
-    def judge_templates(self) -> dict[str, PromptTemplate]:
+    def judge_templates(self) -> list[PromptTemplate]:
         return templates_from_texts(self.prompt_templates)
 
     def threshold_for(self, embedder: Embedder) -> float:
