@@ -6,7 +6,9 @@ the metric-battle ratings of those scores at one margin; then compared, plotted,
 """
 
 import math
+from collections.abc import Iterable, Mapping
 from functools import cached_property
+from typing import Any
 
 from scipy.stats import rankdata
 
@@ -17,6 +19,7 @@ from leaderboard import human, metrics, plots, significance
 from leaderboard.battles import DEFAULT_MARGIN, metric_battles, metric_labels
 from leaderboard.correlation import item_agreement, rank_correlation
 from leaderboard.replicates import replicate_groups
+from scoring.models import Dataset
 from scoring.models.runs import ScoringRun
 
 ASPECT_NAMES = [(aspect, Aspect(aspect).label) for aspect in ASPECTS]
@@ -28,13 +31,15 @@ METRIC_BOOTSTRAP_ROUNDS = 200
 MARGIN_STEP = 0.05
 # Kendall τ (mean over aspects) from which the index calls the rankings in agreement, or partly.
 AGREE_TAU, PARTLY_AGREE_TAU = 0.5, 0.0
+# JSON-ready parts of a leaderboard (see docs/leaderboard.md).
+Data = dict[str, Any]
 
 
 class LeaderboardError(ValueError):
     """A request for a leaderboard that cannot be answered; the message says why."""
 
 
-def parse_margin(value):
+def parse_margin(value: str | None) -> float:
     """The margin asked for, on the page's 0.05 grid in [0, 1]; the default when not given."""
     if value in (None, ""):
         return DEFAULT_MARGIN
@@ -47,17 +52,17 @@ def parse_margin(value):
     return round(round(margin / MARGIN_STEP) * MARGIN_STEP, 2)
 
 
-def check_setting(dataset, key):
+def check_setting(dataset: Dataset, key: str) -> None:
     """Raise :class:`LeaderboardError` unless ``key`` is the setting of a finished run on ``dataset``."""
     if key and not ScoringRun.objects.filter(dataset=dataset, status=ScoringRun.Status.DONE, fingerprint=key).exists():
         raise unknown_setting(key)
 
 
-def unknown_setting(key):
+def unknown_setting(key: str) -> LeaderboardError:
     return LeaderboardError(f"No scoring results with the setting {key[:70]!r} on this dataset.")
 
 
-def pick_setting(settings, key):
+def pick_setting(settings: list[Data], key: str | None) -> Data | None:
     """The scoring setting named by ``key`` (its fingerprint), or the newest one; None when unscored."""
     if not settings:
         if key:
@@ -78,20 +83,25 @@ class Builder:
     the metric-battle ratings differ by margin.
     """
 
-    def __init__(self, dataset, metric_ratings=None, score_tests=None):
+    def __init__(
+        self,
+        dataset: Dataset,
+        metric_ratings: Mapping[tuple[str, float], Data] | None = None,
+        score_tests: Mapping[str, Data | None] | None = None,
+    ) -> None:
         """``metric_ratings``: ``{(setting key, margin): ratings}`` still current, from an earlier build;
         ``score_tests``: ``{setting key: intervals and tests}`` likewise."""
         self.dataset = dataset
         self.settings = metrics.scoring_settings(dataset)
-        self._scores = {}
+        self._scores: dict[str, Data | None] = {}
         self._score_tests = dict(score_tests or {})
         self._metric_ratings = dict(metric_ratings or {})
 
     @cached_property
-    def human_side(self):
+    def human_side(self) -> Data:
         return human.human_side(self.dataset)
 
-    def scores(self, setting):
+    def scores(self, setting: Data | None) -> Data | None:
         if setting is None:
             return None
         key = setting["key"]
@@ -99,7 +109,7 @@ class Builder:
             self._scores[key] = metrics.metric_scores(self.dataset, key)
         return self._scores[key]
 
-    def score_tests(self, setting):
+    def score_tests(self, setting: Data | None) -> Data | None:
         """The intervals and paired tests of one setting's scores, shared by all its margins."""
         if setting is None:
             return None
@@ -108,12 +118,12 @@ class Builder:
             self._score_tests[setting["key"]] = significance_of_scores(scores) if scores else None
         return self._score_tests[setting["key"]]
 
-    def leaderboard(self, setting_key=None, margin=DEFAULT_MARGIN):
+    def leaderboard(self, setting_key: str | None = None, margin: float = DEFAULT_MARGIN) -> Data:
         """The whole leaderboard for one scoring setting (the newest when not given) and margin."""
         setting = pick_setting(self.settings, setting_key)
         scores = self.scores(setting)
         metric_ratings = None
-        if scores:
+        if setting and scores:
             key = (setting["key"], margin)
             if key not in self._metric_ratings:
                 self._metric_ratings[key] = rate_metric_battles(scores, margin)
@@ -123,7 +133,7 @@ class Builder:
             self.score_tests(setting),
         )  # fmt: skip
 
-    def summary(self, data):
+    def summary(self, data: Data) -> Data:
         """What the leaderboards index shows of the dataset, from its newest leaderboard ``data``."""
         return {
             "runs": ScoringRun.objects.filter(dataset=self.dataset, status=ScoringRun.Status.DONE).count(),
@@ -133,15 +143,15 @@ class Builder:
         }
 
 
-def leaderboard(dataset, setting_key=None, margin=DEFAULT_MARGIN):
+def leaderboard(dataset: Dataset, setting_key: str | None = None, margin: float = DEFAULT_MARGIN) -> Data:
     """The whole leaderboard of ``dataset`` for one scoring setting and margin (see docs/leaderboard.md)."""
     return Builder(dataset).leaderboard(setting_key, margin)
 
 
-def rate_metric_battles(scores, margin):
+def rate_metric_battles(scores: Data, margin: float) -> Data:
     """Per aspect, both methods' ratings of the metric battles between the scored systems."""
     systems = [row["system"] for row in scores["rows"]]
-    rated = {method: {} for method in METHODS}
+    rated: dict[str, Data] = {method: {} for method in METHODS}
     for aspect in ASPECTS:
         battles = metric_battles(scores["per_text"][aspect], systems, margin)
         for method, board in human.rate(battles, METRIC_BOOTSTRAP_ROUNDS).items():
@@ -149,13 +159,13 @@ def rate_metric_battles(scores, margin):
     return rated
 
 
-def significance_of_scores(scores):
+def significance_of_scores(scores: Data) -> Data:
     """Per aspect, bootstrap intervals of the means, paired tests and tied ranks (``leaderboard.significance``)."""
     systems = [row["system"] for row in scores["rows"]]
     return {aspect: significance.score_significance(scores["per_text"][aspect], systems) for aspect in ASPECTS}
 
 
-def human_separation(human_ratings):
+def human_separation(human_ratings: Data) -> Data:
     """Per method and aspect, which human ratings are apart: their 95% intervals do not overlap."""
     return {
         method: {aspect: significance.interval_separation(board) for aspect, board in by_aspect.items()}
@@ -163,16 +173,16 @@ def human_separation(human_ratings):
     }
 
 
-def score_ranks(mean_scores):
+def score_ranks(mean_scores: Mapping[str, float | None]) -> dict[str, int]:
     """Ranks by mean score, 1 for the highest; equal scores share the better rank."""
-    systems = [system for system, score in mean_scores.items() if score is not None]
-    ranks = rankdata([-mean_scores[system] for system in systems], method="min")
-    return {system: int(rank) for system, rank in zip(systems, ranks)}
+    scored = {system: score for system, score in mean_scores.items() if score is not None}
+    ranks = rankdata([-score for score in scored.values()], method="min")
+    return {system: int(rank) for system, rank in zip(scored, ranks)}
 
 
-def compare(human_side, scores, metric_ratings, margin):
+def compare(human_side: Data, scores: Data | None, metric_ratings: Data | None, margin: float) -> Data:
     """Per method and aspect: the rankings side by side, their correlations, item-level agreement."""
-    comparison = {method: {} for method in METHODS}
+    comparison: dict[str, Data] = {method: {} for method in METHODS}
     for aspect in ASPECTS:
         human_labels = human_side["labels"][aspect]
         mean_scores = {row["system"]: row["values"][aspect] for row in scores["rows"]} if scores else {}
@@ -216,13 +226,13 @@ def compare(human_side, scores, metric_ratings, margin):
     return comparison
 
 
-def _label_shares(labels):
+def _label_shares(labels: Iterable[str]) -> dict[str, int]:
     labels = list(labels)
     decided = sum(1 for label in labels if label in (A, B))
     return {"metric_labels": len(labels), "metric_ties": len(labels) - decided}
 
 
-def verdict(human_side, scores, comparison):
+def verdict(human_side: Data, scores: Data | None, comparison: Data) -> Data:
     """One line on how the human and GENRES rankings compare (Elo against mean scores)."""
     if not human_side["judgements"]:
         return {
@@ -246,7 +256,16 @@ def verdict(human_side, scores, comparison):
     return {"tau": tau, "text": f"{wording}: Kendall τ {tau:.2f}{over}."}
 
 
-def assemble(dataset, settings, setting, margin, human_side, scores, metric_ratings, score_tests=None):
+def assemble(
+    dataset: Dataset,
+    settings: list[Data],
+    setting: Data | None,
+    margin: float,
+    human_side: Data,
+    scores: Data | None,
+    metric_ratings: Data | None,
+    score_tests: Data | None = None,
+) -> Data:
     comparison = compare(human_side, scores, metric_ratings, margin)
     rows = scores["rows"] if scores else []
     replicates = replicate_groups(rows, metrics.COLUMN_KEYS)
