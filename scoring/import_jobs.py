@@ -18,7 +18,7 @@ from typing import Any
 
 import django_rq
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.files import File
 from django.urls import reverse
 from django.utils import timezone
@@ -51,7 +51,7 @@ def job_id(upload: Upload) -> str:
     return f"import-upload-{upload.pk}"
 
 
-def queue_import(kind: str, source: Any, *, file_name: str, user: AbstractBaseUser | None, **options: Any) -> Upload:
+def queue_import(kind: str, source: Any, *, file_name: str, user: User | None, **options: Any) -> Upload:
     """Store ``source`` with a queued Upload and enqueue its import; ``options`` go to the import service.
 
     ``options`` hold what the service of ``kind`` takes besides the file: for a dataset, name, level,
