@@ -19,11 +19,16 @@ import hashlib
 import json
 import logging
 import time
+from collections.abc import Iterable
+from datetime import datetime
 from functools import cache
+from typing import Any, cast
 
 import django_rq
 from django.db import transaction
 from django.utils import timezone
+from redis import Redis
+from rq import Queue
 
 from leaderboard import exports, human, metrics, services
 from leaderboard.battles import DEFAULT_MARGIN
@@ -39,44 +44,46 @@ BUILD_TIMEOUT = 15 * 60
 # A queued job lost with its worker frees the dataset for new builds after this long.
 PENDING_FOR = BUILD_TIMEOUT
 VARIANTS_KEPT_FOR = 24 * 3600
+# A leaderboard variant: (setting key, "" for the newest; margin).
+Variant = tuple[str, float]
 
 
 @cache
-def queue():
+def queue() -> Queue:
     # One client per process: django_rq makes a new one, and so a new connection, on every call
     # (a save would pay for it). redis-py's pool reconnects after a fork or a Redis restart.
     return django_rq.get_queue(QUEUE)
 
 
-def _pending_key(dataset_id):
+def _pending_key(dataset_id: int) -> str:
     return f"leaderboard:pending:{dataset_id}"
 
 
-def _lock_key(dataset_id):
+def _lock_key(dataset_id: int) -> str:
     return f"leaderboard:building:{dataset_id}"
 
 
-def _variants_key(dataset_id):
+def _variants_key(dataset_id: int) -> str:
     return f"leaderboard:variants:{dataset_id}"
 
 
-def group_name(dataset_id):
+def group_name(dataset_id: int) -> str:
     """The websocket group of the dataset's open leaderboard pages."""
     return f"leaderboard.{dataset_id}"
 
 
-def schedule_rebuild(dataset_id):
+def schedule_rebuild(dataset_id: int) -> None:
     """Have the dataset's leaderboards rebuilt once the current transaction commits (debounced)."""
     # robust: a Redis that is down must not fail the change that already committed.
     transaction.on_commit(lambda: _enqueue(dataset_id), robust=True)
 
 
-def _enqueue(dataset_id):
+def _enqueue(dataset_id: int) -> None:
     if queue().connection.set(_pending_key(dataset_id), 1, nx=True, ex=PENDING_FOR):
         queue().enqueue(build_leaderboards, dataset_id, job_timeout=BUILD_TIMEOUT)
 
 
-def ask_for_variant(dataset_id, setting_key, margin):
+def ask_for_variant(dataset_id: int, setting_key: str, margin: float) -> None:
     """Note that a page asked for this setting (empty: the newest) and margin; a new one is built."""
     if not setting_key and margin == DEFAULT_MARGIN:
         return
@@ -85,13 +92,14 @@ def ask_for_variant(dataset_id, setting_key, margin):
         schedule_rebuild(dataset_id)
 
 
-def _asked_variants(connection, dataset_id):
+def _asked_variants(connection: Redis, dataset_id: int) -> list[Variant]:
     key = _variants_key(dataset_id)
     connection.zremrangebyscore(key, 0, time.time() - VARIANTS_KEPT_FOR)
-    return [tuple(json.loads(member)) for member in connection.zrange(key, 0, -1)]
+    members = cast(list[bytes], connection.zrange(key, 0, -1))  # a sync client's reply
+    return [tuple(json.loads(member)) for member in members]
 
 
-def build_leaderboards(dataset_id):
+def build_leaderboards(dataset_id: int) -> None:
     """The RQ job: rebuild every variant of the dataset's leaderboard, then tell the open pages."""
     connection = queue().connection
     # Before reading anything: a change committed from now on schedules one more build.
@@ -110,7 +118,7 @@ def build_leaderboards(dataset_id):
     announce(dataset_id, changes(previous, snapshots[0]), snapshots[0].built_at)
 
 
-def build_snapshots(dataset, asked=()):
+def build_snapshots(dataset: Dataset, asked: Iterable[Variant] = ()) -> tuple[list[Snapshot], list[Variant]]:
     """Build and store the default leaderboard and the ``asked`` (setting key, margin) variants.
 
     Returns the snapshots, the default first, and the asked variants whose setting is unknown.
@@ -128,7 +136,7 @@ def build_snapshots(dataset, asked=()):
     variants = dict.fromkeys([(newest, DEFAULT_MARGIN), *((key or newest, margin) for key, margin in asked)])
     for variant in unknown:
         variants.pop(variant, None)
-    snapshots = []
+    snapshots: list[Snapshot] = []
     for setting_key, margin in variants:
         is_newest = setting_key == newest
         data = builder.leaderboard(setting_key or None, margin)
@@ -156,7 +164,7 @@ def build_snapshots(dataset, asked=()):
     return snapshots, unknown
 
 
-def _current_metric_ratings(dataset, scores_version):
+def _current_metric_ratings(dataset: Dataset, scores_version: str) -> dict[tuple[str, float], Any]:
     """The metric-battle ratings of the last build where the scores are unchanged: the costliest
     part (tens of thousands of battles per aspect, bootstrapped), which new judgements leave as is."""
     kept = Snapshot.objects.filter(dataset=dataset, scores_version=scores_version).exclude(setting="")
@@ -167,7 +175,7 @@ def _current_metric_ratings(dataset, scores_version):
     }
 
 
-def _current_score_tests(dataset, scores_version):
+def _current_score_tests(dataset: Dataset, scores_version: str) -> dict[str, Any]:
     """The intervals and paired tests of the last build where the scores are unchanged (as above)."""
     kept = Snapshot.objects.filter(dataset=dataset, scores_version=scores_version).exclude(setting="")
     tests = {snapshot.setting: snapshot.data.get("significance", {}).get("scores") for snapshot in kept.defer("plots")}
@@ -175,11 +183,11 @@ def _current_score_tests(dataset, scores_version):
     return {setting: tested for setting, tested in tests.items() if tested is not None}
 
 
-def changes(previous, snapshot):
+def changes(previous: Snapshot | None, snapshot: Snapshot) -> list[str]:
     """What a new build changed since ``previous`` (None: never built): judgements, scores, both or none."""
     if previous is None:
         return ["judgements", "scores"]
-    changed = []
+    changed: list[str] = []
     if previous.judgement_version != snapshot.judgement_version:
         changed.append("judgements")
     if previous.scores_version != snapshot.scores_version:
@@ -187,10 +195,10 @@ def changes(previous, snapshot):
     return changed
 
 
-def announce(dataset_id, changed, as_of):
+def announce(dataset_id: int, changed: list[str], as_of: datetime) -> None:
     """Tell every open page of the dataset that a build landed, what it changed and as of when."""
     broadcast(group_name(dataset_id), {"type": "leaderboard.built", "changes": changed, "as_of": as_of.isoformat()})
 
 
-def _digest(version):
+def _digest(version: object) -> str:
     return hashlib.sha256(repr(version).encode("utf-8")).hexdigest()[:32]
