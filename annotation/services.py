@@ -6,10 +6,13 @@ is pure and lives in ``annotation.sampling``.
 
 import math
 import uuid
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from itertools import combinations
+from typing import Any
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Exists, F, Max, Min, OuterRef, Q, Subquery, Value
@@ -30,7 +33,7 @@ from annotation.models import (
     Item,
     Judgement,
 )
-from scoring.models import Output
+from scoring.models import Dataset, Output, System, Text
 
 # Time is measured in the annotator's browser: untrusted, so each save adds at most this much.
 MAX_SECONDS_PER_SAVE = 3600.0
@@ -45,6 +48,9 @@ CHANGED_IN_ANOTHER_WINDOW = (
 # written: they are written in bulk, which sends no per-row signal, and what reads them (the
 # leaderboards) listens to this, once per save.
 judgements_saved = Signal()
+
+# An annotator's judgements of some pairs: {assignment id: {aspect: (judgement id, canonical label)}}.
+StoredJudgements = dict[int, dict[str, tuple[int, str]]]
 
 
 class AnnotationError(Exception):
@@ -84,19 +90,20 @@ class CampaignCreated:
     texts_left_out: int  # texts of the dataset skipped by sampling because an output was missing
 
 
-def _listing(values):
-    values = list(values)
-    shown = ", ".join(values[:MAX_LISTED])
-    return shown if len(values) <= MAX_LISTED else f"{shown} and {len(values) - MAX_LISTED} more"
+def _listing(values: Iterable[str]) -> str:
+    listed = list(values)
+    shown = ", ".join(listed[:MAX_LISTED])
+    return shown if len(listed) <= MAX_LISTED else f"{shown} and {len(listed) - MAX_LISTED} more"
 
 
-def resolve_text_references(dataset, references):
+def resolve_text_references(dataset: Dataset, references: Iterable[str]) -> list[Text]:
     """Texts of ``dataset`` named by external id, by ``#N`` (the N-th text, as pages show it) or by id."""
     texts = list(dataset.texts.all())
     by_external_id = {text.external_id: text for text in texts if text.external_id}
     by_position = {f"#{text.position + 1}": text for text in texts}
     by_id = {str(text.pk): text for text in texts}
-    resolved, unknown = [], []
+    resolved: list[Text] = []
+    unknown: list[str] = []
     for reference in references:
         text = by_external_id.get(reference) or by_position.get(reference) or by_id.get(reference)
         if text is None:
@@ -108,7 +115,7 @@ def resolve_text_references(dataset, references):
     return resolved
 
 
-def missing_outputs(texts, systems):
+def missing_outputs(texts: Iterable[Text], systems: Sequence[System]) -> dict[Text, list[str]]:
     """Map each text lacking something to compare to the names of the systems it lacks.
 
     The ground-truth system lacks a text with no gold triples; any other system lacks a text
@@ -118,7 +125,7 @@ def missing_outputs(texts, systems):
     present = set(
         Output.objects.filter(text__in=texts, system__in=systems).values_list("text_id", "system_id")
     )
-    missing = {}
+    missing: dict[Text, list[str]] = {}
     for text in texts:
         lacking = [
             system.name
@@ -131,24 +138,24 @@ def missing_outputs(texts, systems):
     return missing
 
 
-def _describe_missing(missing):
+def _describe_missing(missing: Mapping[Text, list[str]]) -> str:
     return _listing(f"{text.label} ({', '.join(names)})" for text, names in missing.items())
 
 
 def create_campaign(
     *,
-    name,
-    dataset,
-    systems,
-    annotators,
-    seed,
-    overlap_share=0.5,
-    instructions="",
-    created_by=None,
-    sample_size=None,
-    text_references=None,
-    pair_order=Campaign.PairOrder.QUEUE,
-):
+    name: str,
+    dataset: Dataset,
+    systems: Iterable[System],
+    annotators: Iterable[User],
+    seed: int,
+    overlap_share: float = 0.5,
+    instructions: str = "",
+    created_by: User | None = None,
+    sample_size: int | None = None,
+    text_references: Iterable[str] | None = None,
+    pair_order: str = Campaign.PairOrder.QUEUE,
+) -> CampaignCreated:
     """Create a campaign: sample texts, make every system pair an item on each, fill the queues.
 
     Give either ``sample_size`` (texts drawn at random, with ``seed``, among the texts every
@@ -173,6 +180,7 @@ def create_campaign(
             raise CampaignError(f"Some texts lack an output to compare: {_describe_missing(missing)}.")
         left_out = 0
     else:
+        assert sample_size is not None  # one of the two was given, checked above
         candidates = list(dataset.texts.order_by("position"))
         missing = missing_outputs(candidates, systems)
         eligible = [text for text in candidates if text not in missing]
@@ -215,7 +223,7 @@ def create_campaign(
             for text in texts
             for first, second in combinations(systems, 2)
         )
-        text_items = {text.pk: [] for text in texts}
+        text_items: dict[int, list[int]] = {text.pk: [] for text in texts}
         for item in items:
             text_items[item.text_id].append(item.pk)
         queues = sampling.assign_queues(text_items, overlap, [annotator.pk for annotator in annotators], seed)
@@ -241,12 +249,12 @@ class Rebalanced:
     reissued: int  # partly judged ones: the judgements stay with their author, the item goes afresh to another
     dropped: int  # no remaining annotator can take them: overlap copies, or pairs only those who saw the gold could
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.moved} items moved, {self.reissued} reissued, {self.dropped} dropped"
 
 
 @transaction.atomic
-def add_annotator(campaign, annotator):
+def add_annotator(campaign: Campaign, annotator: User) -> Rebalanced:
     membership, created = CampaignAnnotator.objects.get_or_create(campaign=campaign, annotator=annotator)
     if not created and membership.active:
         raise CampaignError(f"{annotator.get_username()} already annotates {campaign.name}.")
@@ -257,7 +265,7 @@ def add_annotator(campaign, annotator):
 
 
 @transaction.atomic
-def remove_annotator(campaign, annotator):
+def remove_annotator(campaign: Campaign, annotator: User) -> Rebalanced:
     updated = CampaignAnnotator.objects.filter(campaign=campaign, annotator=annotator, active=True).update(
         active=False
     )
@@ -269,7 +277,7 @@ def remove_annotator(campaign, annotator):
 
 
 @transaction.atomic
-def rebalance(campaign):
+def rebalance(campaign: Campaign) -> Rebalanced:
     """Redistribute pending work over the active annotators; done work and judgements never move."""
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
     if campaign.is_imported:
@@ -278,7 +286,7 @@ def rebalance(campaign):
         assignment.pk: assignment
         for assignment in Assignment.objects.filter(item__campaign=campaign).select_related("item")
     }
-    stored = {key: {} for key in assignments}
+    stored: StoredJudgements = {key: {} for key in assignments}
     for assignment_id, judgement_id, aspect, label in Judgement.objects.filter(
         assignment__item__campaign=campaign
     ).values_list("assignment_id", "pk", "aspect", "label"):
@@ -300,7 +308,9 @@ def rebalance(campaign):
     )
 
     seed = campaign.sample_seed
-    changed, created, reissued = {}, {}, 0
+    changed: dict[int, Assignment] = {}
+    created: dict[int, Assignment] = {}
+    reissued = 0
     for key, annotator_id in plan.moves.items():
         assignment = assignments[key]
         side = sampling.a_on_left(seed, assignment.item_id, annotator_id)
@@ -325,12 +335,12 @@ def rebalance(campaign):
     return Rebalanced(moved=len(plan.moves) - reissued, reissued=reissued, dropped=len(plan.dropped))
 
 
-def _gold_seen(assignments, stored):
+def _gold_seen(assignments: Iterable[Assignment], stored: StoredJudgements) -> set[tuple[int, int]]:
     """The (annotator, text) pairs whose gold the annotator has been shown (``TextProgress.gold_seen``).
 
     ``stored`` maps each assignment id to its judgements, as ``TextProgress.judgements`` holds them.
     """
-    texts = {}
+    texts: dict[tuple[int, int], StoredJudgements] = {}
     for assignment in assignments:
         texts.setdefault((assignment.annotator_id, assignment.item.text_id), {})[assignment.pk] = stored[assignment.pk]
     return {key for key, judgements in texts.items() if TextProgress(judgements, compares_with_ground_truth=False).gold_seen}
@@ -349,42 +359,42 @@ def _gold_seen(assignments, stored):
 class TextProgress:
     """One annotator's pairs of one text in a campaign, in queue order, and what each holds."""
 
-    judgements: dict  # assignment id -> {aspect: (judgement id, canonical label)}
+    judgements: StoredJudgements  # in queue order
     compares_with_ground_truth: bool  # the campaign includes the Ground-truth system
 
     @property
-    def pairs(self):
+    def pairs(self) -> int:
         return len(self.judgements)
 
-    def aspects(self, assignment_id):
+    def aspects(self, assignment_id: int) -> set[str]:
         return set(self.judgements[assignment_id])
 
-    def position(self, assignment_id):
+    def position(self, assignment_id: int) -> int:
         """1 for the annotator's first pair of this text, and so on."""
         return list(self.judgements).index(assignment_id) + 1
 
     @property
-    def lacking_first_aspects(self):
+    def lacking_first_aspects(self) -> int:
         """How many pairs still lack one of the four first aspects."""
         return sum(not set(FIRST_ASPECTS) <= set(stored) for stored in self.judgements.values())
 
     @property
-    def gold_revealed(self):
+    def gold_revealed(self) -> bool:
         """Gold and completeness are shown once every pair has its four first aspects."""
         return self.lacking_first_aspects == 0
 
     @property
-    def gold_seen(self):
+    def gold_seen(self) -> bool:
         """The gold was shown: it is revealed now, or was earlier (a completeness judgement exists)."""
         return self.gold_revealed or any(Aspect.CS in stored for stored in self.judgements.values())
 
     @property
-    def first_aspects_locked(self):
+    def first_aspects_locked(self) -> bool:
         """In a campaign with Ground truth, the first four of a text are final once its gold was shown."""
         return self.compares_with_ground_truth and self.gold_seen
 
 
-def text_progress(assignment):
+def text_progress(assignment: Assignment) -> TextProgress:
     """The ``TextProgress`` of the annotator of ``assignment`` on its text: one query."""
     rows = (
         Assignment.objects.filter(
@@ -402,7 +412,8 @@ def text_progress(assignment):
         .order_by("queue_position", "pk")
         .values_list("pk", "judgements__pk", "judgements__aspect", "judgements__label", "ground_truth")
     )
-    judgements, ground_truth = {}, False
+    judgements: StoredJudgements = {}
+    ground_truth = False
     for assignment_id, judgement_id, aspect, label, ground_truth in rows:
         stored = judgements.setdefault(assignment_id, {})
         if judgement_id is not None:
@@ -417,11 +428,11 @@ class PendingPair:
     assignment_id: int
     public_id: uuid.UUID
     item_id: int
-    aspects: frozenset  # the aspects it has judgements for
+    aspects: frozenset[str]  # the aspects it has judgements for
     adaptive: bool = False  # its campaign orders pairs by uncertainty (Campaign.PairOrder.ADAPTIVE)
 
 
-def current_text_pairs(annotator, campaign):
+def current_text_pairs(annotator: User, campaign: Campaign | int) -> list[PendingPair]:
     """The annotator's pending pairs of their current text in ``campaign`` (an instance or an id),
     in queue order: one query, of plain values (no model instances, no per-pair count in SQL).
 
@@ -441,17 +452,23 @@ def current_text_pairs(annotator, campaign):
         # One row per judgement of each pair; a pair with none: one row, aspect None.
         .values_list("pk", "public_id", "item_id", "item__campaign__pair_order", "judgements__aspect")
     )
-    pairs = {}
+    pairs: dict[int, tuple[uuid.UUID, int, str, set[str | None]]] = {}
     for assignment_id, public_id, item_id, pair_order, aspect in rows:
         pairs.setdefault(assignment_id, (public_id, item_id, pair_order, set()))[3].add(aspect)
     adaptive = Campaign.PairOrder.ADAPTIVE
     return [
-        PendingPair(assignment_id, public_id, item_id, frozenset(aspects - {None}), pair_order == adaptive)
+        PendingPair(
+            assignment_id,
+            public_id,
+            item_id,
+            frozenset(aspect for aspect in aspects if aspect is not None),
+            pair_order == adaptive,
+        )
         for assignment_id, (public_id, item_id, pair_order, aspects) in pairs.items()
     ]
 
 
-def choose_pair(pairs):
+def choose_pair(pairs: Sequence[PendingPair]) -> PendingPair | None:
     """Which of the current text's pending pairs (``PendingPair``, in queue order) comes next, or None.
 
     The pairs lacking one of the four first aspects come first, in queue order; then the pairs
@@ -463,7 +480,7 @@ def choose_pair(pairs):
     return pairs[0] if pairs else None
 
 
-def next_public_id(annotator, campaign):
+def next_public_id(annotator: User, campaign: Campaign | int) -> uuid.UUID | None:
     """The ``public_id`` of what the annotator judges next in ``campaign``, or None: one query
     (a few more in an adaptive campaign)."""
     pair = choose_pair(current_text_pairs(annotator, campaign))
@@ -472,7 +489,7 @@ def next_public_id(annotator, campaign):
     return pair.public_id if pair else None
 
 
-def next_assignment(annotator, campaign):
+def next_assignment(annotator: User, campaign: Campaign | int) -> Assignment | None:
     """The assignment the annotator judges next in ``campaign``, with its item, or None.
 
     Two queries; the pages, which need only where to go, ask ``next_public_id``.
@@ -486,7 +503,7 @@ def next_assignment(annotator, campaign):
 
 
 @transaction.atomic
-def skip(assignment):
+def skip(assignment: Assignment) -> int:
     """Send the annotator's pending pairs of this text to the end of their queue, in their order.
 
     The whole text moves: skipping one pair alone would be undone at once, since the pairs of
@@ -505,17 +522,17 @@ def skip(assignment):
     return text_pending.update(queue_position=F("queue_position") + shift)
 
 
-def _seconds_spent(seconds):
+def _seconds_spent(seconds: float | str | None) -> float:
     try:
-        seconds = float(seconds or 0.0)
+        spent = float(seconds or 0.0)
     except (TypeError, ValueError) as error:
         raise InvalidJudgement("The time spent must be a number of seconds.") from error
-    if not math.isfinite(seconds):
+    if not math.isfinite(spent):
         return 0.0
-    return min(max(seconds, 0.0), MAX_SECONDS_PER_SAVE)
+    return min(max(spent, 0.0), MAX_SECONDS_PER_SAVE)
 
 
-def _check_labels(labels):
+def _check_labels(labels: Mapping[str, str]) -> None:
     if not labels:
         raise InvalidJudgement("No judgement was sent.")
     for aspect, side in labels.items():
@@ -527,7 +544,7 @@ def _check_labels(labels):
             )
 
 
-def _pairs(count):
+def _pairs(count: int) -> str:
     return f"{count} pair" if count == 1 else f"{count} pairs"
 
 
@@ -538,19 +555,19 @@ class Saved:
     completed_first_aspects: bool = False  # this save brought the pair's four first aspects to complete
 
     @property
-    def aspects(self):
+    def aspects(self) -> set[str]:
         return self.text.aspects(self.assignment.pk)
 
     @property
-    def first_aspects_done(self):
+    def first_aspects_done(self) -> bool:
         return set(FIRST_ASPECTS) <= self.aspects
 
     @property
-    def is_done(self):
+    def is_done(self) -> bool:
         return self.assignment.status == Assignment.Status.DONE
 
 
-def _refusal_after_race(assignment):
+def _refusal_after_race(assignment: Assignment) -> AnnotationError:
     """Why the guarded update matched nothing, read again once (a rare path)."""
     current = Assignment.objects.filter(pk=assignment.pk).select_related("item__campaign").first()
     if current is None or current.annotator_id != assignment.annotator_id:
@@ -564,7 +581,9 @@ def _refusal_after_race(assignment):
 
 
 @transaction.atomic
-def save_judgements(assignment, labels, *, expected_version, seconds):
+def save_judgements(
+    assignment: Assignment, labels: Mapping[str, str], *, expected_version: int, seconds: float | str | None
+) -> Saved:
     """Store an annotator's choices for some aspects of one assignment; return what was ``Saved``.
 
     ``assignment`` is the assignment as read for this request, with its item and campaign
@@ -622,7 +641,7 @@ def save_judgements(assignment, labels, *, expected_version, seconds):
         annotator_id=assignment.annotator_id,
         version=expected_version,
     )
-    fields = {
+    fields: dict[str, Any] = {
         "version": F("version") + 1,
         "seconds_spent": F("seconds_spent") + spent,
         "started_at": Coalesce(F("started_at"), Value(now - timedelta(seconds=spent))),
@@ -638,15 +657,15 @@ def save_judgements(assignment, labels, *, expected_version, seconds):
         for aspect, label in changes.items()
         if aspect not in stored
     ]
-    relabelled = [
+    changed = [
         Judgement(pk=stored[aspect][0], assignment=assignment, aspect=aspect, label=label, updated_at=now)
         for aspect, label in changes.items()
         if aspect in stored
     ]
     Judgement.objects.bulk_create(created)
-    if relabelled:
-        Judgement.objects.bulk_update(relabelled, ["label", "updated_at"])
-    for judgement in [*created, *relabelled]:
+    if changed:
+        Judgement.objects.bulk_update(changed, ["label", "updated_at"])
+    for judgement in [*created, *changed]:
         stored[judgement.aspect] = (judgement.pk, judgement.label)
     judgements_saved.send(sender=Judgement, dataset_id=assignment.item.campaign.dataset_id)
 
