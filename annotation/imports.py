@@ -14,24 +14,30 @@ keys keep the file's order for online Elo. Importing the same file again changes
 """
 
 import csv
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.dispatch import Signal
 
 from annotation.exports import from_spreadsheet_safe
 from annotation.models import ASPECTS, Assignment, Campaign, CampaignAnnotator, Item, Judgement, Label
-from scoring.models import Dataset, System, name_validator, text_hash
+from scoring.models import Dataset, System, Text, name_validator, text_hash
 
 REQUIRED_COLUMNS = ("text", "system_a", "system_b", "aspect", "annotator", "winner")
-SWAPPED_LABEL = {Label.A: Label.B, Label.B: Label.A, Label.TIE: Label.TIE}
+SWAPPED_LABEL: dict[str, str] = {Label.A: Label.B, Label.B: Label.A, Label.TIE: Label.TIE}
 # A refusal lists this many bad lines, then says how many more there are.
 MAX_REPORTED_ERRORS = 20
 QUOTED_CHARS = 60
+# (line number, {column: value}) of one line of a judgements CSV.
+CsvRecord = tuple[int, dict[str, str]]
 
 
 # Sent inside the import's transaction with ``dataset`` once the judgements are stored: their
@@ -52,7 +58,7 @@ class ImportedJudgements:
     new_accounts: int
     unchanged: bool
 
-    def __str__(self):
+    def __str__(self) -> str:
         if self.unchanged:
             return f"Campaign {self.campaign.name} already holds exactly these judgements: nothing changed."
         return (
@@ -62,14 +68,14 @@ class ImportedJudgements:
         )
 
 
-def counted(number, noun):
+def counted(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 @dataclass(frozen=True)
 class Row:
     line: int
-    text: object
+    text: Text
     system_a: System
     system_b: System
     aspect: str
@@ -77,16 +83,16 @@ class Row:
     label: str  # canonical
 
     @property
-    def key(self):
+    def key(self) -> tuple[int, int, int, str, str]:
         return (self.text.pk, self.system_a.pk, self.system_b.pk, self.aspect, self.annotator)
 
 
-def _quoted(value):
-    value = str(value)
-    return repr(value if len(value) <= QUOTED_CHARS else value[: QUOTED_CHARS - 1] + "…")
+def _quoted(value: object) -> str:
+    shown = str(value)
+    return repr(shown if len(shown) <= QUOTED_CHARS else shown[: QUOTED_CHARS - 1] + "…")
 
 
-def read_csv(path):
+def read_csv(path: str | os.PathLike[str]) -> list[CsvRecord]:
     """``[(line number, {column: value})]`` of a judgements CSV, refused if it cannot be read."""
     path = Path(path)
     try:
@@ -98,7 +104,7 @@ def read_csv(path):
             f"{path.name} has {size} bytes, more than the limit of {settings.GENRES_MAX_UPLOAD_BYTES} "
             "(GENRES_MAX_UPLOAD_BYTES)."
         )
-    records = []
+    records: list[CsvRecord] = []
     try:
         with path.open(encoding="utf-8-sig", newline="") as handle:
             reader = csv.DictReader(handle)
@@ -110,7 +116,7 @@ def read_csv(path):
             start = reader.line_num + 1
             for record in reader:
                 if any(record.get(column) is None for column in REQUIRED_COLUMNS):
-                    raise ImportRefused(f"line {start}: expected {len(reader.fieldnames)} fields, found fewer.")
+                    raise ImportRefused(f"line {start}: expected {len(reader.fieldnames or ())} fields, found fewer.")
                 if (record.get("attention_check") or "").strip().lower() in ("true", "1"):
                     # An exported attention check: a system against a worse copy of itself, never rated.
                     start = reader.line_num + 1
@@ -140,13 +146,13 @@ class AmbiguousReference(Exception):
 
 
 class _TextIndex:
-    def __init__(self, dataset):
+    def __init__(self, dataset: Dataset) -> None:
         texts = list(dataset.texts.all())
         self.by_external_id = {text.external_id: text for text in texts if text.external_id}
         self.by_hash = {text.content_sha256: text for text in texts}
         self.by_id = {str(text.pk): text for text in texts}
 
-    def find(self, reference):
+    def find(self, reference: str) -> Text | None:
         """The text ``reference`` names exactly, else the one it names once unescaped, else None.
 
         Raises AmbiguousReference when the reference is one text's id and another text's content.
@@ -157,7 +163,7 @@ class _TextIndex:
             text = self.exact(unescaped)
         return text
 
-    def exact(self, reference):
+    def exact(self, reference: str) -> Text | None:
         by_id = self.by_external_id.get(reference.strip())
         by_content = self.by_hash.get(text_hash(reference)) or self.by_hash.get(text_hash(reference.strip()))
         if by_id and by_content and by_id != by_content:
@@ -168,14 +174,17 @@ class _TextIndex:
         return by_id or by_content
 
 
-def _check_rows(records, dataset):
+def _check_rows(records: Iterable[CsvRecord], dataset: Dataset) -> list[Row]:
     texts = _TextIndex(dataset)
     systems = {system.name: system for system in System.objects.all()}
-    username_field = get_user_model()._meta.get_field(get_user_model().USERNAME_FIELD)
-    rows, errors, first_seen = [], [], {}
+    username_field: Any = get_user_model()._meta.get_field(get_user_model().USERNAME_FIELD)  # a model field
+    rows: list[Row] = []
+    errors: list[str] = []
+    first_seen: dict[tuple[int, int, int, str, str], int] = {}
 
     for line, record in records:
-        problems = []
+        problems: list[str] = []
+        text: Text | None
         try:
             text = texts.find(record["text"])
         except AmbiguousReference as error:
@@ -184,7 +193,7 @@ def _check_rows(records, dataset):
         else:
             if text is None:
                 problems.append(f"unknown text {_quoted(record['text'])} in dataset {dataset.name}")
-        named = []
+        named: list[System | None] = []
         for column in ("system_a", "system_b"):
             name = record[column].strip()
             if name == System.GROUND_TRUTH and name not in systems:
@@ -192,8 +201,9 @@ def _check_rows(records, dataset):
             if name not in systems:
                 problems.append(f"unknown system {_quoted(name)} in {column}")
             named.append(systems.get(name))
-        if all(named) and named[0] == named[1]:
-            problems.append(f"system_a and system_b are both {named[0].name}")
+        first_system, second_system = named
+        if first_system and first_system == second_system:
+            problems.append(f"system_a and system_b are both {first_system.name}")
         aspect = record["aspect"].strip().lower()
         if aspect not in ASPECTS:
             problems.append(f"unknown aspect {_quoted(record['aspect'])} (expected {', '.join(ASPECTS)})")
@@ -208,8 +218,10 @@ def _check_rows(records, dataset):
         if problems:
             errors.append(f"line {line}: {'; '.join(problems)}.")
             continue
+        # Each of these, missing, added a problem above.
+        assert text is not None and first_system is not None and second_system is not None
 
-        system_a, system_b, swapped = Item.canonical_pair(*named)
+        system_a, system_b, swapped = Item.canonical_pair(first_system, second_system)
         row = Row(line, text, system_a, system_b, aspect, annotator, SWAPPED_LABEL[winner] if swapped else winner)
         if row.key in first_seen:
             errors.append(
@@ -228,7 +240,7 @@ def _check_rows(records, dataset):
     return rows
 
 
-def _stored_rows(campaign):
+def _stored_rows(campaign: Campaign) -> list[tuple[Any, ...]]:
     return list(
         Judgement.objects.filter(assignment__item__campaign=campaign)
         .order_by("pk")
@@ -243,7 +255,7 @@ def _stored_rows(campaign):
     )
 
 
-def _accounts(usernames):
+def _accounts(usernames: list[str]) -> tuple[dict[str, User], int]:
     """User accounts for the annotators named in the file; new ones get an unusable password."""
     user_model = get_user_model()
     existing = {user.get_username(): user for user in user_model.objects.filter(username__in=usernames)}
@@ -258,7 +270,7 @@ def _accounts(usernames):
     return existing, len(new)
 
 
-def _campaign_name(path, campaign_name):
+def _campaign_name(path: str | os.PathLike[str], campaign_name: str | None) -> str:
     name = (campaign_name or Path(path).stem).strip()
     try:
         name_validator(name)
@@ -272,7 +284,9 @@ def _campaign_name(path, campaign_name):
 
 
 @transaction.atomic
-def import_judgements(path, *, dataset_name, campaign_name=None):
+def import_judgements(
+    path: str | os.PathLike[str], *, dataset_name: str, campaign_name: str | None = None
+) -> ImportedJudgements:
     """Import the CSV at ``path`` into a new imported campaign of the dataset; see the module docstring."""
     name = _campaign_name(path, campaign_name)
     try:
@@ -293,7 +307,7 @@ def import_judgements(path, *, dataset_name, campaign_name=None):
     usernames = list(dict.fromkeys(row.annotator for row in rows))
     accounts, new_accounts = _accounts(usernames)
     texts = list(dict.fromkeys(row.text for row in rows))
-    annotators_of_text = {}
+    annotators_of_text: dict[int, set[str]] = {}
     for row in rows:
         annotators_of_text.setdefault(row.text.pk, set()).add(row.annotator)
     campaign = Campaign.objects.create(
@@ -321,7 +335,7 @@ def import_judgements(path, *, dataset_name, campaign_name=None):
             ),
         )
     )
-    aspects_of = {}
+    aspects_of: dict[tuple[Item, str], set[str]] = {}
     for row in rows:
         aspects_of.setdefault((items[row.text, row.system_a, row.system_b], row.annotator), set()).add(row.aspect)
     queue_lengths = dict.fromkeys(usernames, 0)

@@ -28,8 +28,10 @@ The leaderboard functions return ``{system: {"rating", "ci_low", "ci_high", "bat
 """
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from numbers import Real
+from typing import Self
 
 import numpy as np
 import scipy.sparse
@@ -58,6 +60,9 @@ _NEWTON_MAX_HALVINGS = 30
 # many it runs the rounds in blocks, trading a little speed for bounded memory (512 MiB).
 _MAX_POSITIONS_IN_MEMORY = 2**27
 
+# Per system: its rating, and for a bootstrap its interval (ci_low, ci_high); battles it took part in.
+Leaderboard = dict[str, dict[str, float]]
+
 
 @dataclass(frozen=True, eq=False)
 class Battles:
@@ -68,12 +73,12 @@ class Battles:
     (it matters to online Elo only).
     """
 
-    systems: tuple
+    systems: tuple[str, ...]
     a: np.ndarray
     b: np.ndarray
     outcome: np.ndarray
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         systems = tuple(self.systems)
         if len(set(systems)) != len(systems):
             raise ValueError("system names must be unique")
@@ -100,7 +105,7 @@ class Battles:
         object.__setattr__(self, "outcome", outcome)
 
     @classmethod
-    def from_labels(cls, records, systems=None):
+    def from_labels(cls, records: Iterable[Sequence[str]], systems: Sequence[str] | None = None) -> Self:
         """Battles from ``(system_a, system_b, label)`` records, label "a", "b" or "tie".
 
         ``systems`` fixes the list and order of systems (so a system without battles still gets
@@ -111,7 +116,9 @@ class Battles:
         if systems is None:
             systems = list(dict.fromkeys(name for record in records for name in record[:2]))
         index_of = {name: index for index, name in enumerate(systems)}
-        a, b, outcome = [], [], []
+        a: list[int] = []
+        b: list[int] = []
+        outcome: list[float] = []
         for number, (system_a, system_b, label) in enumerate(records, start=1):
             if label not in OUTCOME_OF_LABEL:
                 raise ValueError(f"battle {number}: unknown label {label!r}, expected one of {(A, B, TIE)}")
@@ -125,15 +132,15 @@ class Battles:
             outcome.append(OUTCOME_OF_LABEL[label])
         return cls(tuple(systems), np.array(a, dtype=np.intp), np.array(b, dtype=np.intp), np.array(outcome))
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.outcome)
 
-    def per_system(self):
+    def per_system(self) -> np.ndarray:
         """Number of battles each system took part in, in ``systems`` order."""
         return np.bincount(self.a, minlength=len(self.systems)) + np.bincount(self.b, minlength=len(self.systems))
 
 
-def elo_ratings(battles, k=K_FACTOR, order="given", seed=0):
+def elo_ratings(battles: Battles, k: float = K_FACTOR, order: str = "given", seed: int = 0) -> np.ndarray:
     """Online Elo ratings after one pass over the battles, as an array in ``systems`` order.
 
     ``order`` is "given" (the arrays' order, e.g. import order) or "shuffled" (a permutation
@@ -146,7 +153,9 @@ def elo_ratings(battles, k=K_FACTOR, order="given", seed=0):
     return _play_elo(battles, positions[np.newaxis, :], k)[0]
 
 
-def bootstrap_elo(battles, rounds=BOOTSTRAP_ROUNDS, k=K_FACTOR, order="given", seed=0):
+def bootstrap_elo(
+    battles: Battles, rounds: int = BOOTSTRAP_ROUNDS, k: float = K_FACTOR, order: str = "given", seed: int = 0
+) -> np.ndarray:
     """Online Elo ratings of ``rounds`` bootstrap samples of the battles, shape (rounds, systems).
 
     Each round draws ``len(battles)`` battles with replacement. With ``order="given"`` they are
@@ -174,7 +183,7 @@ def bootstrap_elo(battles, rounds=BOOTSTRAP_ROUNDS, k=K_FACTOR, order="given", s
     return np.concatenate(results)
 
 
-def _sorted_draws(rng, count):
+def _sorted_draws(rng: np.random.Generator, count: int) -> np.ndarray:
     """``count`` draws with replacement from ``range(count)``, in increasing order.
 
     Same distribution as sorting uniform draws, without the sort: the order statistics of
@@ -186,7 +195,9 @@ def _sorted_draws(rng, count):
     return np.minimum((uniforms * count).astype(np.intp), count - 1)
 
 
-def elo_leaderboard(battles, rounds=BOOTSTRAP_ROUNDS, k=K_FACTOR, order="given", seed=0):
+def elo_leaderboard(
+    battles: Battles, rounds: int = BOOTSTRAP_ROUNDS, k: float = K_FACTOR, order: str = "given", seed: int = 0
+) -> Leaderboard:
     """``{system: {"rating", "ci_low", "ci_high", "battles"}}`` from the Elo bootstrap.
 
     The rating is the median over bootstrap rounds (steadier than a single pass, whose result
@@ -196,22 +207,22 @@ def elo_leaderboard(battles, rounds=BOOTSTRAP_ROUNDS, k=K_FACTOR, order="given",
     return _leaderboard(battles, np.median(samples, axis=0), samples)
 
 
-def single_pass_leaderboard(battles, k=K_FACTOR, order="given", seed=0):
+def single_pass_leaderboard(battles: Battles, k: float = K_FACTOR, order: str = "given", seed: int = 0) -> Leaderboard:
     """``{system: {"rating", "battles"}}`` after one pass of online Elo (``elo_ratings``): no interval."""
     return _point_leaderboard(battles, elo_ratings(battles, k=k, order=order, seed=seed))
 
 
-def bradley_terry_fit_leaderboard(battles):
+def bradley_terry_fit_leaderboard(battles: Battles) -> Leaderboard:
     """``{system: {"rating", "battles"}}`` of the Bradley–Terry fit on all battles: no interval."""
     return _point_leaderboard(battles, bradley_terry_ratings(battles))
 
 
-def bradley_terry_ratings(battles):
+def bradley_terry_ratings(battles: Battles) -> np.ndarray:
     """Maximum-likelihood Bradley–Terry ratings (with the weak prior), in ``systems`` order."""
     return _fit_bradley_terry(win_matrix(battles)[np.newaxis])[0]
 
 
-def bootstrap_bradley_terry(battles, rounds=BOOTSTRAP_ROUNDS, seed=0):
+def bootstrap_bradley_terry(battles: Battles, rounds: int = BOOTSTRAP_ROUNDS, seed: int = 0) -> np.ndarray:
     """Bradley–Terry ratings of ``rounds`` bootstrap samples, shape (rounds, systems).
 
     A bootstrap round only needs how often each distinct (a, b, outcome) battle was drawn, so
@@ -239,14 +250,14 @@ def bootstrap_bradley_terry(battles, rounds=BOOTSTRAP_ROUNDS, seed=0):
     return _fit_bradley_terry(wins)
 
 
-def bradley_terry_leaderboard(battles, rounds=BOOTSTRAP_ROUNDS, seed=0):
+def bradley_terry_leaderboard(battles: Battles, rounds: int = BOOTSTRAP_ROUNDS, seed: int = 0) -> Leaderboard:
     """``{system: {"rating", "ci_low", "ci_high", "battles"}}``: the fit on all battles as the
     rating, the 2.5–97.5 percentile range of its bootstrap as the interval."""
     samples = bootstrap_bradley_terry(battles, rounds=rounds, seed=seed)
     return _leaderboard(battles, bradley_terry_ratings(battles), samples)
 
 
-def _play_elo(battles, positions, k):
+def _play_elo(battles: Battles, positions: np.ndarray, k: float) -> np.ndarray:
     """Online Elo for each row of ``positions`` (battle indices in order of play), rows at once."""
     rounds = positions.shape[0]
     systems = len(battles.systems)
@@ -280,7 +291,7 @@ def win_matrix(battles: Battles) -> np.ndarray:
     return (won + lost).reshape(systems, systems)
 
 
-def _fit_bradley_terry(wins):
+def _fit_bradley_terry(wins: np.ndarray) -> np.ndarray:
     """Penalised maximum-likelihood ratings for each of a stack of win matrices (rounds, m, m).
 
     The objective is strictly convex (the prior), so Newton's method converges in a handful of
@@ -318,14 +329,14 @@ def _fit_bradley_terry(wins):
     return INITIAL_RATING + strength / LOG_STRENGTH_PER_POINT
 
 
-def _bradley_terry_loss(wins, prior, strength):
+def _bradley_terry_loss(wins: np.ndarray, prior: float, strength: np.ndarray) -> np.ndarray:
     """Per round: −log-likelihood of the win matrix plus the Gaussian prior on the strengths."""
     margin = strength[:, :, np.newaxis] - strength[:, np.newaxis, :]
     # −log P(i beats j) = log(1 + exp(−margin)), weighted by how often i beat j.
     return np.sum(wins * np.logaddexp(0.0, -margin), axis=(1, 2)) + 0.5 * prior * np.sum(strength**2, axis=1)
 
 
-def _point_leaderboard(battles, ratings):
+def _point_leaderboard(battles: Battles, ratings: np.ndarray) -> Leaderboard:
     counts = battles.per_system()
     return {
         system: {"rating": float(ratings[index]), "battles": int(counts[index])}
@@ -333,7 +344,7 @@ def _point_leaderboard(battles, ratings):
     }
 
 
-def _leaderboard(battles, ratings, samples):
+def _leaderboard(battles: Battles, ratings: np.ndarray, samples: np.ndarray) -> Leaderboard:
     low, high = np.percentile(samples, INTERVAL_PERCENTILES, axis=0)
     counts = battles.per_system()
     return {
@@ -347,16 +358,16 @@ def _leaderboard(battles, ratings, samples):
     }
 
 
-def _check_order(order):
+def _check_order(order: str) -> None:
     if order not in ORDERS:
         raise ValueError(f"unknown order {order!r}, expected one of {ORDERS}")
 
 
-def _check_k(k):
+def _check_k(k: float) -> None:
     if isinstance(k, bool) or not (isinstance(k, Real) and math.isfinite(k) and k > 0):
         raise ValueError(f"the Elo K factor must be a positive number, got {k!r}")
 
 
-def _check_rounds(rounds):
+def _check_rounds(rounds: object) -> None:
     if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 1:
         raise ValueError(f"bootstrap rounds must be a positive integer, got {rounds!r}")

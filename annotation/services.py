@@ -6,13 +6,16 @@ is pure and lives in ``annotation.sampling``.
 
 import math
 import uuid
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from itertools import combinations
+from typing import Any
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Exists, F, Max, Min, OuterRef, Q, Subquery, Value
+from django.db.models import Exists, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.dispatch import Signal
 from django.utils import timezone
@@ -33,7 +36,7 @@ from annotation.models import (
     PracticeAnswer,
     PracticeItem,
 )
-from scoring.models import Output
+from scoring.models import Dataset, Output, System, Text
 
 # Time is measured in the annotator's browser: untrusted, so each save adds at most this much.
 MAX_SECONDS_PER_SAVE = 3600.0
@@ -48,6 +51,9 @@ CHANGED_IN_ANOTHER_WINDOW = (
 # written: they are written in bulk, which sends no per-row signal, and what reads them (the
 # leaderboards) listens to this, once per save.
 judgements_saved = Signal()
+
+# An annotator's judgements of some pairs: {assignment id: {aspect: (judgement id, canonical label)}}.
+StoredJudgements = dict[int, dict[str, tuple[int, str]]]
 
 
 class AnnotationError(Exception):
@@ -87,19 +93,20 @@ class CampaignCreated:
     texts_left_out: int  # texts of the dataset skipped by sampling because an output was missing
 
 
-def _listing(values):
-    values = list(values)
-    shown = ", ".join(values[:MAX_LISTED])
-    return shown if len(values) <= MAX_LISTED else f"{shown} and {len(values) - MAX_LISTED} more"
+def _listing(values: Iterable[str]) -> str:
+    listed = list(values)
+    shown = ", ".join(listed[:MAX_LISTED])
+    return shown if len(listed) <= MAX_LISTED else f"{shown} and {len(listed) - MAX_LISTED} more"
 
 
-def resolve_text_references(dataset, references):
+def resolve_text_references(dataset: Dataset, references: Iterable[str]) -> list[Text]:
     """Texts of ``dataset`` named by external id, by ``#N`` (the N-th text, as pages show it) or by id."""
     texts = list(dataset.texts.all())
     by_external_id = {text.external_id: text for text in texts if text.external_id}
     by_position = {f"#{text.position + 1}": text for text in texts}
     by_id = {str(text.pk): text for text in texts}
-    resolved, unknown = [], []
+    resolved: list[Text] = []
+    unknown: list[str] = []
     for reference in references:
         text = by_external_id.get(reference) or by_position.get(reference) or by_id.get(reference)
         if text is None:
@@ -111,7 +118,7 @@ def resolve_text_references(dataset, references):
     return resolved
 
 
-def missing_outputs(texts, systems):
+def missing_outputs(texts: Iterable[Text], systems: Sequence[System]) -> dict[Text, list[str]]:
     """Map each text lacking something to compare to the names of the systems it lacks.
 
     The ground-truth system lacks a text with no gold triples; any other system lacks a text
@@ -121,7 +128,7 @@ def missing_outputs(texts, systems):
     present = set(
         Output.objects.filter(text__in=texts, system__in=systems).values_list("text_id", "system_id")
     )
-    missing = {}
+    missing: dict[Text, list[str]] = {}
     for text in texts:
         lacking = [
             system.name
@@ -134,27 +141,27 @@ def missing_outputs(texts, systems):
     return missing
 
 
-def _describe_missing(missing):
+def _describe_missing(missing: Mapping[Text, list[str]]) -> str:
     return _listing(f"{text.label} ({', '.join(names)})" for text, names in missing.items())
 
 
 def create_campaign(
     *,
-    name,
-    dataset,
-    systems,
-    annotators,
-    seed,
-    overlap_share=0.5,
-    instructions="",
-    created_by=None,
-    sample_size=None,
-    text_references=None,
-    pair_order=Campaign.PairOrder.QUEUE,
-    practice_items=(),
-    practice_pass_mark=0.8,
-    attention_share=0.0,
-):
+    name: str,
+    dataset: Dataset,
+    systems: Iterable[System],
+    annotators: Iterable[User],
+    seed: int,
+    overlap_share: float = 0.5,
+    instructions: str = "",
+    created_by: User | None = None,
+    sample_size: int | None = None,
+    text_references: Iterable[str] | None = None,
+    pair_order: str = Campaign.PairOrder.QUEUE,
+    practice_items: Iterable[practice.PracticeRecord] = (),
+    practice_pass_mark: float = 0.8,
+    attention_share: float = 0.0,
+) -> CampaignCreated:
     """Create a campaign: sample texts, make every system pair an item on each, fill the queues.
 
     Give either ``sample_size`` (texts drawn at random, with ``seed``, among the texts every
@@ -181,6 +188,7 @@ def create_campaign(
             raise CampaignError(f"Some texts lack an output to compare: {_describe_missing(missing)}.")
         left_out = 0
     else:
+        assert sample_size is not None  # one of the two was given, checked above
         candidates = list(dataset.texts.order_by("position"))
         missing = missing_outputs(candidates, systems)
         eligible = [text for text in candidates if text not in missing]
@@ -225,7 +233,7 @@ def create_campaign(
             for text in texts
             for first, second in combinations(systems, 2)
         )
-        text_items = {text.pk: [] for text in texts}
+        text_items: dict[int, list[int]] = {text.pk: [] for text in texts}
         for item in items:
             text_items[item.text_id].append(item.pk)
         queues = sampling.assign_queues(text_items, overlap, [annotator.pk for annotator in annotators], seed)
@@ -248,7 +256,7 @@ def create_campaign(
 
 
 @transaction.atomic
-def replace_practice_items(campaign, records):
+def replace_practice_items(campaign: Campaign, records: Iterable[practice.PracticeRecord]) -> None:
     """Make ``records`` (``annotation.practice.PracticeRecord``) the campaign's practice round.
 
     Answers to the former items go with them; everyone starts the new round afresh.
@@ -269,7 +277,7 @@ def replace_practice_items(campaign, records):
     campaign.memberships.update(practice_attempt=1, practice_passed_at=None)
 
 
-def _foreign_triples(campaign, text_id):
+def _foreign_triples(campaign: Campaign, text_id: int) -> list[list[str]]:
     """Triples of the campaign's other texts, of every compared system and the gold: the pool an
     ``unsupported`` attention check draws from."""
     pool = [
@@ -282,7 +290,7 @@ def _foreign_triples(campaign, text_id):
 
 
 @transaction.atomic
-def add_attention_checks(campaign):
+def add_attention_checks(campaign: Campaign) -> int:
     """Mix attention checks into every queue, ``campaign.attention_share`` of it, at random places
     among the annotator's texts; returns how many were made.
 
@@ -298,7 +306,7 @@ def add_attention_checks(campaign):
         for output in Output.objects.filter(text__in=campaign.texts.all(), system__in=systems)
     }
     contents = dict(campaign.texts.values_list("pk", "content"))
-    foreign = {}
+    foreign: dict[int, list[list[str]]] = {}
     made = 0
     for annotator_id in campaign.active_annotator_ids():
         queue = list(
@@ -355,34 +363,34 @@ def add_attention_checks(campaign):
 class PracticeState:
     """Where an annotator stands in a campaign's practice round, in the attempt under way."""
 
-    items: list  # the campaign's PracticeItem, in order
-    answers: dict  # practice item id -> PracticeAnswer of this attempt
+    items: list[PracticeItem]  # in order
+    answers: dict[int, PracticeAnswer]  # by practice item id, of this attempt
     attempt: int
     pass_mark: float
-    passed_at: object  # when an attempt passed, or None
+    passed_at: datetime | None  # when an attempt passed
 
     @property
-    def next_item(self):
+    def next_item(self) -> PracticeItem | None:
         return next((item for item in self.items if item.pk not in self.answers), None)
 
     @property
-    def correct(self):
+    def correct(self) -> int:
         return sum(answer.correct for answer in self.answers.values())
 
     @property
-    def total(self):
+    def total(self) -> int:
         return sum(answer.total for answer in self.answers.values())
 
     @property
-    def finished(self):
+    def finished(self) -> bool:
         return self.next_item is None
 
     @property
-    def passed(self):
+    def passed(self) -> bool:
         return self.passed_at is not None
 
 
-def practice_state(membership):
+def practice_state(membership: CampaignAnnotator) -> PracticeState:
     answers = {
         answer.item_id: answer
         for answer in membership.practice_answers.filter(attempt=membership.practice_attempt)
@@ -396,18 +404,20 @@ def practice_state(membership):
     )
 
 
-def practice_pending():
+def practice_pending() -> QuerySet[CampaignAnnotator]:
     """The memberships whose campaign has a practice round that no attempt of theirs has passed."""
     return CampaignAnnotator.objects.filter(practice_passed_at__isnull=True, campaign__practice_items__isnull=False)
 
 
-def practice_required(annotator, campaign_id):
+def practice_required(annotator: User, campaign_id: int) -> bool:
     """Whether ``annotator`` must pass the practice round of the campaign before real items: one query."""
     return practice_pending().filter(campaign_id=campaign_id, annotator=annotator).exists()
 
 
 @transaction.atomic
-def answer_practice(membership, item, shown_answers):
+def answer_practice(
+    membership: CampaignAnnotator, item: PracticeItem, shown_answers: Mapping[str, str]
+) -> PracticeAnswer:
     """Store the answers (aspect -> "left", "right" or "tie"; A is on the left) to a practice item
     in the attempt under way; once every item is answered, the attempt passes or fails.
 
@@ -438,7 +448,7 @@ def answer_practice(membership, item, shown_answers):
 
 
 @transaction.atomic
-def retake_practice(membership):
+def retake_practice(membership: CampaignAnnotator) -> CampaignAnnotator:
     """Start a new attempt of a finished, failed practice round (the earlier answers are kept)."""
     membership = CampaignAnnotator.objects.select_for_update().select_related("campaign").get(pk=membership.pk)
     state = practice_state(membership)
@@ -450,7 +460,7 @@ def retake_practice(membership):
 
 
 @transaction.atomic
-def set_exclusion(campaign, annotator, *, excluded, changed_by):
+def set_exclusion(campaign: Campaign, annotator: User, *, excluded: bool, changed_by: User | None) -> None:
     """Leave an annotator's judgements of ``campaign`` out of ratings and agreement, or back in,
     noting who changed it and when; the leaderboards are rebuilt."""
     updated = CampaignAnnotator.objects.filter(campaign=campaign, annotator=annotator).update(
@@ -470,12 +480,12 @@ class Rebalanced:
     reissued: int  # partly judged ones: the judgements stay with their author, the item goes afresh to another
     dropped: int  # no remaining annotator can take them: overlap copies, or pairs only those who saw the gold could
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.moved} items moved, {self.reissued} reissued, {self.dropped} dropped"
 
 
 @transaction.atomic
-def add_annotator(campaign, annotator):
+def add_annotator(campaign: Campaign, annotator: User) -> Rebalanced:
     membership, created = CampaignAnnotator.objects.get_or_create(campaign=campaign, annotator=annotator)
     if not created and membership.active:
         raise CampaignError(f"{annotator.get_username()} already annotates {campaign.name}.")
@@ -486,7 +496,7 @@ def add_annotator(campaign, annotator):
 
 
 @transaction.atomic
-def remove_annotator(campaign, annotator):
+def remove_annotator(campaign: Campaign, annotator: User) -> Rebalanced:
     updated = CampaignAnnotator.objects.filter(campaign=campaign, annotator=annotator, active=True).update(
         active=False
     )
@@ -498,7 +508,7 @@ def remove_annotator(campaign, annotator):
 
 
 @transaction.atomic
-def rebalance(campaign):
+def rebalance(campaign: Campaign) -> Rebalanced:
     """Redistribute pending work over the active annotators; done work and judgements never move."""
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
     if campaign.is_imported:
@@ -507,7 +517,7 @@ def rebalance(campaign):
         assignment.pk: assignment
         for assignment in Assignment.objects.filter(item__campaign=campaign).select_related("item")
     }
-    stored = {key: {} for key in assignments}
+    stored: StoredJudgements = {key: {} for key in assignments}
     for assignment_id, judgement_id, aspect, label in Judgement.objects.filter(
         assignment__item__campaign=campaign
     ).values_list("assignment_id", "pk", "aspect", "label"):
@@ -529,7 +539,9 @@ def rebalance(campaign):
     )
 
     seed = campaign.sample_seed
-    changed, created, reissued = {}, {}, 0
+    changed: dict[int, Assignment] = {}
+    created: dict[int, Assignment] = {}
+    reissued = 0
     for key, annotator_id in plan.moves.items():
         assignment = assignments[key]
         side = sampling.a_on_left(seed, assignment.item_id, annotator_id)
@@ -554,12 +566,12 @@ def rebalance(campaign):
     return Rebalanced(moved=len(plan.moves) - reissued, reissued=reissued, dropped=len(plan.dropped))
 
 
-def _gold_seen(assignments, stored):
+def _gold_seen(assignments: Iterable[Assignment], stored: StoredJudgements) -> set[tuple[int, int]]:
     """The (annotator, text) pairs whose gold the annotator has been shown (``TextProgress.gold_seen``).
 
     ``stored`` maps each assignment id to its judgements, as ``TextProgress.judgements`` holds them.
     """
-    texts = {}
+    texts: dict[tuple[int, int], StoredJudgements] = {}
     for assignment in assignments:
         texts.setdefault((assignment.annotator_id, assignment.item.text_id), {})[assignment.pk] = stored[assignment.pk]
     return {key for key, judgements in texts.items() if TextProgress(judgements, compares_with_ground_truth=False).gold_seen}
@@ -578,42 +590,42 @@ def _gold_seen(assignments, stored):
 class TextProgress:
     """One annotator's pairs of one text in a campaign, in queue order, and what each holds."""
 
-    judgements: dict  # assignment id -> {aspect: (judgement id, canonical label)}
+    judgements: StoredJudgements  # in queue order
     compares_with_ground_truth: bool  # the campaign includes the Ground-truth system
 
     @property
-    def pairs(self):
+    def pairs(self) -> int:
         return len(self.judgements)
 
-    def aspects(self, assignment_id):
+    def aspects(self, assignment_id: int) -> set[str]:
         return set(self.judgements[assignment_id])
 
-    def position(self, assignment_id):
+    def position(self, assignment_id: int) -> int:
         """1 for the annotator's first pair of this text, and so on."""
         return list(self.judgements).index(assignment_id) + 1
 
     @property
-    def lacking_first_aspects(self):
+    def lacking_first_aspects(self) -> int:
         """How many pairs still lack one of the four first aspects."""
         return sum(not set(FIRST_ASPECTS) <= set(stored) for stored in self.judgements.values())
 
     @property
-    def gold_revealed(self):
+    def gold_revealed(self) -> bool:
         """Gold and completeness are shown once every pair has its four first aspects."""
         return self.lacking_first_aspects == 0
 
     @property
-    def gold_seen(self):
+    def gold_seen(self) -> bool:
         """The gold was shown: it is revealed now, or was earlier (a completeness judgement exists)."""
         return self.gold_revealed or any(Aspect.CS in stored for stored in self.judgements.values())
 
     @property
-    def first_aspects_locked(self):
+    def first_aspects_locked(self) -> bool:
         """In a campaign with Ground truth, the first four of a text are final once its gold was shown."""
         return self.compares_with_ground_truth and self.gold_seen
 
 
-def text_progress(assignment):
+def text_progress(assignment: Assignment) -> TextProgress:
     """The ``TextProgress`` of the annotator of ``assignment`` on its text: one query."""
     rows = (
         Assignment.objects.filter(
@@ -631,7 +643,8 @@ def text_progress(assignment):
         .order_by("queue_position", "pk")
         .values_list("pk", "judgements__pk", "judgements__aspect", "judgements__label", "ground_truth")
     )
-    judgements, ground_truth = {}, False
+    judgements: StoredJudgements = {}
+    ground_truth = False
     for assignment_id, judgement_id, aspect, label, ground_truth in rows:
         stored = judgements.setdefault(assignment_id, {})
         if judgement_id is not None:
@@ -646,11 +659,11 @@ class PendingPair:
     assignment_id: int
     public_id: uuid.UUID
     item_id: int
-    aspects: frozenset  # the aspects it has judgements for
+    aspects: frozenset[str]  # the aspects it has judgements for
     adaptive: bool = False  # its campaign orders pairs by uncertainty (Campaign.PairOrder.ADAPTIVE)
 
 
-def current_text_pairs(annotator, campaign):
+def current_text_pairs(annotator: User, campaign: Campaign | int) -> list[PendingPair]:
     """The annotator's pending pairs of their current text in ``campaign`` (an instance or an id),
     in queue order: one query, of plain values (no model instances, no per-pair count in SQL).
 
@@ -674,17 +687,23 @@ def current_text_pairs(annotator, campaign):
         # One row per judgement of each pair; a pair with none: one row, aspect None.
         .values_list("pk", "public_id", "item_id", "item__campaign__pair_order", "judgements__aspect")
     )
-    pairs = {}
+    pairs: dict[int, tuple[uuid.UUID, int, str, set[str | None]]] = {}
     for assignment_id, public_id, item_id, pair_order, aspect in rows:
         pairs.setdefault(assignment_id, (public_id, item_id, pair_order, set()))[3].add(aspect)
     adaptive = Campaign.PairOrder.ADAPTIVE
     return [
-        PendingPair(assignment_id, public_id, item_id, frozenset(aspects - {None}), pair_order == adaptive)
+        PendingPair(
+            assignment_id,
+            public_id,
+            item_id,
+            frozenset(aspect for aspect in aspects if aspect is not None),
+            pair_order == adaptive,
+        )
         for assignment_id, (public_id, item_id, pair_order, aspects) in pairs.items()
     ]
 
 
-def choose_pair(pairs):
+def choose_pair(pairs: Sequence[PendingPair]) -> PendingPair | None:
     """Which of the current text's pending pairs (``PendingPair``, in queue order) comes next, or None.
 
     The pairs lacking one of the four first aspects come first, in queue order; then the pairs
@@ -696,16 +715,17 @@ def choose_pair(pairs):
     return pairs[0] if pairs else None
 
 
-def next_public_id(annotator, campaign):
+def next_public_id(annotator: User, campaign: Campaign | int) -> uuid.UUID | None:
     """The ``public_id`` of what the annotator judges next in ``campaign``, or None: one query
     (a few more in an adaptive campaign)."""
     pair = choose_pair(current_text_pairs(annotator, campaign))
     if pair is not None and pair.adaptive:
-        return next_adaptive_assignment(annotator, campaign).public_id
+        adaptive = next_adaptive_assignment(annotator, campaign)
+        return adaptive.public_id if adaptive else None
     return pair.public_id if pair else None
 
 
-def next_assignment(annotator, campaign):
+def next_assignment(annotator: User, campaign: Campaign | int) -> Assignment | None:
     """The assignment the annotator judges next in ``campaign``, with its item, or None.
 
     Two queries; the pages, which need only where to go, ask ``next_public_id``.
@@ -719,7 +739,7 @@ def next_assignment(annotator, campaign):
 
 
 @transaction.atomic
-def skip(assignment):
+def skip(assignment: Assignment) -> int:
     """Send the annotator's pending pairs of this text to the end of their queue, in their order.
 
     The whole text moves: skipping one pair alone would be undone at once, since the pairs of
@@ -738,17 +758,17 @@ def skip(assignment):
     return text_pending.update(queue_position=F("queue_position") + shift)
 
 
-def _seconds_spent(seconds):
+def _seconds_spent(seconds: float | str | None) -> float:
     try:
-        seconds = float(seconds or 0.0)
+        spent = float(seconds or 0.0)
     except (TypeError, ValueError) as error:
         raise InvalidJudgement("The time spent must be a number of seconds.") from error
-    if not math.isfinite(seconds):
+    if not math.isfinite(spent):
         return 0.0
-    return min(max(seconds, 0.0), MAX_SECONDS_PER_SAVE)
+    return min(max(spent, 0.0), MAX_SECONDS_PER_SAVE)
 
 
-def _check_labels(labels):
+def _check_labels(labels: Mapping[str, str]) -> None:
     if not labels:
         raise InvalidJudgement("No judgement was sent.")
     for aspect, side in labels.items():
@@ -760,7 +780,7 @@ def _check_labels(labels):
             )
 
 
-def _pairs(count):
+def _pairs(count: int) -> str:
     return f"{count} pair" if count == 1 else f"{count} pairs"
 
 
@@ -771,19 +791,19 @@ class Saved:
     completed_first_aspects: bool = False  # this save brought the pair's four first aspects to complete
 
     @property
-    def aspects(self):
+    def aspects(self) -> set[str]:
         return self.text.aspects(self.assignment.pk)
 
     @property
-    def first_aspects_done(self):
+    def first_aspects_done(self) -> bool:
         return set(FIRST_ASPECTS) <= self.aspects
 
     @property
-    def is_done(self):
+    def is_done(self) -> bool:
         return self.assignment.status == Assignment.Status.DONE
 
 
-def _refusal_after_race(assignment):
+def _refusal_after_race(assignment: Assignment) -> AnnotationError:
     """Why the guarded update matched nothing, read again once (a rare path)."""
     current = Assignment.objects.filter(pk=assignment.pk).select_related("item__campaign").first()
     if current is None or current.annotator_id != assignment.annotator_id:
@@ -797,7 +817,14 @@ def _refusal_after_race(assignment):
 
 
 @transaction.atomic
-def save_judgements(assignment, labels, *, expected_version, seconds, comment=None):
+def save_judgements(
+    assignment: Assignment,
+    labels: Mapping[str, str],
+    *,
+    expected_version: int,
+    seconds: float | str | None,
+    comment: str | None = None,
+) -> Saved:
     """Store an annotator's choices for some aspects of one assignment; return what was ``Saved``.
 
     ``assignment`` is the assignment as read for this request, with its item and campaign
@@ -815,11 +842,10 @@ def save_judgements(assignment, labels, *, expected_version, seconds, comment=No
     """
     _check_labels(labels)
     spent = _seconds_spent(seconds)
-    if comment is not None:
-        comment = comment.strip()
-        if len(comment) > MAX_COMMENT_CHARS:
-            raise InvalidJudgement(f"The comment is {len(comment):,} characters long: at most {MAX_COMMENT_CHARS:,}.")
-    comment_changed = comment is not None and comment != assignment.comment
+    new_comment = assignment.comment if comment is None else comment.strip()
+    if len(new_comment) > MAX_COMMENT_CHARS:
+        raise InvalidJudgement(f"The comment is {len(new_comment):,} characters long: at most {MAX_COMMENT_CHARS:,}.")
+    comment_changed = new_comment != assignment.comment
     progress = text_progress(assignment)
     stored_before = progress.judgements[assignment.pk]
     stored = dict(stored_before)
@@ -861,7 +887,7 @@ def save_judgements(assignment, labels, *, expected_version, seconds, comment=No
         annotator_id=assignment.annotator_id,
         version=expected_version,
     )
-    fields = {
+    fields: dict[str, Any] = {
         "version": F("version") + 1,
         "seconds_spent": F("seconds_spent") + spent,
         "started_at": Coalesce(F("started_at"), Value(now - timedelta(seconds=spent))),
@@ -869,7 +895,7 @@ def save_judgements(assignment, labels, *, expected_version, seconds, comment=No
     if finished:
         fields.update(status=Assignment.Status.DONE, completed_at=now)
     if comment_changed:
-        fields["comment"] = comment
+        fields["comment"] = new_comment
     if not guarded.update(**fields):
         raise _refusal_after_race(assignment)
 
@@ -879,21 +905,21 @@ def save_judgements(assignment, labels, *, expected_version, seconds, comment=No
         for aspect, label in changes.items()
         if aspect not in stored
     ]
-    relabelled = [
+    changed = [
         Judgement(pk=stored[aspect][0], assignment=assignment, aspect=aspect, label=label, updated_at=now)
         for aspect, label in changes.items()
         if aspect in stored
     ]
     Judgement.objects.bulk_create(created)
-    if relabelled:
-        Judgement.objects.bulk_update(relabelled, ["label", "updated_at"])
-    for judgement in [*created, *relabelled]:
+    if changed:
+        Judgement.objects.bulk_update(changed, ["label", "updated_at"])
+    for judgement in [*created, *changed]:
         stored[judgement.aspect] = (judgement.pk, judgement.label)
     if changes:
         judgements_saved.send(sender=Judgement, dataset_id=assignment.item.campaign.dataset_id)
 
     if comment_changed:
-        assignment.comment = comment
+        assignment.comment = new_comment
     assignment.version += 1
     assignment.seconds_spent += spent
     assignment.started_at = assignment.started_at or now - timedelta(seconds=spent)

@@ -5,6 +5,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from genres_site.health import healthz
+from genres_site.openapi import openapi_json
 
 admin.site.site_header = admin.site.site_title = "GENRES Arena administration"
 
@@ -17,6 +18,7 @@ urlpatterns = [
     path("admin/rq/", include("django_rq.urls")),
     path("admin/", admin.site.urls),
     path("", include("leaderboard.urls")),
+    path("api/openapi.json", openapi_json, name="api_openapi"),
     path("", include("scoring.urls")),
     path("", include("annotation.urls")),
 ]

@@ -6,8 +6,9 @@ the metric-battle ratings of those scores at one margin; then compared, plotted,
 """
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from functools import cached_property
+from typing import Any, TypeVar
 
 from django.core.cache import cache
 from scipy.stats import rankdata
@@ -35,13 +36,16 @@ AGREE_TAU, PARTLY_AGREE_TAU = 0.5, 0.0
 # The GENRES-side parts kept between builds (see Builder): keyed by the scores' version, so a
 # finished run or a new upload makes new keys; the old ones expire.
 SCORE_PARTS_KEPT_FOR = 24 * 3600
+# JSON-ready parts of a leaderboard (see docs/leaderboard.md).
+Data = dict[str, Any]
+Kept = TypeVar("Kept")
 
 
 class LeaderboardError(ValueError):
     """A request for a leaderboard that cannot be answered; the message says why."""
 
 
-def parse_margin(value):
+def parse_margin(value: str | None) -> float:
     """The margin asked for, on the page's 0.05 grid in [0, 1]; the default when not given."""
     if value in (None, ""):
         return DEFAULT_MARGIN
@@ -54,17 +58,17 @@ def parse_margin(value):
     return round(round(margin / MARGIN_STEP) * MARGIN_STEP, 2)
 
 
-def check_setting(dataset, key):
+def check_setting(dataset: Dataset, key: str) -> None:
     """Raise :class:`LeaderboardError` unless ``key`` is the setting of a finished run on ``dataset``."""
     if key and not ScoringRun.objects.filter(dataset=dataset, status=ScoringRun.Status.DONE, fingerprint=key).exists():
         raise unknown_setting(key)
 
 
-def unknown_setting(key):
+def unknown_setting(key: str) -> LeaderboardError:
     return LeaderboardError(f"No scoring results with the setting {key[:70]!r} on this dataset.")
 
 
-def pick_setting(settings, key):
+def pick_setting(settings: list[Data], key: str | None) -> Data | None:
     """The scoring setting named by ``key`` (its fingerprint), or the newest one; None when unscored."""
     if not settings:
         if key:
@@ -93,8 +97,8 @@ class Builder:
     def __init__(
         self,
         dataset: Dataset,
-        metric_ratings: dict | None = None,
-        score_tests: dict | None = None,
+        metric_ratings: Mapping[tuple[str, float], Data] | None = None,
+        score_tests: Mapping[str, Data | None] | None = None,
         scores_version: str | None = None,
     ) -> None:
         """``metric_ratings``: ``{(setting key, margin): ratings}`` still current, from an earlier build;
@@ -102,12 +106,12 @@ class Builder:
         self.dataset = dataset
         self.settings = metrics.scoring_settings(dataset)
         self.scores_version = scores_version
-        self._scores = {}
-        self._score_figures = {}
+        self._scores: dict[str, Data | None] = {}
+        self._score_figures: dict[str, Data] = {}
         self._score_tests = dict(score_tests or {})
         self._metric_ratings = dict(metric_ratings or {})
 
-    def _kept(self, part: str, setting_key: str, compute: Callable[[], object]) -> object:
+    def _kept(self, part: str, setting_key: str, compute: Callable[[], Kept]) -> Kept:
         """One GENRES-side ``part`` of a setting, from the cache while the scores are unchanged."""
         if self.scores_version is None:
             return compute()
@@ -119,10 +123,10 @@ class Builder:
         return value
 
     @cached_property
-    def human_side(self):
+    def human_side(self) -> Data:
         return human.human_side(self.dataset)
 
-    def scores(self, setting):
+    def scores(self, setting: Data | None) -> Data | None:
         if setting is None:
             return None
         key = setting["key"]
@@ -130,16 +134,17 @@ class Builder:
             self._scores[key] = self._kept("scores", key, lambda: metrics.metric_scores(self.dataset, key))
         return self._scores[key]
 
-    def score_figures(self, setting: dict | None) -> dict:
+    def score_figures(self, setting: Data | None) -> Data:
         """The figures drawn from one setting's scores alone, shared by all its margins."""
         key = setting["key"] if setting else ""
         if key not in self._score_figures:
-            rows = self.scores(setting)["rows"] if setting else []
+            scores = self.scores(setting)
+            rows = scores["rows"] if scores else []
             tests = self.score_tests(setting)
             self._score_figures[key] = self._kept("score-figures", key, lambda: figures_of_scores(rows, tests))
         return self._score_figures[key]
 
-    def score_tests(self, setting):
+    def score_tests(self, setting: Data | None) -> Data | None:
         """The intervals and paired tests of one setting's scores, shared by all its margins."""
         if setting is None:
             return None
@@ -148,12 +153,12 @@ class Builder:
             self._score_tests[setting["key"]] = significance_of_scores(scores) if scores else None
         return self._score_tests[setting["key"]]
 
-    def leaderboard(self, setting_key: str | None = None, margin: float = DEFAULT_MARGIN) -> dict:
+    def leaderboard(self, setting_key: str | None = None, margin: float = DEFAULT_MARGIN) -> Data:
         """The whole leaderboard for one scoring setting (the newest when not given) and margin."""
         setting = pick_setting(self.settings, setting_key)
         scores = self.scores(setting)
         metric_ratings = None
-        if scores:
+        if setting and scores:
             key = (setting["key"], margin)
             if key not in self._metric_ratings:
                 self._metric_ratings[key] = rate_metric_battles(scores, margin)
@@ -163,7 +168,7 @@ class Builder:
             self.score_tests(setting), self.score_figures(setting),
         )  # fmt: skip
 
-    def summary(self, data):
+    def summary(self, data: Data) -> Data:
         """What the leaderboards index shows of the dataset, from its newest leaderboard ``data``."""
         return {
             "runs": ScoringRun.objects.filter(dataset=self.dataset, status=ScoringRun.Status.DONE).count(),
@@ -173,15 +178,15 @@ class Builder:
         }
 
 
-def leaderboard(dataset, setting_key=None, margin=DEFAULT_MARGIN):
+def leaderboard(dataset: Dataset, setting_key: str | None = None, margin: float = DEFAULT_MARGIN) -> Data:
     """The whole leaderboard of ``dataset`` for one scoring setting and margin (see docs/leaderboard.md)."""
     return Builder(dataset).leaderboard(setting_key, margin)
 
 
-def rate_metric_battles(scores, margin):
+def rate_metric_battles(scores: Data, margin: float) -> Data:
     """Per aspect, both methods' ratings of the metric battles between the scored systems."""
     systems = [row["system"] for row in scores["rows"]]
-    rated = {method: {} for method in METHODS}
+    rated: dict[str, Data] = {method: {} for method in METHODS}
     for aspect in ASPECTS:
         battles = metric_battles(scores["per_text"][aspect], systems, margin)
         for method, board in human.rate(battles, METRIC_BOOTSTRAP_ROUNDS).items():
@@ -189,13 +194,13 @@ def rate_metric_battles(scores, margin):
     return rated
 
 
-def significance_of_scores(scores):
+def significance_of_scores(scores: Data) -> Data:
     """Per aspect, bootstrap intervals of the means, paired tests and tied ranks (``leaderboard.significance``)."""
     systems = [row["system"] for row in scores["rows"]]
     return {aspect: significance.score_significance(scores["per_text"][aspect], systems) for aspect in ASPECTS}
 
 
-def human_separation(human_ratings):
+def human_separation(human_ratings: Data) -> Data:
     """Per method and aspect, which human ratings are apart: their 95% intervals do not overlap."""
     return {
         method: {aspect: significance.interval_separation(board) for aspect, board in by_aspect.items()}
@@ -203,16 +208,16 @@ def human_separation(human_ratings):
     }
 
 
-def score_ranks(mean_scores):
+def score_ranks(mean_scores: Mapping[str, float | None]) -> dict[str, int]:
     """Ranks by mean score, 1 for the highest; equal scores share the better rank."""
-    systems = [system for system, score in mean_scores.items() if score is not None]
-    ranks = rankdata([-mean_scores[system] for system in systems], method="min")
-    return {system: int(rank) for system, rank in zip(systems, ranks)}
+    scored = {system: score for system, score in mean_scores.items() if score is not None}
+    ranks = rankdata([-score for score in scored.values()], method="min")
+    return {system: int(rank) for system, rank in zip(scored, ranks)}
 
 
-def compare(human_side, scores, metric_ratings, margin):
+def compare(human_side: Data, scores: Data | None, metric_ratings: Data | None, margin: float) -> Data:
     """Per method and aspect: the rankings side by side, their correlations, item-level agreement."""
-    comparison = {method: {} for method in METHODS}
+    comparison: dict[str, Data] = {method: {} for method in METHODS}
     for aspect in ASPECTS:
         human_labels = human_side["labels"][aspect]
         mean_scores = {row["system"]: row["values"][aspect] for row in scores["rows"]} if scores else {}
@@ -256,13 +261,13 @@ def compare(human_side, scores, metric_ratings, margin):
     return comparison
 
 
-def _label_shares(labels):
+def _label_shares(labels: Iterable[str]) -> dict[str, int]:
     labels = list(labels)
     decided = sum(1 for label in labels if label in (A, B))
     return {"metric_labels": len(labels), "metric_ties": len(labels) - decided}
 
 
-def verdict(human_side, scores, comparison):
+def verdict(human_side: Data, scores: Data | None, comparison: Data) -> Data:
     """One line on how the human and GENRES rankings compare (Elo against mean scores)."""
     if not human_side["judgements"]:
         return {
@@ -286,7 +291,7 @@ def verdict(human_side, scores, comparison):
     return {"tau": tau, "text": f"{wording}: Kendall τ {tau:.2f}{over}."}
 
 
-def figures_of_scores(rows: list, score_tests: dict | None) -> dict:
+def figures_of_scores(rows: list[Data], score_tests: Data | None) -> Data:
     """The figures that show the GENRES scores alone: no human judgement changes them."""
     return {
         "profile": plots.score_profile(rows, ASPECT_NAMES),
@@ -297,15 +302,15 @@ def figures_of_scores(rows: list, score_tests: dict | None) -> dict:
 
 def assemble(
     dataset: Dataset,
-    settings: list,
-    setting: dict | None,
+    settings: list[Data],
+    setting: Data | None,
     margin: float,
-    human_side: dict,
-    scores: dict | None,
-    metric_ratings: dict | None,
-    score_tests: dict | None = None,
-    score_figures: dict | None = None,
-) -> dict:
+    human_side: Data,
+    scores: Data | None,
+    metric_ratings: Data | None,
+    score_tests: Data | None = None,
+    score_figures: Data | None = None,
+) -> Data:
     """The leaderboard dict; ``score_figures`` (``figures_of_scores``) are drawn here when not given."""
     comparison = compare(human_side, scores, metric_ratings, margin)
     rows = scores["rows"] if scores else []

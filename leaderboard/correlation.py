@@ -9,13 +9,15 @@
 """
 
 import math
+from collections.abc import Hashable, Mapping
+from typing import Any
 
 from scipy import stats
 
 from annotation.agreement import label_agreement, to_canonical
 
 
-def rank_correlation(first, second):
+def rank_correlation(first: Mapping[str, float | None], second: Mapping[str, float | None]) -> dict[str, Any]:
     """Kendall's τ-b and Spearman's ρ between two rankings ``{system: rating}``.
 
     Only systems present (and not None) in both count. Returns::
@@ -32,7 +34,7 @@ def rank_correlation(first, second):
     )
     x = [first[system] for system in shared]
     y = [second[system] for system in shared]
-    result = dict.fromkeys(("kendall_tau", "kendall_p", "spearman_rho", "spearman_p"), None)
+    result: dict[str, Any] = dict.fromkeys(("kendall_tau", "kendall_p", "spearman_rho", "spearman_p"), None)
     result["systems"] = len(shared)
     # A constant ranking has no order to correlate; checked here so scipy does not warn.
     if len(set(x)) < 2 or len(set(y)) < 2:
@@ -48,14 +50,16 @@ def rank_correlation(first, second):
     return result
 
 
-def item_agreement(human_labels, metric_labels):
+def item_agreement(
+    human_labels: Mapping[tuple[Hashable, str, str], str], metric_labels: Mapping[tuple[Hashable, str, str], str]
+) -> dict[str, Any]:
     """Tie-discounted agreement of human and metric labels on the items both have.
 
     Both map ``(text, system_a, system_b)`` to "a", "b" or "tie". An item keyed with the two
     systems the other way round in ``metric_labels`` is matched too, its label mapped to the
     human key's order. Returns ``{"accuracy": float | None, "items": int}`` (None: no shared item).
     """
-    scores = []
+    scores: list[float] = []
     for (text, system_a, system_b), human_label in human_labels.items():
         if (text, system_a, system_b) in metric_labels:
             metric_label = metric_labels[text, system_a, system_b]
@@ -67,7 +71,7 @@ def item_agreement(human_labels, metric_labels):
     return {"accuracy": sum(scores) / len(scores) if scores else None, "items": len(scores)}
 
 
-def interval_ranks(leaderboard):
+def interval_ranks(leaderboard: Mapping[str, Mapping[str, float]]) -> dict[str, tuple[int, int]]:
     """Rank ranges ``{system: (best, worst)}`` from ``{system: {"ci_low", "ci_high", ...}}``.
 
     A system is certainly behind every system whose lower bound lies above its upper bound, and
@@ -76,7 +80,7 @@ def interval_ranks(leaderboard):
     ``best`` alone is the rank FastChat's arena shows; systems with overlapping intervals share it.
     """
     bounds = {system: (entry["ci_low"], entry["ci_high"]) for system, entry in leaderboard.items()}
-    ranks = {}
+    ranks: dict[str, tuple[int, int]] = {}
     for system, (low, high) in bounds.items():
         ahead = sum(1 for other_low, _ in bounds.values() if other_low > high)
         behind = sum(1 for _, other_high in bounds.values() if other_high < low)
@@ -84,6 +88,6 @@ def interval_ranks(leaderboard):
     return ranks
 
 
-def _defined(value):
-    value = float(value)
-    return None if math.isnan(value) else value
+def _defined(value: float) -> float | None:
+    number = float(value)
+    return None if math.isnan(number) else number

@@ -27,12 +27,16 @@ import hashlib
 import json
 import logging
 import time
+from collections.abc import Iterable
+from datetime import datetime
 from functools import cache
+from typing import Any, cast
 
 import django_rq
-import redis
 from django.db import transaction
 from django.utils import timezone
+from redis import Redis
+from rq import Queue
 
 from leaderboard import contents, exports, human, metrics
 from leaderboard.metric_battles import DEFAULT_MARGIN
@@ -51,20 +55,22 @@ VARIANTS_KEPT_FOR = 24 * 3600
 # Pacing (above): the pause after a build is its CPU time times PAUSE_PER_BUILD, at most MAX_PAUSE.
 PAUSE_PER_BUILD = 1.0
 MAX_PAUSE = 2.0
+# A leaderboard variant: (setting key, "" for the newest; margin).
+Variant = tuple[str, float]
 
 
 @cache
-def queue():
+def queue() -> Queue:
     # One client per process: django_rq makes a new one, and so a new connection, on every call
     # (a save would pay for it). redis-py's pool reconnects after a fork or a Redis restart.
     return django_rq.get_queue(QUEUE)
 
 
-def _pending_key(dataset_id):
+def _pending_key(dataset_id: int) -> str:
     return f"leaderboard:pending:{dataset_id}"
 
 
-def _lock_key(dataset_id):
+def _lock_key(dataset_id: int) -> str:
     return f"leaderboard:building:{dataset_id}"
 
 
@@ -72,27 +78,27 @@ def _last_build_key(dataset_id: int) -> str:
     return f"leaderboard:last-build:{dataset_id}"
 
 
-def _variants_key(dataset_id):
+def _variants_key(dataset_id: int) -> str:
     return f"leaderboard:variants:{dataset_id}"
 
 
-def group_name(dataset_id):
+def group_name(dataset_id: int) -> str:
     """The websocket group of the dataset's open leaderboard pages."""
     return f"leaderboard.{dataset_id}"
 
 
-def schedule_rebuild(dataset_id):
+def schedule_rebuild(dataset_id: int) -> None:
     """Have the dataset's leaderboards rebuilt once the current transaction commits (debounced)."""
     # robust: a Redis that is down must not fail the change that already committed.
     transaction.on_commit(lambda: _enqueue(dataset_id), robust=True)
 
 
-def _enqueue(dataset_id):
+def _enqueue(dataset_id: int) -> None:
     if queue().connection.set(_pending_key(dataset_id), 1, nx=True, ex=PENDING_FOR):
         queue().enqueue(build_leaderboards, dataset_id, job_timeout=BUILD_TIMEOUT)
 
 
-def ask_for_variant(dataset_id, setting_key, margin):
+def ask_for_variant(dataset_id: int, setting_key: str, margin: float) -> None:
     """Note that a page asked for this setting (empty: the newest) and margin; a new one is built."""
     if not setting_key and margin == DEFAULT_MARGIN:
         return
@@ -101,10 +107,11 @@ def ask_for_variant(dataset_id, setting_key, margin):
         schedule_rebuild(dataset_id)
 
 
-def _asked_variants(connection, dataset_id):
+def _asked_variants(connection: Redis, dataset_id: int) -> list[Variant]:
     key = _variants_key(dataset_id)
     connection.zremrangebyscore(key, 0, time.time() - VARIANTS_KEPT_FOR)
-    return [tuple(json.loads(member)) for member in connection.zrange(key, 0, -1)]
+    members = cast(list[bytes], connection.zrange(key, 0, -1))  # a sync client's reply
+    return [tuple(json.loads(member)) for member in members]
 
 
 def pause_before_build(last_build: tuple[float, float] | None, now: float) -> float:
@@ -115,7 +122,7 @@ def pause_before_build(last_build: tuple[float, float] | None, now: float) -> fl
     return max(0.0, finished_at + min(MAX_PAUSE, PAUSE_PER_BUILD * cpu_seconds) - now)
 
 
-def _wait_for_turn(connection: redis.Redis, dataset_id: int) -> None:
+def _wait_for_turn(connection: Redis, dataset_id: int) -> None:
     last_build = connection.get(_last_build_key(dataset_id))
     pause = pause_before_build(json.loads(last_build) if last_build else None, time.time())
     if pause:
@@ -145,7 +152,7 @@ def build_leaderboards(dataset_id: int) -> None:
     announce(dataset_id, changes(previous, snapshots[0]), snapshots[0].built_at)
 
 
-def build_snapshots(dataset, asked=()):
+def build_snapshots(dataset: Dataset, asked: Iterable[Variant] = ()) -> tuple[list[Snapshot], list[Variant]]:
     """Build and store the default leaderboard and the ``asked`` (setting key, margin) variants.
 
     Returns the snapshots, the default first, and the asked variants whose setting is unknown.
@@ -162,7 +169,7 @@ def build_snapshots(dataset, asked=()):
     variants = dict.fromkeys([(newest, DEFAULT_MARGIN), *((key or newest, margin) for key, margin in asked)])
     for variant in unknown:
         variants.pop(variant, None)
-    snapshots = []
+    snapshots: list[Snapshot] = []
     for setting_key, margin in variants:
         is_newest = setting_key == newest
         data = builder.leaderboard(setting_key or None, margin)
@@ -198,14 +205,15 @@ def build_snapshots(dataset, asked=()):
     return snapshots, unknown
 
 
-def _current_score_parts(dataset: Dataset, scores_version: str) -> tuple[dict, dict]:
+def _current_score_parts(dataset: Dataset, scores_version: str) -> tuple[dict[Variant, Any], dict[str, Any]]:
     """The metric-battle ratings and the score tests of the last build where the scores are unchanged.
 
     ``({(setting key, margin): ratings}, {setting key: intervals and tests})``: the costliest parts
     (tens of thousands of battles per aspect, bootstrapped), which new judgements leave as they are.
     """
     kept = Snapshot.objects.filter(dataset=dataset, scores_version=scores_version).exclude(setting="").defer("plots")
-    metric_ratings, score_tests = {}, {}
+    metric_ratings: dict[Variant, Any] = {}
+    score_tests: dict[str, Any] = {}
     for snapshot in kept:
         if snapshot.data["metric_ratings"] is not None:
             metric_ratings[snapshot.setting, snapshot.margin] = snapshot.data["metric_ratings"]
@@ -216,11 +224,13 @@ def _current_score_parts(dataset: Dataset, scores_version: str) -> tuple[dict, d
     return metric_ratings, score_tests
 
 
-def changes(previous, snapshot):
+
+
+def changes(previous: Snapshot | None, snapshot: Snapshot) -> list[str]:
     """What a new build changed since ``previous`` (None: never built): judgements, scores, both or none."""
     if previous is None:
         return ["judgements", "scores"]
-    changed = []
+    changed: list[str] = []
     if previous.judgement_version != snapshot.judgement_version:
         changed.append("judgements")
     if previous.scores_version != snapshot.scores_version:
@@ -228,10 +238,10 @@ def changes(previous, snapshot):
     return changed
 
 
-def announce(dataset_id, changed, as_of):
+def announce(dataset_id: int, changed: list[str], as_of: datetime) -> None:
     """Tell every open page of the dataset that a build landed, what it changed and as of when."""
     broadcast(group_name(dataset_id), {"type": "leaderboard.built", "changes": changed, "as_of": as_of.isoformat()})
 
 
-def _digest(version):
+def _digest(version: object) -> str:
     return hashlib.sha256(repr(version).encode("utf-8")).hexdigest()[:32]

@@ -8,6 +8,7 @@ merged human labels (``leaderboard.correlation.item_agreement``).
 """
 
 import math
+from collections.abc import Hashable, Mapping, Sequence
 from itertools import combinations
 from numbers import Real
 
@@ -20,7 +21,9 @@ DEFAULT_MARGIN = 0.2
 MARGIN_TOLERANCE = 1e-9
 
 
-def metric_labels(scores, systems, margin=DEFAULT_MARGIN):
+def metric_labels(
+    scores: Mapping[Hashable, Mapping[str, float | None]], systems: Sequence[str], margin: float = DEFAULT_MARGIN
+) -> dict[tuple[Hashable, str, str], str]:
     """Labels ``{(text, system_a, system_b): "a" | "b" | "tie"}`` from automatic scores.
 
     ``scores`` maps each text to ``{system: score or None}`` for one aspect. ``systems`` gives
@@ -31,7 +34,7 @@ def metric_labels(scores, systems, margin=DEFAULT_MARGIN):
     """
     if not (_is_finite_number(margin) and margin >= 0):
         raise ValueError(f"margin must be a finite number ≥ 0, got {margin!r}")
-    labels = {}
+    labels: dict[tuple[Hashable, str, str], str] = {}
     for text, by_system in scores.items():
         for system, score in by_system.items():
             if score is not None and not _is_finite_number(score):
@@ -44,7 +47,9 @@ def metric_labels(scores, systems, margin=DEFAULT_MARGIN):
     return labels
 
 
-def metric_battles(scores, systems, margin=DEFAULT_MARGIN):
+def metric_battles(
+    scores: Mapping[Hashable, Mapping[str, float | None]], systems: Sequence[str], margin: float = DEFAULT_MARGIN
+) -> Battles:
     """:class:`~annotation.ratings.Battles` from automatic scores, over ``systems`` in order."""
     labels = metric_labels(scores, systems, margin)
     return Battles.from_labels(
@@ -52,7 +57,7 @@ def metric_battles(scores, systems, margin=DEFAULT_MARGIN):
     )
 
 
-def _verdict(difference, margin):
+def _verdict(difference: float, margin: float) -> str:
     # A win needs a strictly higher score even when the margin is 0.
     if difference > 0 and difference >= margin - MARGIN_TOLERANCE:
         return A
@@ -61,5 +66,5 @@ def _verdict(difference, margin):
     return TIE
 
 
-def _is_finite_number(value):
+def _is_finite_number(value: object) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)

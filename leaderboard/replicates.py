@@ -7,18 +7,21 @@ single run) and the range. Only groups with at least two runs on the dataset are
 No Django here: the input is the leaderboard's score rows.
 """
 
+from collections.abc import Iterable, Sequence
+from typing import Any
+
 import numpy as np
 
 MIN_RUNS = 2
 
 
-def replicate_groups(rows, keys):
+def replicate_groups(rows: Iterable[dict[str, Any]], keys: Sequence[str]) -> list[dict[str, Any]]:
     """``[{"group", "runs": [{"system", "seed", "values"}], "mean", "sd", "min", "max"}]``, by group name.
 
     ``rows`` are score rows with ``system``, ``replicate_group``, ``seed`` and ``values``; a run
     without a value for a key (not scored, not applicable) is left out of that key's figures.
     """
-    by_group = {}
+    by_group: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         if row.get("replicate_group"):
             by_group.setdefault(row["replicate_group"], []).append(row)
@@ -27,7 +30,7 @@ def replicate_groups(rows, keys):
         if len(members) < MIN_RUNS:
             continue
         members = sorted(members, key=lambda row: _seed_order(row["seed"]))
-        summary = {"group": group, "runs": [], "mean": {}, "sd": {}, "min": {}, "max": {}}
+        summary: dict[str, Any] = {"group": group, "runs": [], "mean": {}, "sd": {}, "min": {}, "max": {}}
         summary["runs"] = [
             {"system": row["system"], "seed": row["seed"], "values": {key: row["values"].get(key) for key in keys}}
             for row in members
@@ -43,6 +46,6 @@ def replicate_groups(rows, keys):
     return groups
 
 
-def _seed_order(seed):
+def _seed_order(seed: str) -> tuple[int, int, str]:
     """Numeric seeds in numeric order (2 before 10), then the others by name."""
     return (0, int(seed), "") if seed.isdigit() else (1, 0, seed)

@@ -23,6 +23,9 @@ matrix, all rounds at once:
 Everything is seeded: the same scores give the same intervals and p-values, build after build.
 """
 
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
 import numpy as np
 
 INTERVAL_ROUNDS = 1000
@@ -39,8 +42,11 @@ _BLOCK = 2000
 _TOLERANCE = 1e-9
 _MONTE_CARLO_TOLERANCE = 1e-5
 
+# {text: {system: score or None}}
+PerText = Mapping[Any, Mapping[str, float | None]]
 
-def score_matrix(per_text, systems):
+
+def score_matrix(per_text: PerText, systems: Sequence[str]) -> np.ndarray:
     """A texts × systems float array of ``per_text`` scores, NaN where a system has no score."""
     column = {system: index for index, system in enumerate(systems)}
     matrix = np.full((len(per_text), len(systems)), np.nan)
@@ -51,7 +57,9 @@ def score_matrix(per_text, systems):
     return matrix
 
 
-def mean_intervals(scores, rounds=INTERVAL_ROUNDS, seed=SEED):
+def mean_intervals(
+    scores: np.ndarray, rounds: int = INTERVAL_ROUNDS, seed: int = SEED
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per system (column of ``scores``): ``(means, ci_low, ci_high, texts)`` as arrays.
 
     A system without any score has mean and interval NaN; a bootstrap round that happens to
@@ -74,7 +82,7 @@ def mean_intervals(scores, rounds=INTERVAL_ROUNDS, seed=SEED):
     return means, low, high, texts
 
 
-def paired_differences(scores):
+def paired_differences(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The pairs ``(i, j)``, i < j, and per pair the texts × pairs matrix of differences i − j.
 
     A text lacking either system's score contributes 0 (it is left out of that pair's test).
@@ -86,7 +94,7 @@ def paired_differences(scores):
     return first, second, np.nan_to_num(differences, nan=0.0), shared
 
 
-def sign_flip_p_values(differences, rounds=PERMUTATION_ROUNDS, seed=SEED):
+def sign_flip_p_values(differences: np.ndarray, rounds: int = PERMUTATION_ROUNDS, seed: int = SEED) -> np.ndarray:
     """Two-sided paired permutation p-values, one per column of the texts × pairs ``differences``.
 
     Exact (every sign pattern) when there are at most ``rounds`` patterns, else Monte Carlo.
@@ -117,18 +125,18 @@ def sign_flip_p_values(differences, rounds=PERMUTATION_ROUNDS, seed=SEED):
     return (1 + extreme) / (1 + rounds)
 
 
-def holm(p_values):
+def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
     """Holm's step-down adjustment of a family of p-values (each adjusted p, capped at 1)."""
-    p_values = np.asarray(p_values, dtype=float)
-    size = len(p_values)
-    order = np.argsort(p_values, kind="stable")
-    stepped = np.maximum.accumulate((size - np.arange(size)) * p_values[order])
+    values = np.asarray(p_values, dtype=float)
+    size = len(values)
+    order = np.argsort(values, kind="stable")
+    stepped = np.maximum.accumulate((size - np.arange(size)) * values[order])
     adjusted = np.empty(size)
     adjusted[order] = np.minimum(stepped, 1.0)
     return adjusted
 
 
-def significance_ranks(better):
+def significance_ranks(better: np.ndarray) -> list[tuple[int, int]]:
     """Rank ranges ``[(best, worst)]`` from a boolean matrix: ``better[i, j]`` is i significantly above j."""
     size = len(better)
     above_me = better.sum(axis=0)
@@ -136,7 +144,9 @@ def significance_ranks(better):
     return [(1 + int(above_me[index]), size - int(below_me[index])) for index in range(size)]
 
 
-def paired_tests(scores, rounds=PERMUTATION_ROUNDS, seed=SEED, alpha=ALPHA):
+def paired_tests(
+    scores: np.ndarray, rounds: int = PERMUTATION_ROUNDS, seed: int = SEED, alpha: float = ALPHA
+) -> dict[str, np.ndarray]:
     """Every pair of columns of ``scores`` tested, Holm-corrected over the pairs.
 
     Returns square matrices (systems × systems, diagonal None): ``difference`` (row mean −
@@ -163,7 +173,13 @@ def paired_tests(scores, rounds=PERMUTATION_ROUNDS, seed=SEED, alpha=ALPHA):
     return {"difference": difference, "shared": count, "p_value": p_value, "better": better}
 
 
-def score_significance(per_text, systems, interval_rounds=INTERVAL_ROUNDS, test_rounds=PERMUTATION_ROUNDS, seed=SEED):
+def score_significance(
+    per_text: PerText,
+    systems: Sequence[str],
+    interval_rounds: int = INTERVAL_ROUNDS,
+    test_rounds: int = PERMUTATION_ROUNDS,
+    seed: int = SEED,
+) -> dict[str, Any]:
     """One aspect's intervals, paired tests and tied ranks, as JSON-ready data.
 
     ``systems`` orders the matrices; a system with no score on any text is left out. Returns::
@@ -175,25 +191,25 @@ def score_significance(per_text, systems, interval_rounds=INTERVAL_ROUNDS, test_
     """
     scores = score_matrix(per_text, systems)
     present = ~np.isnan(scores).all(axis=0)
-    systems = [system for system, keep in zip(systems, present) if keep]
+    shown = [system for system, keep in zip(systems, present) if keep]
     scores = scores[:, present]
     means, low, high, texts = mean_intervals(scores, interval_rounds, seed)
     tests = paired_tests(scores, test_rounds, seed)
     ranks = significance_ranks(tests["better"])
     return {
-        "systems": systems,
+        "systems": shown,
         "intervals": {
             system: {"mean": _value(mean), "ci_low": _value(lo), "ci_high": _value(hi), "texts": int(count)}
-            for system, mean, lo, hi, count in zip(systems, means, low, high, texts)
+            for system, mean, lo, hi, count in zip(shown, means, low, high, texts)
         },
-        "rank": {system: list(rank) for system, rank in zip(systems, ranks)},
+        "rank": {system: list(rank) for system, rank in zip(shown, ranks)},
         "difference": _matrix(tests["difference"]),
         "p_value": _matrix(tests["p_value"]),
         "shared": tests["shared"].tolist(),
     }
 
 
-def direction(difference, p_value, alpha=ALPHA):
+def direction(difference: float, p_value: float | None, alpha: float = ALPHA) -> int | None:
     """1 when a pair's row system is significantly above, −1 below, 0 neither; None when untested."""
     if p_value is None:
         return None
@@ -204,7 +220,7 @@ INTERVAL_FIELDS = ("aspect", "system", "mean", "ci_low", "ci_high", "texts", "ra
 PAIR_FIELDS = ("aspect", "system", "opponent", "difference", "p_holm", "shared_texts", "apart")
 
 
-def interval_records(tests_by_aspect):
+def interval_records(tests_by_aspect: Mapping[str, dict[str, Any]]) -> Iterator[dict[str, Any]]:
     """Rows of :data:`INTERVAL_FIELDS` from :func:`score_significance` results per aspect."""
     for aspect, tests in tests_by_aspect.items():
         for system, entry in tests["intervals"].items():
@@ -212,7 +228,7 @@ def interval_records(tests_by_aspect):
             yield {"aspect": aspect, "system": system, **entry, "rank_best": best, "rank_worst": worst}
 
 
-def pair_records(tests_by_aspect, alpha=ALPHA):
+def pair_records(tests_by_aspect: Mapping[str, dict[str, Any]], alpha: float = ALPHA) -> Iterator[dict[str, Any]]:
     """Every tested ordered pair: ``{aspect, system, opponent, difference, p_holm, shared_texts, apart}``."""
     for aspect, tests in tests_by_aspect.items():
         for row, system in enumerate(tests["systems"]):
@@ -232,7 +248,7 @@ def pair_records(tests_by_aspect, alpha=ALPHA):
                 }
 
 
-def interval_separation(board):
+def interval_separation(board: Mapping[str, Mapping[str, float]]) -> dict[str, Any]:
     """The human side: ``{"systems", "separated"}`` from a ratings board ``{system: {"rating", "ci_low", "ci_high"}}``.
 
     ``separated[i][j]`` is 1 when row i's interval lies wholly above column j's, −1 when wholly
@@ -249,14 +265,14 @@ def interval_separation(board):
     return {"systems": systems, "separated": _matrix(separated), "difference": _matrix(difference)}
 
 
-def _value(number):
+def _value(number: float) -> float | None:
     return None if np.isnan(number) else float(number)
 
 
-def _matrix(array):
+def _matrix(array: np.ndarray) -> list[list[float | None]]:
     return [[_value(number) for number in row] for row in array]
 
 
-def _check_rounds(rounds):
+def _check_rounds(rounds: int) -> None:
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1, not {rounds}")

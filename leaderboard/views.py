@@ -16,6 +16,7 @@ from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import mark_safe
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
 from annotation.exports import PARQUET_TYPE
@@ -24,6 +25,7 @@ from leaderboard.metric_battles import DEFAULT_MARGIN
 from leaderboard.models import Snapshot
 from scoring.models import Dataset
 from scoring.queries import datasets_with_counts
+from scoring.views.api import allow_methods
 
 # Rendered parts of a snapshot live until a build replaces it, or this long without a reader.
 RENDERED_FOR = 3600
@@ -68,6 +70,10 @@ def leaderboard_view(json=False):
                     request, "leaderboard/refused.html", {"dataset": dataset, "reason": str(error)}, status=400
                 )
 
+        if json:
+            # Another method gets the JSON 405 of the API, not the CSRF check's HTML 403: a view
+            # that only reads has nothing to protect from cross-site requests.
+            return csrf_exempt(allow_methods("GET")(wrapped))
         return require_GET(wrapped)
 
     return decorator

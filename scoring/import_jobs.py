@@ -14,9 +14,11 @@ finishing it (its worker was killed), is marked failed when its status is next r
 import logging
 import time
 from datetime import timedelta
+from typing import Any
 
 import django_rq
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.files import File
 from django.urls import reverse
 from django.utils import timezone
@@ -40,16 +42,16 @@ ENDED_JOB_STATES = {JobStatus.FINISHED, JobStatus.FAILED, JobStatus.STOPPED, Job
 ENQUEUE_GRACE = timedelta(seconds=60)
 
 
-def runs_as_job(source):
+def runs_as_job(source: object) -> bool:
     """Whether a file of this size is imported by a job rather than in the request."""
     return (getattr(source, "size", 0) or 0) >= settings.GENRES_IMPORT_JOB_BYTES
 
 
-def job_id(upload):
+def job_id(upload: Upload) -> str:
     return f"import-upload-{upload.pk}"
 
 
-def queue_import(kind, source, *, file_name, user, **options):
+def queue_import(kind: str, source: Any, *, file_name: str, user: User | None, **options: Any) -> Upload:
     """Store ``source`` with a queued Upload and enqueue its import; ``options`` go to the import service.
 
     ``options`` hold what the service of ``kind`` takes besides the file: for a dataset, name, level,
@@ -70,11 +72,12 @@ def queue_import(kind, source, *, file_name, user, **options):
 class JobProgress:
     """Reports an import's progress: in the job's meta (for the status views) and to the page's socket."""
 
-    def __init__(self, upload, job):
+    def __init__(self, upload: Upload, job: Job | None) -> None:
         self.upload, self.job = upload, job
-        self.stage, self.published_at = None, 0.0
+        self.stage: str | None = None
+        self.published_at = 0.0
 
-    def __call__(self, stage, done, total):
+    def __call__(self, stage: str, done: int, total: int) -> None:
         now = time.monotonic()
         if stage == self.stage and now - self.published_at < PUBLISH_EVERY_SECONDS and done < total:
             return
@@ -86,7 +89,7 @@ class JobProgress:
         publish_upload_progress(self.upload.pk, upload_state(self.upload, progress))
 
 
-def import_upload(upload_id, options):
+def import_upload(upload_id: int, options: dict[str, Any]) -> None:
     """The job: import the queued upload's file with the import service, then delete the file."""
     upload = Upload.objects.get(pk=upload_id)
     if not upload.in_progress:
@@ -118,7 +121,7 @@ def import_upload(upload_id, options):
     publish_upload_progress(upload.pk, upload_state(upload))
 
 
-def live_progress(upload):
+def live_progress(upload: Upload) -> dict[str, Any] | None:
     """The progress the upload's job last reported, or None; marks the upload failed when its job ended without it."""
     try:
         job = Job.fetch(job_id(upload), connection=django_rq.get_connection(QUEUE))
@@ -137,7 +140,7 @@ def live_progress(upload):
     return job.meta.get("progress")
 
 
-def upload_state(upload, progress=None):
+def upload_state(upload: Upload, progress: dict[str, Any] | None = None) -> dict[str, Any]:
     """What the status views and the page's socket say about an upload, as JSON-ready values."""
     if upload.in_progress and progress is None:
         progress = live_progress(upload)

@@ -12,9 +12,12 @@ recording the failure. Uploading the same file again is harmless and says so.
 
 import hashlib
 import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import DataError, IntegrityError, connection, transaction
 from django.dispatch import Signal
@@ -33,11 +36,15 @@ outputs_imported = Signal()
 logger = logging.getLogger(__name__)
 
 
+# on_progress(stage, done, total): "reading" then "storing", as an import goes.
+StageProgress = Callable[[str, int, int], object]
+
+
 class ImportRefused(Exception):
     """An import that changed nothing; the message names the record and the reason."""
 
 
-def refused(reason):
+def refused(reason: str) -> ImportRefused:
     return ImportRefused(f"{reason[:1].upper()}{reason[1:]}; nothing was imported.")
 
 
@@ -50,9 +57,9 @@ class ImportSummary:
     unchanged: bool
     message: str
     # Each warning prefixed with the record it belongs to.
-    warning_messages: list = field(default_factory=list)
+    warning_messages: list[str] = field(default_factory=list)
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return {
             "texts": self.texts,
             "triples": self.triples,
@@ -61,7 +68,7 @@ class ImportSummary:
             "upload": self.upload.pk,
         }
 
-    def report(self, shown_warnings=5):
+    def report(self, shown_warnings: int = 5) -> str:
         """The message and the first few warnings, as lines of text."""
         lines = [self.message]
         lines += [f"  - {warning}" for warning in self.warning_messages[:shown_warnings]]
@@ -75,23 +82,23 @@ class ImportSummary:
 STORE_BATCH = 5000
 
 
-def ignore_progress(stage, done, total):
+def ignore_progress(stage: str, done: int, total: int) -> None:
     pass
 
 
 def import_dataset(
-    source,
+    source: Any,
     *,
-    file_name,
-    name,
-    level="sentence",
-    domain="general",
-    description="",
-    user=None,
-    format="auto",
-    upload=None,
-    on_progress=ignore_progress,
-):
+    file_name: str,
+    name: str,
+    level: str = "sentence",
+    domain: str = "general",
+    description: str = "",
+    user: User | None = None,
+    format: str = "auto",
+    upload: Upload | None = None,
+    on_progress: StageProgress = ignore_progress,
+) -> ImportSummary:
     """Create dataset ``name`` with the texts and gold triples of ``source``.
 
     Gold triples also become the outputs of the "Ground truth" system, so the gold can be
@@ -99,7 +106,7 @@ def import_dataset(
     """
     upload = upload or new_upload(Upload.Kind.DATASET, source, file_name, name, "", user, format)
 
-    def run():
+    def run() -> ImportSummary:
         data = read_source(source, upload)
         check_storable({"dataset name": name, "description": description})
         if Dataset.objects.filter(name=name).exists():
@@ -143,18 +150,18 @@ def import_dataset(
 
 
 def import_outputs(
-    source,
+    source: Any,
     *,
-    file_name,
-    dataset,
-    system_name,
-    format="auto",
-    user=None,
-    lenient=False,
-    family="",
-    upload=None,
-    on_progress=ignore_progress,
-):
+    file_name: str,
+    dataset: Dataset | str,
+    system_name: str,
+    format: str = "auto",
+    user: User | None = None,
+    lenient: bool = False,
+    family: str = "",
+    upload: Upload | None = None,
+    on_progress: StageProgress = ignore_progress,
+) -> ImportSummary:
     """Store the outputs of system ``system_name`` on ``dataset`` (a Dataset or its name).
 
     Creates the system when new. Texts the file mentions get their output replaced; the
@@ -163,7 +170,7 @@ def import_outputs(
     dataset_name = dataset.name if isinstance(dataset, Dataset) else str(dataset)
     upload = upload or new_upload(Upload.Kind.OUTPUTS, source, file_name, dataset_name, system_name, user, format)
 
-    def run():
+    def run() -> ImportSummary:
         data = read_source(source, upload)
         target = dataset if isinstance(dataset, Dataset) else Dataset.objects.filter(name=dataset_name).first()
         if target is None:
@@ -187,7 +194,8 @@ def import_outputs(
         )
         upload.save()
         now = timezone.now()
-        created, replaced = [], []
+        created: list[Output] = []
+        replaced: list[Output] = []
         for record, text_pk in zip(parsed.records, text_pks, strict=True):
             output = existing.get(text_pk) or Output(system=system, text_id=text_pk)
             output.triples, output.raw, output.parse_warnings = record.triples, record.raw, record.warnings
@@ -202,7 +210,15 @@ def import_outputs(
     return attempt(upload, run)
 
 
-def new_upload(kind, source, file_name, dataset_name, system_name, user, format):
+def new_upload(
+    kind: str,
+    source: Any,
+    file_name: str,
+    dataset_name: str,
+    system_name: str,
+    user: User | None,
+    format: str,
+) -> Upload:
     # Field lengths and characters are enforced here so that even a refusal of absurd input
     # (a file name that is not valid Unicode, say) can be recorded.
     return Upload(
@@ -216,18 +232,18 @@ def new_upload(kind, source, file_name, dataset_name, system_name, user, format)
     )
 
 
-def reading(on_progress):
+def reading(on_progress: StageProgress) -> formats.Progress:
     return lambda done, total: on_progress("reading", done, total)
 
 
-def store(write, rows, on_progress):
+def store(write: Callable[[list[Any]], object], rows: list[Any], on_progress: StageProgress) -> None:
     """``write`` each batch of ``rows``, reporting progress after each."""
     for start in range(0, len(rows), STORE_BATCH):
         write(rows[start : start + STORE_BATCH])
         on_progress("storing", min(start + STORE_BATCH, len(rows)), len(rows))
 
 
-def attempt(upload, run):
+def attempt(upload: Upload, run: Callable[[], ImportSummary]) -> ImportSummary:
     """Run one import in one transaction; on refusal record a failed Upload and re-raise.
 
     A queued upload's row exists before the transaction and is the one that records the failure.
@@ -250,7 +266,7 @@ def attempt(upload, run):
         raise
 
 
-def record_failure(upload, refusal, queued_pk=None):
+def record_failure(upload: Upload, refusal: Exception, queued_pk: int | None = None) -> None:
     # Saved after the rollback, so the audit trail keeps the attempt and nothing else: as a new
     # row, or in the row of a queued upload, which the rollback left as it was.
     upload.pk = queued_pk
@@ -264,7 +280,7 @@ def record_failure(upload, refusal, queued_pk=None):
     )  # fmt: skip
 
 
-def read_source(source, upload):
+def read_source(source: Any, upload: Upload) -> Any:
     """The file, hashed and back at its start; refused by its size before reading, and again if it grows while read.
 
     Hashed chunk by chunk and not kept: the parser reads it again, JSON Lines line by line.
@@ -283,14 +299,16 @@ def read_source(source, upload):
     return source
 
 
-def parse(reader, data, format, **options):
+def parse(
+    reader: Callable[..., formats.ParsedFile], data: formats.Data, format: str, **options: Any
+) -> formats.ParsedFile:
     try:
         return reader(data, format, **options)
     except formats.FormatError as error:
         raise refused(str(error)) from None
 
 
-def last_import(upload):
+def last_import(upload: Upload) -> Upload | None:
     """The latest successful import of the same kind for the same dataset (and system)."""
     return (
         Upload.objects.filter(
@@ -304,7 +322,7 @@ def last_import(upload):
     )
 
 
-def unchanged(upload, previous, what):
+def unchanged(upload: Upload, previous: Upload, what: str) -> ImportSummary:
     upload.outcome = Upload.Outcome.UNCHANGED
     upload.format = previous.format
     upload.texts, upload.triples, upload.warnings = previous.texts, previous.triples, previous.warnings
@@ -313,7 +331,7 @@ def unchanged(upload, previous, what):
     return ImportSummary(upload, upload.texts, upload.triples, upload.warnings, True, upload.message)
 
 
-def count(upload, parsed):
+def count(upload: Upload, parsed: formats.ParsedFile) -> None:
     upload.outcome = Upload.Outcome.IMPORTED
     upload.format = parsed.format
     upload.texts = len(parsed.records)
@@ -321,16 +339,16 @@ def count(upload, parsed):
     upload.warnings = sum(len(record.warnings) for record in parsed.records)
 
 
-def plural(number):
+def plural(number: int) -> str:
     return "" if number == 1 else "s"
 
 
-def summary(upload, parsed):
+def summary(upload: Upload, parsed: formats.ParsedFile) -> ImportSummary:
     warning_messages = [f"{record.where}: {warning}" for record in parsed.records for warning in record.warnings]
     return ImportSummary(upload, upload.texts, upload.triples, upload.warnings, False, upload.message, warning_messages)
 
 
-def check_model(instance, what):
+def check_model(instance: Any, what: str) -> None:
     try:
         instance.full_clean(validate_unique=False)
     except ValidationError as error:
@@ -340,20 +358,20 @@ def check_model(instance, what):
         raise refused(f"{what} is not valid ({reasons})") from None
 
 
-def check_storable(values):
+def check_storable(values: Mapping[str, str]) -> None:
     """Refuse names and descriptions given beside the file that no database can store."""
     for what, value in values.items():
         if problem := unstorable_problem(value):
             raise refused(f"the {what} {problem}")
 
 
-def check_external_id(record):
+def check_external_id(record: formats.Record) -> None:
     limit = Text._meta.get_field("external_id").max_length
-    if len(record.text_id) > limit:
+    if limit is not None and len(record.text_id) > limit:
         raise refused(f"{record.where}: the id is longer than {limit} characters")
 
 
-def system_for_upload(name, family):
+def system_for_upload(name: str, family: str) -> System:
     """The system the outputs belong to, unsaved when new; never the Ground truth system."""
     system = System.objects.filter(name=name).first()
     if (system and system.is_ground_truth) or name.strip().lower() == System.GROUND_TRUTH.lower():
@@ -369,20 +387,21 @@ def system_for_upload(name, family):
     return system
 
 
-def update_outputs(outputs):
+def update_outputs(outputs: Iterable[Output]) -> None:
     update_in_place(outputs, ["triples", "raw", "parse_warnings", "malformed", "upload", "updated_at"])
 
 
-def update_in_place(outputs, field_names):
+def update_in_place(outputs: Iterable[Output], field_names: Sequence[str]) -> None:
     """Save ``field_names`` of existing outputs with one prepared UPDATE run for every row.
 
     ``bulk_update`` builds a CASE branch per row and field, which costs seconds for 10,000
     outputs; ``executemany`` of a single parameterised statement takes a fraction of that.
     """
-    fields = [Output._meta.get_field(name) for name in field_names]
+    meta: Any = Output._meta  # typed by the stubs for every kind of field; these are all concrete columns
+    fields = [meta.get_field(name) for name in field_names]
     quote = connection.ops.quote_name
     assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
-    statement = f"UPDATE {quote(Output._meta.db_table)} SET {assignments} WHERE {quote(Output._meta.pk.column)} = %s"
+    statement = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s"
     rows = [
         [field.get_db_prep_save(getattr(output, field.attname), connection) for field in fields] + [output.pk]
         for output in outputs
@@ -391,14 +410,16 @@ def update_in_place(outputs, field_names):
         cursor.executemany(statement, rows)
 
 
-def resolve_texts(dataset, records):
+def resolve_texts(dataset: Dataset, records: Iterable[formats.Record]) -> list[int]:
     """The primary key of the text each record names, by content or by id; unknown texts refuse the file."""
     texts = Text.objects.filter(dataset=dataset).only("pk", "content_sha256", "external_id", "position")
-    by_hash, by_label = {}, {}
+    by_hash: dict[str, int] = {}
+    by_label: dict[str, int] = {}
     for text in texts:
         by_hash[text.content_sha256] = text.pk
         by_label[text.label] = text.pk
-    pks, first_places = [], {}
+    pks: list[int] = []
+    first_places: dict[int | None, str] = {}
     for record in records:
         pk_by_text = by_hash.get(text_hash(record.text)) if record.text else None
         pk_by_id = by_label.get(record.text_id) if record.text_id else None
@@ -415,6 +436,7 @@ def resolve_texts(dataset, records):
         if reason:
             raise refused(f"{record.where}: {reason}")
         pk = pk_by_text or pk_by_id
+        assert pk is not None  # a record naming no known text was refused above
         first_places[pk] = record.where
         pks.append(pk)
     return pks

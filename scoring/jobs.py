@@ -26,8 +26,12 @@ a retried rq job keeps its id, which the chunk would have to let claim it twice.
 import logging
 import threading
 import uuid
-from datetime import timedelta
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timedelta
 from functools import cache, lru_cache
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
 
 import django_rq
 import redis
@@ -40,11 +44,12 @@ from rq.worker import Worker
 
 from scoring.genres.cache import InMemoryRequestCache
 from scoring.genres.embedders import get_embedder
-from scoring.genres.judges import SPLIT, SUPPORT, RecordedJudge, RequestCount, get_judge
+from scoring.genres.judges import SPLIT, SUPPORT, Judge, RecordedJudge, RequestCount, get_judge
 from scoring.genres.pricing import cost_usd
+from scoring.genres.prompts import PromptTemplate
 from scoring.genres.scorer import Scorer, TextRecord
 from scoring.genres.topics import TopicModel
-from scoring.models import Output
+from scoring.models import Dataset, Output, System
 from scoring.models.cache import DatabaseRequestCache
 from scoring.models.runs import STALE_AFTER, RunChunk, ScoringRun, TextScore
 from scoring.progress import publish_progress
@@ -64,11 +69,11 @@ WAITING_JOB_STATES = {JobStatus.CREATED, JobStatus.QUEUED, JobStatus.DEFERRED, J
 ENDED_JOB_STATES = {JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED}
 
 
-def lda_cache_dir():
+def lda_cache_dir() -> Path:
     return settings.VAR_DIR / "lda"
 
 
-def make_judge(name, cache, templates=()):
+def make_judge(name: str, cache: Any, templates: Sequence[PromptTemplate] = ()) -> Judge:
     if name == "heuristic":
         return get_judge(name)
     if name == "recorded":  # for estimates: a run gives each system its own (RunScorer.scorer_for)
@@ -91,16 +96,18 @@ class RunScorer:
     dataset and must not be repeated per chunk.
     """
 
-    def __init__(self, run):
+    def __init__(self, run: ScoringRun) -> None:
         score_settings = run.settings_object()
         self.cache = DatabaseRequestCache()
-        embedder_cache = self.cache
+        embedder_cache: DatabaseRequestCache | InMemoryRequestCache = self.cache
         if score_settings.embedder in LOCAL_EMBEDDERS:
             embedder_cache = InMemoryRequestCache(max_entries=LOCAL_VECTORS_KEPT)
         self.embedder = get_embedder(score_settings.embedder, cache=embedder_cache)
         self.verdict_source = score_settings.verdict_source
         # The recorded judges of the chunks not yet counted, and the missing verdicts of those that were.
-        self.recorded_judges, self.missing_counted = [], 0
+        self.recorded_judges: list[RecordedJudge] = []
+        self.missing_counted = 0
+        self.judge: Judge
         if self.verdict_source:  # one judge per system and chunk, holding its verdicts (scorer_for)
             self.judge = RecordedJudge(self.verdict_source, [])
         else:
@@ -113,10 +120,10 @@ class RunScorer:
         self.settings_fingerprint = self.scorer.settings.fingerprint(self.embedder, self.judge, topic_model)
         self.counted = self.counters()
 
-    def fingerprint(self):
+    def fingerprint(self) -> str:
         return self.settings_fingerprint
 
-    def scorer_for(self, system, text_ids):
+    def scorer_for(self, system: System, text_ids: Sequence[int]) -> Scorer:
         """The scorer of ``system``'s outputs on these texts: with the recorded judge, one that
         holds the system's verdicts on them; else the run's own."""
         if not self.verdict_source:
@@ -125,7 +132,7 @@ class RunScorer:
         self.recorded_judges.append(judge)
         return Scorer(self.scorer.settings, self.embedder, judge, self.scorer.topic_model)
 
-    def counters(self):
+    def counters(self) -> dict[str, int]:
         """Requests, cache hits and tokens since the scorer was built."""
         judge_usage = self.judge.usage
         embedder_usage = getattr(self.embedder, "usage", None)
@@ -139,7 +146,7 @@ class RunScorer:
             "missing_verdicts": self.missing_counted + sum(judge.missing for judge in self.recorded_judges),
         }
 
-    def usage(self):
+    def usage(self) -> dict[str, Any]:
         """Chunk counters since the last call: requests, cache hits, tokens and their cost at OpenAI list prices."""
         now = self.counters()
         spent = {name: now[name] - self.counted[name] for name in now}
@@ -160,11 +167,11 @@ class RunScorer:
 
 
 @lru_cache(maxsize=2)
-def _run_scorer(run_id, created_at):
+def _run_scorer(run_id: int, created_at: datetime) -> RunScorer:
     return RunScorer(ScoringRun.objects.select_related("dataset").get(pk=run_id))
 
 
-def run_scorer(run):
+def run_scorer(run: ScoringRun) -> RunScorer:
     """This process's ``RunScorer`` of ``run``, built by the first chunk and reused by the next ones.
 
     The key holds the creation time as well: a test database that rolled back hands out the same
@@ -173,7 +180,7 @@ def run_scorer(run):
     return _run_scorer(run.pk, run.created_at)
 
 
-def build_run_scorer_for(job):
+def build_run_scorer_for(job: Job) -> None:
     """Before rq forks a work horse for a chunk job: build its run's scorer in the worker itself.
 
     Every work horse forked afterwards inherits it, so a run's chunks in one worker share one
@@ -192,23 +199,23 @@ def build_run_scorer_for(job):
 
 
 @cache
-def queue():
+def queue() -> Any:
     # One client per process: django_rq makes a new one, and so a new connection, on every call
     # (a save would pay for it). redis-py's pool reconnects after a fork or a Redis restart.
     return django_rq.get_queue(QUEUE)
 
 
-def prepare_job_id(run):
+def prepare_job_id(run: ScoringRun) -> str:
     return f"genres-run-{run.pk}-prepare"
 
 
-def enqueue_run(run):
+def enqueue_run(run: ScoringRun) -> None:
     queue().enqueue(
         prepare_run, run.pk, job_id=prepare_job_id(run), on_failure=Callback(run_job_failed), job_timeout=-1
     )
 
 
-def prepare_run(run_id):
+def prepare_run(run_id: int) -> None:
     """Train (or load) the LDA model once, record the provenance, and queue the chunks."""
     run = ScoringRun.objects.select_related("dataset").get(pk=run_id)
     if not run.start():
@@ -219,7 +226,7 @@ def prepare_run(run_id):
     publish_progress(run)
 
 
-def enqueue_chunks(chunks):
+def enqueue_chunks(chunks: Iterable[RunChunk]) -> int:
     """Hand each chunk not yet done to a new job; the number queued."""
     queued = 0
     for chunk in chunks:
@@ -231,9 +238,11 @@ def enqueue_chunks(chunks):
     return queued
 
 
-def score_chunk(chunk_id):
+def score_chunk(chunk_id: int) -> None:
     """The RQ job of one chunk."""
-    run_chunk(chunk_id, get_current_job().id)
+    job = get_current_job()
+    assert job is not None  # run by a worker
+    run_chunk(chunk_id, job.id)
 
 
 class ChunkHeartbeat:
@@ -244,21 +253,23 @@ class ChunkHeartbeat:
     is its own: a dropped one is closed and opened again at the next beat, and closed at the end.
     """
 
-    def __init__(self, chunk, seconds=HEARTBEAT_SECONDS):
+    def __init__(self, chunk: RunChunk, seconds: float = HEARTBEAT_SECONDS) -> None:
         self.chunk = chunk
         self.seconds = seconds
         self.stopped = threading.Event()
         self.thread = threading.Thread(target=self.beat_until_stopped, name=f"heartbeat of {chunk}", daemon=True)
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         self.thread.start()
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         self.stopped.set()
         self.thread.join()
 
-    def beat_until_stopped(self):
+    def beat_until_stopped(self) -> None:
         try:
             while not self.stopped.wait(self.seconds):
                 try:
@@ -269,7 +280,7 @@ class ChunkHeartbeat:
             connections.close_all()
 
 
-def run_chunk(chunk_id, job_id, on_progress=publish_progress):
+def run_chunk(chunk_id: int, job_id: str, on_progress: Callable[[ScoringRun], object] = publish_progress) -> None:
     """Score every system's outputs on the chunk's texts and commit them, unless cancelled or superseded."""
     chunk = RunChunk.claim(chunk_id, job_id)
     if chunk is None:
@@ -283,7 +294,7 @@ def run_chunk(chunk_id, job_id, on_progress=publish_progress):
                 f"{chunk}: this worker would score with settings {built.fingerprint()[:12]}, "
                 f"the run uses {run.fingerprint[:12]}; a worker runs other code or models"
             )
-        rows = []
+        rows: list[TextScore] = []
         for system in run.systems.order_by("name"):
             if run.is_cancelled():
                 chunk.stop_for_cancel()
@@ -306,7 +317,7 @@ def run_chunk(chunk_id, job_id, on_progress=publish_progress):
     on_progress(run)
 
 
-def on_fresh_connection(action):
+def on_fresh_connection(action: Callable[[], object]) -> object:
     """``action()``, once more on a new database connection if the first attempt fails.
 
     Failure callbacks run just after an error that is often a dropped connection; their actions
@@ -319,18 +330,22 @@ def on_fresh_connection(action):
         return action()
 
 
-def run_job_failed(job, connection, exc_type, exc_value, traceback):
+def run_job_failed(
+    job: Job, connection: Any, exc_type: type[BaseException], exc_value: BaseException, traceback: TracebackType
+) -> None:
     on_fresh_connection(lambda: fail_run(job.args[0], f"preparing the run failed: {exc_type.__name__}: {exc_value}"))
 
 
-def fail_run(run_id, message):
+def fail_run(run_id: int, message: str) -> None:
     run = ScoringRun.objects.get(pk=run_id)
     logger.error("Scoring run %s failed: %s", run_id, message, extra={"event": "run_failed", "run": run_id})
     run.fail(message)
     publish_progress(run)
 
 
-def chunk_job_failed(job, connection, exc_type, exc_value, traceback):
+def chunk_job_failed(
+    job: Job, connection: Any, exc_type: type[BaseException], exc_value: BaseException, traceback: TracebackType
+) -> None:
     """rq's failure callback of a chunk job: it raised, or rq found it abandoned by a dead worker."""
     reason = f"{exc_type.__name__}: {exc_value}"
     logger.warning(
@@ -340,7 +355,7 @@ def chunk_job_failed(job, connection, exc_type, exc_value, traceback):
     on_fresh_connection(lambda: attempt_failed(job.args[0], job.id, reason))
 
 
-def attempt_failed(chunk_id, job_id, reason):
+def attempt_failed(chunk_id: int, job_id: str, reason: str) -> None:
     """Job ``job_id``'s attempt at the chunk ended without committing it.
 
     The chunk, and its run, fail once it has had MAX_CHUNK_ATTEMPTS; before that, the heal pass
@@ -362,7 +377,7 @@ def attempt_failed(chunk_id, job_id, reason):
 # Healing and resuming ----------------------------------------------------------------------
 
 
-def chunk_job_is_alive(chunk, job, stale_after, now):
+def chunk_job_is_alive(chunk: RunChunk, job: Job | None, stale_after: timedelta, now: datetime) -> bool:
     """Whether ``job`` (None when Redis does not know it) will still run the chunk.
 
     It will while it waits in a queue, or while it runs and its chunk beats. A running chunk
@@ -374,19 +389,22 @@ def chunk_job_is_alive(chunk, job, stale_after, now):
         return True
     if status == JobStatus.STARTED or (status is None and chunk.status == RunChunk.Status.RUNNING):
         # Dequeued but not yet claimed, the chunk's heartbeat is still its last attempt's.
-        last_sign = chunk.heartbeat_at if chunk.status == RunChunk.Status.RUNNING else job.started_at
+        running = chunk.status == RunChunk.Status.RUNNING
+        last_sign = chunk.heartbeat_at if running or job is None else job.started_at
         return last_sign is not None and now - last_sign < stale_after
     return False
 
 
-def chunks_without_live_job(run, stale_after, now):
+def chunks_without_live_job(
+    run: ScoringRun, stale_after: timedelta, now: datetime
+) -> list[tuple[RunChunk, Job | None]]:
     """The run's unfinished chunks that no live job holds, each with its job (None when lost)."""
     chunks = list(run.chunks.exclude(status=RunChunk.Status.DONE))
     jobs = Job.fetch_many([chunk.job_id for chunk in chunks], connection=queue().connection)
     return [(chunk, job) for chunk, job in zip(chunks, jobs) if not chunk_job_is_alive(chunk, job, stale_after, now)]
 
 
-def why_job_ended(job):
+def why_job_ended(job: Job | None) -> str:
     """What became of a chunk's job, for the chunk's error."""
     if job is None:
         return "its job was lost (Redis restarted without it)"
@@ -396,7 +414,7 @@ def why_job_ended(job):
     return f"its worker stopped sending heartbeats (job {job.get_status(refresh=False)})"
 
 
-def heal_preparation(run):
+def heal_preparation(run: ScoringRun) -> int:
     """Queue the run's preparation again when Redis lost it or its worker died; 1 if queued.
 
     A preparation whose job failed fails the run (rq calls no failure callback when the work
@@ -408,7 +426,8 @@ def heal_preparation(run):
     if status in WAITING_JOB_STATES:
         return 0
     # A live worker refreshes its key while it runs a job; a dead one's expires.
-    if status == JobStatus.STARTED and redis_connection.exists(Worker.redis_worker_namespace_prefix + job.worker_name):
+    worker_key = f"{Worker.redis_worker_namespace_prefix}{job.worker_name}" if job else ""
+    if status == JobStatus.STARTED and redis_connection.exists(worker_key):
         return 0
     if status in ENDED_JOB_STATES:
         fail_run(run.pk, f"preparing the run failed: {why_job_ended(job)}")
@@ -417,14 +436,14 @@ def heal_preparation(run):
     return 1
 
 
-def retry_is_due(chunk, backoff, now):
+def retry_is_due(chunk: RunChunk, backoff: timedelta, now: datetime) -> bool:
     """A chunk waits ``backoff`` after its first attempt's last heartbeat, twice that after the second..."""
     if chunk.heartbeat_at is None:
         return True
     return now - chunk.heartbeat_at >= backoff * 2 ** max(chunk.attempts - 1, 0)
 
 
-def requeue(run, chunks):
+def requeue(run: ScoringRun, chunks: Iterable[RunChunk]) -> int:
     """Hand ``chunks`` to new jobs, or finish the run when none is left; the number queued."""
     queued = enqueue_chunks(chunks)
     if not queued:
@@ -433,7 +452,7 @@ def requeue(run, chunks):
     return queued
 
 
-def heal_run(run, stale_after=STALE_AFTER, backoff=RETRY_BACKOFF):
+def heal_run(run: ScoringRun, stale_after: timedelta = STALE_AFTER, backoff: timedelta = RETRY_BACKOFF) -> int:
     """Queue again what the run needs and no live job does; the number of jobs queued.
 
     A chunk whose attempt died fails with its run once it has had MAX_CHUNK_ATTEMPTS, else it
@@ -442,7 +461,7 @@ def heal_run(run, stale_after=STALE_AFTER, backoff=RETRY_BACKOFF):
     if not run.fingerprint:
         return heal_preparation(run)
     now = timezone.now()
-    due = []
+    due: list[RunChunk] = []
     for chunk, job in chunks_without_live_job(run, stale_after, now):
         if chunk.status == RunChunk.Status.RUNNING and chunk.attempts >= MAX_CHUNK_ATTEMPTS:
             attempt_failed(chunk.pk, chunk.job_id, why_job_ended(job))
@@ -452,12 +471,12 @@ def heal_run(run, stale_after=STALE_AFTER, backoff=RETRY_BACKOFF):
     return requeue(run, due) if run.is_active else 0
 
 
-def heal_runs(stale_after=STALE_AFTER, backoff=RETRY_BACKOFF):
+def heal_runs(stale_after: timedelta = STALE_AFTER, backoff: timedelta = RETRY_BACKOFF) -> int:
     """Heal every queued or running run (``heal_run``); the number of jobs queued again."""
     return sum(heal_run(run, stale_after, backoff) for run in ScoringRun.objects.filter(status__in=ScoringRun.ACTIVE))
 
 
-def resume_run(run, stale_after=STALE_AFTER):
+def resume_run(run: ScoringRun, stale_after: timedelta = STALE_AFTER) -> int:
     """Queue again, now, what a run still needs: its preparation, or each chunk without a live job.
 
     Unlike the heal pass, a resume waits no backoff and queues failed chunks too, whatever their
@@ -475,7 +494,7 @@ def resume_run(run, stale_after=STALE_AFTER):
 # Running in-process --------------------------------------------------------------------------
 
 
-def run_in_process(run, on_chunk=None):
+def run_in_process(run: ScoringRun, on_chunk: Callable[[ScoringRun], object] | None = None) -> ScoringRun:
     """Score the run here, chunk after chunk, without Redis; ``on_chunk(run)`` after each."""
     run.start()
     built = run_scorer(run)
@@ -496,7 +515,13 @@ def run_in_process(run, on_chunk=None):
 # Estimates --------------------------------------------------------------------------------
 
 
-def estimate_judge_requests(dataset, systems, metrics, judge_name, templates=()):
+def estimate_judge_requests(
+    dataset: Dataset,
+    systems: Iterable[System],
+    metrics: Iterable[str],
+    judge_name: str,
+    templates: Sequence[PromptTemplate] = (),
+) -> RequestCount:
     """What the judge would be asked for fs and gs, and how much of it the cache already holds."""
     tasks = [task for metric, task in (("fs", SUPPORT), ("gs", SPLIT)) if metric in metrics]
     if not tasks:

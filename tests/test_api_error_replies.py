@@ -41,3 +41,14 @@ def test_pages_outside_the_api_keep_the_html_error_pages(admin_client):
     response = admin_client.get("/no-such-page/")
     assert response.status_code == 404
     assert "404.html" in [template.name for template in response.templates]
+
+
+@pytest.mark.parametrize("method", ["post", "put", "delete", "options"])
+def test_another_method_on_leaderboard_json_is_a_json_405(admin_user, method):
+    # As a browser or curl would send it: with CSRF checks, which answered an HTML 403 before.
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(admin_user)
+    response = getattr(browser, method)("/api/datasets/CDR/leaderboard.json")
+    assert response.status_code == 405
+    assert response["Allow"] == "GET"
+    assert response.json() == {"error": f"Method {method.upper()} is not allowed here."}

@@ -4,7 +4,7 @@ import django_rq
 import pytest
 import redis
 from django.db import OperationalError
-from django.test import override_settings
+from django.test import Client, override_settings
 from rq import Queue, Worker
 
 from genres_site import health
@@ -56,3 +56,9 @@ def test_a_database_that_fails_makes_it_503(client, monkeypatch):
 def test_it_is_not_redirected_to_https_when_the_site_is(client):
     assert client.get("/healthz").status_code == 200
     assert client.get("/accounts/login/").status_code == 301
+
+
+def test_another_method_is_405_not_a_csrf_refusal():
+    response = Client(enforce_csrf_checks=True).post("/healthz")
+    assert response.status_code == 405
+    assert response["Allow"] == "GET"

@@ -21,7 +21,7 @@ from itertools import islice
 from typing import Any, Protocol
 
 
-def request_key(model, payload):
+def request_key(model: str, payload: Mapping[str, Any]) -> str:
     """The cache key of sending ``payload`` (a JSON-compatible dict) to ``model``."""
     canonical = json.dumps(
         {"model": model, "request": payload}, sort_keys=True, ensure_ascii=False, separators=(",", ":")
@@ -44,16 +44,16 @@ class InMemoryRequestCache:
     cache kept for a whole run stays bounded however large the dataset.
     """
 
-    def __init__(self, max_entries=None):
+    def __init__(self, max_entries: int | None = None) -> None:
         self.max_entries = max_entries
-        self._values = {}
+        self._values: dict[str, Any] = {}
         self._lock = threading.Lock()
 
-    def get_many(self, keys):
+    def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
         with self._lock:
             return {key: self._values[key] for key in keys if key in self._values}
 
-    def set_many(self, mapping):
+    def set_many(self, mapping: Mapping[str, Any]) -> None:
         with self._lock:
             self._values.update(mapping)
             if self.max_entries is not None and len(self._values) > self.max_entries:
@@ -61,5 +61,5 @@ class InMemoryRequestCache:
                 for key in oldest:
                     del self._values[key]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._values)

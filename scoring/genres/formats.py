@@ -26,7 +26,9 @@ import codecs
 import csv
 import io
 import json
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import IO, Any
 
 from scoring.genres.postprocess import Warnings, extract_triples
 from scoring.genres.rules import countable_malformed
@@ -59,6 +61,12 @@ JSON_TYPES = {dict: "an object", list: "an array", str: "a string", int: "a numb
 MAX_NUMBER_DIGITS = 100
 
 
+# progress(done, total): how far reading has come.
+Progress = Callable[[int, int], object]
+# A file's bytes, or a binary file open at its start.
+Data = bytes | IO[bytes]
+
+
 class FormatError(ValueError):
     """A file that cannot be imported; the message is the sentence shown to the user."""
 
@@ -74,29 +82,39 @@ class Record:
     where: str
     text: str = ""
     text_id: str = ""
-    triples: list = field(default_factory=list)
+    triples: list[list[str]] = field(default_factory=list)
     raw: str = ""
-    warnings: list = field(default_factory=list)
-    malformed: list = field(default_factory=list)  # dropped items the reference rules count
+    warnings: list[str] = field(default_factory=list)
+    malformed: list[list[Any]] = field(default_factory=list)  # dropped items the reference rules count
 
 
 @dataclass
 class ParsedFile:
     format: str
-    records: list
+    records: list[Record]
 
 
-def read_dataset(data, format=AUTO, *, progress=None):
+def read_dataset(data: Data, format: str = AUTO, *, progress: Progress | None = None) -> ParsedFile:
     """Texts and gold triples from a triples JSON or JSON Lines file (always strict)."""
     return read(data, format, allowed=DATASET_FORMATS, for_outputs=False, lenient=False, progress=progress)
 
 
-def read_outputs(data, format=AUTO, *, lenient=False, progress=None):
+def read_outputs(
+    data: Data, format: str = AUTO, *, lenient: bool = False, progress: Progress | None = None
+) -> ParsedFile:
     """A system's triples per text, from any of the four formats."""
     return read(data, format, allowed=OUTPUT_FORMATS, for_outputs=True, lenient=lenient, progress=progress)
 
 
-def read(data, format, *, allowed, for_outputs, lenient, progress=None):
+def read(
+    data: Data,
+    format: str,
+    *,
+    allowed: tuple[str, ...],
+    for_outputs: bool,
+    lenient: bool,
+    progress: Progress | None = None,
+) -> ParsedFile:
     """The records of ``data``: the file's bytes, or a binary file open at its start.
 
     A JSON Lines file is read line by line from a file, never whole; other formats are read
@@ -105,10 +123,10 @@ def read(data, format, *, allowed, for_outputs, lenient, progress=None):
     """
     if format != AUTO and format not in allowed:
         raise FormatError(f'unknown format "{format}"; choose one of: {", ".join((AUTO, *allowed))}')
-    progress = progress or (lambda done, total: None)
+    report: Progress = progress or (lambda done, total: None)
     if not isinstance(data, bytes):
         if format == JSONL or (format == AUTO and JSONL in allowed and file_is_jsonl(data)):
-            records = parse_jsonl(file_lines(data, progress), for_outputs=for_outputs, lenient=lenient)
+            records = parse_jsonl(file_lines(data, report), for_outputs=for_outputs, lenient=lenient)
             return checked_records(JSONL, records)
         data = data.read()
     text = decode(data)
@@ -125,15 +143,15 @@ def read(data, format, *, allowed, for_outputs, lenient, progress=None):
                 f"use {' or '.join(FORMAT_NAMES[name] for name in allowed)}"
             )
     if format == JSONL:
-        records = parse_jsonl(text_lines(text, progress), for_outputs=for_outputs, lenient=lenient)
+        records = parse_jsonl(text_lines(text, report), for_outputs=for_outputs, lenient=lenient)
     elif format == CSV:
         records = parse_csv(text, lenient=lenient)
     else:
-        records = parse_json_document(document or load_document(text), format, lenient=lenient, progress=progress)
+        records = parse_json_document(document or load_document(text), format, lenient=lenient, progress=report)
     return checked_records(format, records)
 
 
-def checked_records(format, records):
+def checked_records(format: str, records: list[Record]) -> ParsedFile:
     if not records:
         raise FormatError("the file holds no texts")
     check_each_text_once(records)
@@ -143,7 +161,7 @@ def checked_records(format, records):
 PROGRESS_EVERY = 1000  # records between two progress calls
 
 
-def text_lines(text, progress):
+def text_lines(text: str, progress: Progress) -> Iterator[tuple[int, str]]:
     """``(line number, line)`` of a whole text."""
     lines = text.split("\n")
     for number, line in enumerate(lines, start=1):
@@ -153,7 +171,7 @@ def text_lines(text, progress):
     progress(len(lines), len(lines))
 
 
-def file_lines(handle, progress):
+def file_lines(handle: IO[bytes], progress: Progress) -> Iterator[tuple[int, str]]:
     """``(line number, line)`` of a binary file, decoded one line at a time."""
     handle.seek(0, io.SEEK_END)
     total = handle.tell()
@@ -173,7 +191,7 @@ def file_lines(handle, progress):
     progress(total, total)
 
 
-def file_is_jsonl(handle):
+def file_is_jsonl(handle: IO[bytes]) -> bool:
     """Whether ``detect_layout`` would call the file JSON Lines, from its first line and what follows.
 
     Leaves the file at its start. Anything unusual (no UTF-8, an empty file) says no: the file is
@@ -194,7 +212,7 @@ def file_is_jsonl(handle):
     return text.startswith("{") and looks_like_jsonl(text, bool(follows))
 
 
-def decode(data):
+def decode(data: bytes) -> str:
     """The file as text; a byte that is not UTF-8 is named by offset and line."""
     skipped = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
     try:
@@ -204,13 +222,13 @@ def decode(data):
         raise not_utf8(offset, data.count(b"\n", 0, offset) + 1, data[offset]) from None
 
 
-def not_utf8(offset, line, byte):
+def not_utf8(offset: int, line: int, byte: int) -> FormatError:
     return FormatError(
         f"the file is not UTF-8 text: byte {offset} (line {line}) is 0x{byte:02x}; save it as UTF-8 and upload it again"
     )
 
 
-def detect_layout(text):
+def detect_layout(text: str) -> str:
     """JSONL, CSV, or DOCUMENT (a JSON object keyed by text: triples or raw).
 
     JSON Lines when the first line is a whole JSON object and either more lines follow (a
@@ -233,7 +251,7 @@ def detect_layout(text):
     return JSONL if looks_like_jsonl(first_line, "\n" in stripped) else DOCUMENT
 
 
-def looks_like_jsonl(first_line, more_follows):
+def looks_like_jsonl(first_line: str, more_follows: bool) -> bool:
     """Whether a file starting with ``first_line`` (which starts with "{") is JSON Lines."""
     try:
         first = json.loads(first_line, parse_int=bounded_int)
@@ -248,11 +266,11 @@ def looks_like_jsonl(first_line, more_follows):
     )
 
 
-def load_json(text, where):
+def load_json(text: str, where: str) -> Any:
     """A parsed JSON value; invalid JSON, and a key given twice in the outer object, are named by position."""
-    repeats = {}
+    repeats: dict[int, tuple[str, int, int] | None] = {}
 
-    def keep_pairs(pairs):
+    def keep_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         value = dict(pairs)
         if len(value) < len(pairs):
             repeats[id(value)] = first_repeat(pairs)
@@ -270,8 +288,8 @@ def load_json(text, where):
     except RecursionError:
         raise FormatError(f"{where or 'the file'}: the JSON is nested too deeply") from None
     # Repeats in inner objects need no message of their own: no format allows objects there.
-    if id(value) in repeats:
-        key, first, second = repeats[id(value)]
+    if (repeat := repeats.get(id(value))) is not None:
+        key, first, second = repeat
         if where:
             raise FormatError(f'{where}: the key "{preview(key)}" is given twice')
         raise FormatError(
@@ -282,23 +300,23 @@ def load_json(text, where):
 
 
 class TooManyDigits(ValueError):
-    def __init__(self, digits):
+    def __init__(self, digits: str) -> None:
         super().__init__(
             f"a number of {len(digits):,} digits ({digits[:12]}…); whole numbers may have at most {MAX_NUMBER_DIGITS}"
         )
         self.digits = digits
 
 
-def bounded_int(digits):
+def bounded_int(digits: str) -> int:
     """``json``'s parse_int: refuses a huge number by its length, before converting it."""
     if len(digits.lstrip("-")) > MAX_NUMBER_DIGITS:
         raise TooManyDigits(digits)
     return int(digits)
 
 
-def first_repeat(pairs):
+def first_repeat(pairs: Iterable[tuple[str, Any]]) -> tuple[str, int, int] | None:
     """The first key given twice, with the 1-based positions of its two entries."""
-    first_seen = {}
+    first_seen: dict[str, int] = {}
     for number, (key, _) in enumerate(pairs, start=1):
         if key in first_seen:
             return key, first_seen[key], number
@@ -306,7 +324,7 @@ def first_repeat(pairs):
     return None
 
 
-def load_document(text):
+def load_document(text: str) -> dict[str, Any]:
     document = load_json(text, "")
     if not isinstance(document, dict):
         raise FormatError(
@@ -316,7 +334,7 @@ def load_document(text):
     return document
 
 
-def parse_json_document(document, format, *, lenient, progress):
+def parse_json_document(document: dict[str, Any], format: str, *, lenient: bool, progress: Progress) -> list[Record]:
     records = []
     for number, (content, value) in enumerate(document.items(), start=1):
         if number % PROGRESS_EVERY == 0:
@@ -332,7 +350,7 @@ def parse_json_document(document, format, *, lenient, progress):
     return records
 
 
-def parse_jsonl(lines, *, for_outputs, lenient):
+def parse_jsonl(lines: Iterable[tuple[int, str]], *, for_outputs: bool, lenient: bool) -> list[Record]:
     """The records of ``(line number, line)`` pairs."""
     records = []
     for number, line in lines:
@@ -367,9 +385,10 @@ def parse_jsonl(lines, *, for_outputs, lenient):
     return records
 
 
-def parse_csv(text, *, lenient):
+def parse_csv(text: str, *, lenient: bool) -> list[Record]:
     reader = csv.reader(io.StringIO(text, newline=""))
-    records, warnings = {}, {}
+    records: dict[str, Record] = {}
+    warnings: dict[str, Warnings] = {}
     try:
         header = [cell.strip().lower() for cell in next(reader, [])]
         if header != CSV_HEADER:
@@ -401,12 +420,14 @@ def parse_csv(text, *, lenient):
     return list(records.values())
 
 
-def read_triples(value, where, *, lenient):
+def read_triples(value: object, where: str, *, lenient: bool) -> tuple[list[list[str]], list[str], list[list[Any]]]:
     """Valid triples of a record, warnings for those dropped in lenient mode, and the dropped
     items that the reference rules count (``rules.countable_malformed``)."""
     if not isinstance(value, list):
         raise FormatError(f"{where}: expected a list of triples, got {json_type(value)}")
-    triples, warnings, malformed = [], Warnings(), []
+    triples: list[list[str]] = []
+    warnings = Warnings()
+    malformed: list[list[Any]] = []
     for number, item in enumerate(value, start=1):
         problem = triple_problem(item)
         if problem is None:
@@ -420,7 +441,7 @@ def read_triples(value, where, *, lenient):
     return triples, warnings.as_list(), malformed
 
 
-def checked_text(value, where, name):
+def checked_text(value: object, where: str, name: str) -> str:
     if not isinstance(value, str):
         raise FormatError(f"{where}: the {name} must be a string, got {json_type(value)}")
     if not value.strip():
@@ -430,7 +451,7 @@ def checked_text(value, where, name):
     return value.strip()
 
 
-def checked_reply(value, where):
+def checked_reply(value: object, where: str) -> str:
     if not isinstance(value, str):
         raise FormatError(f"{where}: expected the model's reply as a string, got {json_type(value)}")
     if problem := unstorable_problem(value):
@@ -438,17 +459,17 @@ def checked_reply(value, where):
     return value
 
 
-def checked_id(value, where):
+def checked_id(value: object, where: str) -> str:
     # Booleans are ints to Python, but never an id.
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise FormatError(f"{where}: the id must be a string or a whole number, got {json_type(value)}")
     return checked_text(str(value), where, "id")
 
 
-def check_each_text_once(records):
+def check_each_text_once(records: Iterable[Record]) -> None:
     """Refuse a second record for one text (texts compare after trimming surrounding space)."""
     for attribute, name in (("text", "text"), ("text_id", "id")):
-        first_places = {}
+        first_places: dict[str, str] = {}
         for record in records:
             key = getattr(record, attribute)
             if key in first_places:
@@ -459,7 +480,7 @@ def check_each_text_once(records):
                 first_places[key] = record.where
 
 
-def json_type(value):
+def json_type(value: object) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -467,7 +488,7 @@ def json_type(value):
     return JSON_TYPES.get(type(value), type(value).__name__)
 
 
-def preview(text):
+def preview(text: object) -> str:
     """The start of a text, on one line, to name a record in messages (which must be storable too)."""
-    text = storable(" ".join(str(text).split()))
-    return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1].rstrip() + "…"
+    shown = storable(" ".join(str(text).split()))
+    return shown if len(shown) <= PREVIEW_CHARS else shown[: PREVIEW_CHARS - 1].rstrip() + "…"

@@ -26,11 +26,13 @@ import queue
 import random
 import threading
 import time
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import openai
 
-from scoring.genres.ratelimit import rate_limiter
+from scoring.genres.ratelimit import RateLimiter, rate_limiter
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +49,7 @@ RETRYABLE_STATUS = {408, 409, 429}
 KEYLESS_PLACEHOLDER = "no-key"
 
 
-def environment(name, default, convert=str):
+def environment(name: str, default: Any, convert: Callable[[str], Any] = str) -> Any:
     """The setting ``name`` from the environment, converted; unset or empty gives ``default``."""
     value = os.environ.get(name, "").strip()
     if not value:
@@ -61,7 +63,7 @@ def environment(name, default, convert=str):
 _STREAM_DONE = object()
 
 
-def _run_loop(loop, main, answer):
+def _run_loop(loop: asyncio.AbstractEventLoop, main: asyncio.Task[None], answer: Callable[[object], None]) -> None:
     """The body of ``OpenAIService.stream``'s thread: run ``main`` to its end, then say so."""
     try:
         loop.run_until_complete(main)
@@ -82,11 +84,13 @@ class RetryPolicy:
     max_delay: float = 60.0
     timeout: float = DEFAULT_TIMEOUT_SECONDS  # per attempt
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, got {self.max_attempts}")
 
-    def delay(self, attempt, retry_after=None, uniform=random.uniform):
+    def delay(
+        self, attempt: int, retry_after: float | None = None, uniform: Callable[[float, float], float] = random.uniform
+    ) -> float:
         """Seconds to wait after failed attempt number ``attempt`` (1-based).
 
         Full jitter (a uniform draw up to the exponential bound) spreads the retries of many
@@ -108,7 +112,7 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
-    def snapshot(self):
+    def snapshot(self) -> "Usage":
         return replace(self)
 
 
@@ -121,16 +125,20 @@ class SendInstead(Exception):
     """Raised by a request the endpoint refused as a whole (a list of prompts where it takes
     one): ``parts``, ``(key, request)`` pairs, are sent in its place."""
 
-    def __init__(self, parts):
+    def __init__(self, parts: list[tuple[Any, "Request"]]) -> None:
         super().__init__(f"send {len(parts)} requests instead")
         self.parts = parts
+
+
+# One request: an async function of the client that returns the parsed API response.
+Request = Callable[[Any], Awaitable[Any]]
 
 
 class MalformedResponse(ValueError):
     """A response that parsed but lacks what was asked for; asking again would not help."""
 
 
-def retry_after_seconds(headers):
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     """The wait a response asks for, from retry-after-ms or Retry-After (seconds or HTTP date)."""
     if headers is None:
         return None
@@ -153,7 +161,7 @@ def retry_after_seconds(headers):
     return max(0.0, moment.timestamp() - time.time())
 
 
-def is_retryable(error):
+def is_retryable(error: BaseException) -> bool:
     if isinstance(error, openai.APIConnectionError):  # timeouts included
         return True
     if isinstance(error, openai.APIStatusError):
@@ -161,7 +169,7 @@ def is_retryable(error):
     return False
 
 
-def describe(error):
+def describe(error: BaseException) -> str:
     if isinstance(error, openai.APIStatusError):
         return f"HTTP {error.status_code}: {error.message}"
     return f"{type(error).__name__}: {error}"
@@ -172,26 +180,26 @@ class OpenAIService:
 
     def __init__(
         self,
-        base_url=None,
-        api_key=None,
-        concurrency=None,
-        retry=None,
-        limiter=None,
-        requests_per_minute=None,
-        redis_client=None,
-    ):
+        base_url: str | None = None,
+        api_key: str | None = None,
+        concurrency: int | None = None,
+        retry: RetryPolicy | None = None,
+        limiter: RateLimiter | None = None,
+        requests_per_minute: int | None = None,
+        redis_client: Any = None,
+    ) -> None:
         """Arguments left out come from the environment. The rate limit is ``limiter`` if
         given, else ``requests_per_minute`` (GENRES_OPENAI_REQUESTS_PER_MINUTE, 0 = none) in
         bursts of up to one second's worth, counted in Redis when ``redis_client`` is given
         (shared by every worker), else in this process."""
-        self.base_url = base_url or environment("OPENAI_BASE_URL", OPENAI_BASE_URL)
+        self.base_url: str = base_url or environment("OPENAI_BASE_URL", OPENAI_BASE_URL)
         api_key = api_key or environment("OPENAI_API_KEY", "")
         if not api_key and self.base_url.rstrip("/") == OPENAI_BASE_URL:
             raise ValueError("OPENAI_API_KEY is not set; api.openai.com refuses requests without a key")
         self.api_key = api_key or KEYLESS_PLACEHOLDER
         if concurrency is None:
             concurrency = environment("GENRES_OPENAI_CONCURRENCY", DEFAULT_CONCURRENCY, int)
-        self.concurrency = concurrency
+        self.concurrency: int = concurrency
         if self.concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {self.concurrency}")
         self.retry = retry or RetryPolicy(
@@ -205,19 +213,19 @@ class OpenAIService:
         self.limiter = limiter
         self.usage = Usage()
 
-    def run(self, requests):
+    def run(self, requests: Sequence[Request]) -> list[Any]:
         """Send every request; a list of their results, or ``RequestFailed`` for those that failed.
 
         A request is an async function taking the client and returning the parsed API response.
         """
-        results = [None] * len(requests)
+        results: list[Any] = [None] * len(requests)
         if not requests:
             return results
         for position, result in self.stream(enumerate(requests)):
             results[position] = result
         return results
 
-    def stream(self, requests):
+    def stream(self, requests: Iterable[tuple[Any, Request]]) -> Iterator[tuple[Any, Any]]:
         """Send ``(key, request)`` pairs and yield ``(key, result)`` as each is answered.
 
         One event loop, in a thread of its own, keeps up to ``concurrency`` requests in flight
@@ -228,7 +236,7 @@ class OpenAIService:
         late what to send. A request that raises ``SendInstead`` yields nothing itself: its
         parts are sent in its place. Leaving the loop early cancels what is still in flight.
         """
-        answers = queue.SimpleQueue()
+        answers: queue.SimpleQueue[Any] = queue.SimpleQueue()
         loop = asyncio.new_event_loop()
         main = loop.create_task(self._stream(iter(requests), answers.put))
         thread = threading.Thread(target=_run_loop, args=(loop, main, answers.put), name="openai-stream", daemon=True)
@@ -244,7 +252,7 @@ class OpenAIService:
                     loop.call_soon_threadsafe(main.cancel)
             thread.join()
 
-    async def _stream(self, requests, answer):
+    async def _stream(self, requests: Iterator[tuple[Any, Request]], answer: Callable[[object], None]) -> None:
         client = openai.AsyncOpenAI(
             base_url=self.base_url,
             api_key=self.api_key,
@@ -254,12 +262,12 @@ class OpenAIService:
             # 64 in flight the client's own work is what bounds the throughput.
             http_client=openai.DefaultAioHttpClient(),
         )
-        returned = collections.deque()  # parts of divided requests, sent before new requests
+        returned: collections.deque[tuple[Any, Request]] = collections.deque()  # parts of divided requests, sent first
 
-        def next_request():
+        def next_request() -> tuple[Any, Request] | None:
             return returned.popleft() if returned else next(requests, None)
 
-        async def worker():
+        async def worker() -> None:
             while (item := next_request()) is not None:
                 key, request = item
                 result = await self._send(client, request)
@@ -275,7 +283,8 @@ class OpenAIService:
         except ExceptionGroup as failed:
             raise failed.exceptions[0] from None
 
-    async def _send(self, client, request):
+    async def _send(self, client: Any, request: Request) -> Any:
+        last_error: Exception
         for attempt in range(1, self.retry.max_attempts + 1):
             await self.limiter.acquire()
             self.usage.requests += 1
@@ -304,7 +313,7 @@ class OpenAIService:
         logger.warning("Request to %s failed for good: %s", self.base_url, failure, extra={"event": "request_failed"})
         return RequestFailed(failure)
 
-    def _count_tokens(self, response):
+    def _count_tokens(self, response: Any) -> None:
         usage = getattr(response, "usage", None)
         if usage is not None:
             self.usage.prompt_tokens += getattr(usage, "prompt_tokens", 0) or 0

@@ -17,6 +17,8 @@ import ast
 import json
 import re
 from bisect import bisect_left
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from scoring.genres.triples import clean_triple, storable, triple_problem
 
@@ -52,32 +54,35 @@ MAX_WARNINGS = 50
 class Warnings:
     """The warnings about the lists of one reply: the first ``limit`` kept, the rest only counted."""
 
-    def __init__(self, limit=MAX_WARNINGS):
-        self.kept, self.limit, self.more = [], limit, 0
+    def __init__(self, limit: int = MAX_WARNINGS) -> None:
+        self.kept: list[str] = []
+        self.limit, self.more = limit, 0
 
-    def add(self, describe):
+    def add(self, describe: Callable[[], str]) -> None:
         """Keep the message ``describe()`` returns; past the limit it is only counted, never formatted."""
         if len(self.kept) < self.limit:
             self.kept.append(describe())
         else:
             self.more += 1
 
-    def as_list(self, before=(), after=()):
+    def as_list(self, before: Sequence[str] = (), after: Sequence[str] = ()) -> list[str]:
         """The kept warnings and the count of the rest, between warnings about the whole reply."""
         rest = [f"… and {self.more:,} more warning{'' if self.more == 1 else 's'} not kept"] if self.more else []
         return [*before, *self.kept, *rest, *after]
 
 
-def extract_triples(reply, max_chars=MAX_REPLY_CHARS):
+def extract_triples(reply: str, max_chars: int = MAX_REPLY_CHARS) -> tuple[list[list[str]], list[str]]:
     """The triples in ``reply`` and a warning for each thing dropped on the way."""
-    warnings, before, after = Warnings(), [], []
+    warnings = Warnings()
+    before: list[str] = []
+    after: list[str] = []
     if len(reply) > max_chars:
         before.append(f"the reply has {len(reply):,} characters; only the first {max_chars:,} were read")
         reply = reply[:max_chars]
     answer = answer_part(reply)
     roots, strings, unterminated = scan_lists(answer)
     reader = ListReader(answer, strings)
-    triples = []
+    triples: list[list[str]] = []
     pending = list(reversed(roots))
     while pending:
         span = pending.pop()
@@ -98,7 +103,7 @@ def extract_triples(reply, max_chars=MAX_REPLY_CHARS):
     return triples, warnings.as_list(before, after)
 
 
-def answer_part(reply):
+def answer_part(reply: str) -> str:
     """What follows the last assistant marker, without end-of-text tokens."""
     markers = list(ASSISTANT_MARKER.finditer(reply))
     if markers:
@@ -115,22 +120,27 @@ class Span:
 
     __slots__ = ("start", "end", "children", "height", "value")
 
-    def __init__(self, start, end, children, height):
-        self.start, self.end, self.children, self.height, self.value = start, end, children, height, None
+    def __init__(self, start: int, end: int, children: "list[Span]", height: int) -> None:
+        self.start, self.end, self.children, self.height = start, end, children, height
+        self.value: Any = None
 
 
-def scan_lists(text):
+def scan_lists(text: str) -> tuple[list[Span], list[tuple[int, int]], int | None]:
     """One pass of quote-aware bracket matching.
 
     Returns the outermost closed lists (in order), the (start, end) of every quoted string
     inside a list, and the position of the innermost list left open at the end (or None).
     Quotes count only inside brackets, so prose apostrophes never unbalance the scan.
     """
-    roots, strings = [], []
+    roots: list[Span] = []
+    strings: list[tuple[int, int]] = []
     # The lists open at this point, innermost last: where each starts, the lists closed inside
     # it so far (None for none yet) and its height. Plain lists: a run of "[" costs C time only.
-    starts, children, heights = [], [], []
+    starts: list[int] = []
+    children: list[Any] = []  # a list of Span, or None for none yet
+    heights: list[int] = []
     position, reading = 0, True
+    end: int | None
     while reading:
         reading = False
         for match in LIST_EVENT.finditer(text, position):
@@ -164,7 +174,7 @@ def scan_lists(text):
     return roots, strings, unterminated
 
 
-def visible_before(text, position):
+def visible_before(text: str, position: int) -> str:
     """The last non-space character before ``position``, or "" at the start.
 
     Scanned backwards over spaces only, which a quote (what asks) ends: linear overall.
@@ -176,7 +186,7 @@ def visible_before(text, position):
     return ""
 
 
-def string_end(text, start):
+def string_end(text: str, start: int) -> int | None:
     """The end of the string opened by the quote at ``start``: after a matching quote followed
     by one of AFTER_STRING, skipping backslash escapes; None when the text ends first."""
     event = STRING_EVENT[text[start]]
@@ -191,7 +201,7 @@ def string_end(text, start):
     return None
 
 
-def next_visible(text, position):
+def next_visible(text: str, position: int) -> str:
     """The next non-space character from ``position``; "," at the end, which closes any string."""
     match = NEXT_VISIBLE.search(text, position)
     return match.group() if match else ","
@@ -218,22 +228,22 @@ class ListReader:
     SLOW_PARSES = 1000
     SLOW_PARSES_PER_CHAR = 1 / 100
 
-    def __init__(self, text, strings):
+    def __init__(self, text: str, strings: list[tuple[int, int]]) -> None:
         self.text, self.strings = text, strings
-        self.unreadable = set()
+        self.unreadable: set[str] = set()
         self.slow_allowance = self.SLOW_PARSES + int(len(text) * self.SLOW_PARSES_PER_CHAR)
         self.slow_parses_left = self.slow_allowance
 
-    def source(self, span):
+    def source(self, span: Span) -> str:
         return self.text[span.start : span.end]
 
-    def value(self, span, outermost=False):
+    def value(self, span: Span, outermost: bool = False) -> Any:
         """The value of ``span``, UNPARSED, or PROSE; worked out once."""
         if span.value is None:
             span.value = self.read(span, outermost)
         return span.value
 
-    def read(self, span, outermost):
+    def read(self, span: Span, outermost: bool) -> Any:
         if not span.children and self.text.find(",", span.start, span.end) < 0:
             return PROSE
         if span.height > MAX_NESTING:
@@ -250,7 +260,7 @@ class ListReader:
             self.unreadable.add(source)
         return value
 
-    def parse(self, source, span, json_tried):
+    def parse(self, source: str, span: Span, json_tried: bool) -> Any:
         value = UNPARSED if json_tried else parse_json(source)
         if value is not UNPARSED:
             return value
@@ -265,16 +275,17 @@ class ListReader:
         return value
 
 
-def parse_json(source):
+def parse_json(source: str) -> Any:
     try:
         return json.loads(source)
     except PARSE_ERRORS:
         return UNPARSED
 
 
-def requoted(text, span, strings):
+def requoted(text: str, span: Span, strings: list[tuple[int, int]]) -> str:
     """``text[span]`` with each quoted string rewritten as a JSON string."""
-    pieces, cursor = [], span.start
+    pieces: list[str] = []
+    cursor = span.start
     # Indexes, not a slice of ``strings``: a slice would copy the rest of the list for every span.
     for index in range(bisect_left(strings, (span.start, 0)), len(strings)):
         start, end = strings[index]
@@ -289,7 +300,7 @@ def requoted(text, span, strings):
     return "".join(pieces)
 
 
-def collect(value, triples, warnings):
+def collect(value: Any, triples: list[list[str]], warnings: Warnings) -> None:
     """Add the triples in a parsed list to ``triples``; a warning for every other item."""
     pending = [value]
     while pending:
@@ -306,7 +317,7 @@ def collect(value, triples, warnings):
             triples.append(clean_triple(item))
 
 
-def show(value):
+def show(value: Any) -> str:
     """A short rendering of a dropped value; tuples keep their parentheses."""
     if isinstance(value, tuple):
         rendered = "(" + ", ".join(show(item) for item in value) + ")"
@@ -317,7 +328,7 @@ def show(value):
     return shorten(rendered)
 
 
-def shorten(text):
+def shorten(text: str) -> str:
     # Warnings are stored: a NUL or lone surrogate the reply's escapes produced must not reach them.
     text = storable(" ".join(text.split()))
     return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"

@@ -7,10 +7,13 @@ the averages.
 """
 
 import re
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
+
+from scoring.genres.triples import Triple
 
 WORD = re.compile(r"\w+")
 
@@ -21,23 +24,23 @@ class PRF(NamedTuple):
     f1: float
 
 
-def normalise_triple(triple):
+def normalise_triple(triple: Triple) -> tuple[str, ...]:
     """Case-folded elements with runs of whitespace collapsed to one space."""
     return tuple(" ".join(element.split()).casefold() for element in triple)
 
 
-def distinct_triples(triples):
+def distinct_triples(triples: Iterable[Triple]) -> list[tuple[str, ...]]:
     return list(dict.fromkeys(normalise_triple(triple) for triple in triples))
 
 
-def _prf(matched, predicted, gold):
+def _prf(matched: int, predicted: int, gold: int) -> PRF:
     precision = matched / predicted if predicted else 0.0
     recall = matched / gold
     f1 = 2 * precision * recall / (precision + recall) if matched else 0.0
     return PRF(precision, recall, f1)
 
 
-def exact_prf(predicted, gold):
+def exact_prf(predicted: Iterable[Triple], gold: Iterable[Triple]) -> PRF | None:
     """P/R/F1 where a predicted triple counts when it equals a gold triple after normalisation."""
     gold_set = set(distinct_triples(gold))
     if not gold_set:
@@ -46,16 +49,16 @@ def exact_prf(predicted, gold):
     return _prf(len(predicted_set & gold_set), len(predicted_set), len(gold_set))
 
 
-def _token_sets(element):
+def _token_sets(element: str) -> frozenset[str]:
     # Elements with no word character ("%", "-") are compared whole.
     return frozenset(WORD.findall(element)) or frozenset([element])
 
 
-def _jaccard_matrix(left, right):
+def _jaccard_matrix(left: Sequence[frozenset[str]], right: Sequence[frozenset[str]]) -> np.ndarray:
     """Token Jaccard of every left element against every right element, as one matrix."""
-    vocabulary = {token: index for index, token in enumerate(set().union(*left, *right))}
+    vocabulary = {token: index for index, token in enumerate(set[str]().union(*left, *right))}
 
-    def incidence(sets):
+    def incidence(sets: Sequence[frozenset[str]]) -> np.ndarray:
         matrix = np.zeros((len(sets), len(vocabulary)))
         for row, tokens in enumerate(sets):
             matrix[row, [vocabulary[token] for token in tokens]] = 1.0
@@ -67,7 +70,7 @@ def _jaccard_matrix(left, right):
     return shared / union
 
 
-def relaxed_matches(predicted, gold, threshold=0.5):
+def relaxed_matches(predicted: Sequence[Triple], gold: Sequence[Triple], threshold: float = 0.5) -> np.ndarray:
     """Matrix of which distinct predicted triples may match which distinct gold triples.
 
     A pair may match when subject, relation and object each reach token Jaccard ≥ ``threshold``.
@@ -80,7 +83,7 @@ def relaxed_matches(predicted, gold, threshold=0.5):
     return allowed
 
 
-def relaxed_prf(predicted, gold, threshold=0.5):
+def relaxed_prf(predicted: Iterable[Triple], gold: Iterable[Triple], threshold: float = 0.5) -> PRF | None:
     """P/R/F1 under a one-to-one matching of near-equal triples.
 
     The matching is a maximum bipartite matching (``scipy.optimize.linear_sum_assignment`` on the

@@ -18,11 +18,11 @@ PRICES_PER_MILLION_TOKENS = {
 }
 
 
-def is_priced(model):
+def is_priced(model: str) -> bool:
     return model in PRICES_PER_MILLION_TOKENS
 
 
-def cost_usd(model, prompt_tokens, completion_tokens=0):
+def cost_usd(model: str, prompt_tokens: int, completion_tokens: int = 0) -> float:
     """Dollars for that many tokens sent to and received from ``model``; 0 for an unpriced model."""
     input_price, output_price = PRICES_PER_MILLION_TOKENS.get(model, (0.0, 0.0))
     return (prompt_tokens * input_price + completion_tokens * output_price) / 1_000_000

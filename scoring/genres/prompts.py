@@ -20,9 +20,11 @@ the parameters or the parsing change, so that scores from different prompts are 
 import hashlib
 import json
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-from scoring.genres.triples import triple_problem
+from scoring.genres.triples import Triple, triple_problem
 
 PROMPT_VERSION = "genres-judge-2026.1"
 
@@ -107,16 +109,16 @@ class Prompt:
     """One request's content: an instruction, worked examples, and the question asked."""
 
     instruction: str
-    examples: tuple  # (question, answer) pairs
+    examples: tuple[tuple[str, str], ...]  # (question, answer) pairs
     question: str
     # Between a question's cue and its answer in the completion rendering.
     answer_separator: str
 
-    def as_completion(self):
+    def as_completion(self) -> str:
         shown = [f"{question}{self.answer_separator}{answer}" for question, answer in self.examples]
         return "\n\n".join([self.instruction, *shown, self.question])
 
-    def as_messages(self):
+    def as_messages(self) -> list[dict[str, str]]:
         messages = [{"role": "system", "content": self.instruction}]
         for question, answer in self.examples:
             messages += [{"role": "user", "content": question}, {"role": "assistant", "content": answer}]
@@ -124,24 +126,24 @@ class Prompt:
         return messages
 
 
-def show_triple(triple):
+def show_triple(triple: Triple) -> str:
     return json.dumps(list(triple), ensure_ascii=False)
 
 
-def _support_question(text, triple):
+def _support_question(text: str, triple: Triple) -> str:
     return f"Text: {text}\nTriple: {show_triple(triple)}\n{SUPPORT_CUE}"
 
 
-def _split_question(triple):
+def _split_question(triple: Triple) -> str:
     return f"Triple: {show_triple(triple)}\n{SPLIT_CUE}"
 
 
-def _split_answer(sub_triples):
+def _split_answer(sub_triples: Sequence[Triple]) -> str:
     lines = [show_triple(sub_triple) for sub_triple in sub_triples]
     return "\n".join([*lines, f"Granularity: {len(sub_triples)}"])
 
 
-def support_prompt(text, triple):
+def support_prompt(text: str, triple: Triple) -> Prompt:
     return Prompt(
         instruction=SUPPORT_INSTRUCTION,
         examples=tuple((_support_question(t, example), answer) for t, example, answer in SUPPORT_EXAMPLES),
@@ -150,7 +152,7 @@ def support_prompt(text, triple):
     )
 
 
-def split_prompt(triple):
+def split_prompt(triple: Triple) -> Prompt:
     return Prompt(
         instruction=SPLIT_INSTRUCTION,
         examples=tuple((_split_question(example), _split_answer(subs)) for example, subs in SPLIT_EXAMPLES),
@@ -174,7 +176,7 @@ _NEGATIONS = {"not", "isn't", "isnt"}
 _WORD = re.compile(r"[a-z']+")
 
 
-def parse_support(reply):
+def parse_support(reply: str) -> tuple[bool, bool]:
     """(supported, parsed) from a support reply.
 
     The first of the words true/false/yes/no decides, case and punctuation ignored ("**True.**",
@@ -196,7 +198,7 @@ _GRANULARITY = re.compile(r"granularity\s*[:=]\s*\**\s*(\d{1,6})", re.IGNORECASE
 _BRACKETED = re.compile(r"\[[^\[\]]*\]")
 
 
-def listed_triples(reply):
+def listed_triples(reply: str) -> list[list[str]]:
     """The well-formed JSON triples written in a reply, in order."""
     found = []
     for candidate in _BRACKETED.findall(reply):
@@ -209,13 +211,13 @@ def listed_triples(reply):
     return found
 
 
-def finer_triples(count):
+def finer_triples(count: int) -> int:
     """n of a triple split into ``count`` parts: n = 1 (the triple is its own only part) counts as
     0, so an atomic triple is not split."""
     return 0 if count == 1 else count
 
 
-def parse_split(reply):
+def parse_split(reply: str) -> tuple[int, list[list[str]], bool]:
     """(n, sub_triples, parsed) from a split reply.
 
     The number after "Granularity:" decides; without one, the number of triples listed does.
@@ -233,7 +235,7 @@ def parse_split(reply):
     return finer_triples(count), sub_triples, True
 
 
-def bracketed_sub_triples(reply):
+def bracketed_sub_triples(reply: str) -> int:
     """The number of sub-triples in a granularity reply, as the GENRES authors' released code
     counts them: the bracketed items, min of the "[" and "]" counts (a stray bracket adds none).
 
@@ -242,7 +244,7 @@ def bracketed_sub_triples(reply):
     return min(reply.count("["), reply.count("]"))
 
 
-def keep_reply(reply):
+def keep_reply(reply: str) -> str:
     """A reply shortened to what is worth storing and showing."""
     return reply if len(reply) <= MAX_KEPT_REPLY_CHARS else reply[:MAX_KEPT_REPLY_CHARS] + " [...]"
 
@@ -274,7 +276,7 @@ class PromptTemplate:
     aspect: str
     text: str
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.aspect not in TEMPLATE_PLACEHOLDERS:
             raise TemplateError(f"a prompt template is for fs or gs, not {self.aspect!r}")
         object.__setattr__(self, "text", self.text.strip())
@@ -292,7 +294,7 @@ class PromptTemplate:
             )
 
     @classmethod
-    def from_file(cls, aspect, path):
+    def from_file(cls, aspect: str, path: str | Path) -> "PromptTemplate":
         try:
             with open(path, encoding="utf-8") as template_file:
                 text = template_file.read(MAX_TEMPLATE_CHARS + 1)
@@ -303,15 +305,15 @@ class PromptTemplate:
         return cls(aspect, text)
 
     @property
-    def sha256(self):
+    def sha256(self) -> str:
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
-    def render(self, text, triple):
+    def render(self, text: str, triple: Triple) -> str:
         """The prompt for one question. One pass: a text that itself holds "$TRIPLE$" stays as it is."""
         values = {"TEXT": text, "TRIPLE": json.dumps(list(triple))}
         return _PLACEHOLDER.sub(lambda match: values[match.group(1)], self.text)
 
 
-def templates_from_texts(texts):
+def templates_from_texts(texts: Mapping[str, str]) -> list[PromptTemplate]:
     """The templates of ``{aspect: template text}``, checked (``TemplateError``)."""
     return [PromptTemplate(aspect, text) for aspect, text in sorted(texts.items())]

@@ -13,7 +13,8 @@ it learns how long to wait for its turn. One round trip per request, first come 
 import asyncio
 import threading
 import time
-from typing import Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 DEFAULT_REDIS_KEY = "genres:openai:rate-limit"
 
@@ -42,11 +43,11 @@ class RateLimiter(Protocol):
 
 
 class NoRateLimit:
-    async def acquire(self):
+    async def acquire(self) -> None:
         return None
 
 
-def _check_limit(requests_per_minute, burst):
+def _check_limit(requests_per_minute: float, burst: int) -> None:
     if requests_per_minute <= 0:
         raise ValueError(f"requests_per_minute must be positive, got {requests_per_minute}")
     if burst < 1:
@@ -56,7 +57,7 @@ def _check_limit(requests_per_minute, burst):
 class LocalRateLimiter:
     """A token bucket in this process: ``requests_per_minute`` on average, ``burst`` at once."""
 
-    def __init__(self, requests_per_minute, burst=1, clock=time.monotonic):
+    def __init__(self, requests_per_minute: float, burst: int = 1, clock: Callable[[], float] = time.monotonic) -> None:
         _check_limit(requests_per_minute, burst)
         self.rate = requests_per_minute / 60
         self.capacity = burst
@@ -66,7 +67,7 @@ class LocalRateLimiter:
         # Several threads (each with its own event loop) may share one limiter.
         self._lock = threading.Lock()
 
-    def reserve(self):
+    def reserve(self) -> float:
         """Take a token; the seconds to wait before using it."""
         with self._lock:
             now = self._clock()
@@ -74,7 +75,7 @@ class LocalRateLimiter:
             self._updated = now
             return max(0.0, -self._tokens / self.rate)
 
-    async def acquire(self):
+    async def acquire(self) -> None:
         await asyncio.sleep(self.reserve())
 
 
@@ -85,23 +86,25 @@ class RedisRateLimiter:
     loop keeps serving the other requests in flight.
     """
 
-    def __init__(self, client, requests_per_minute, burst=1, key=DEFAULT_REDIS_KEY):
+    def __init__(self, client: Any, requests_per_minute: float, burst: int = 1, key: str = DEFAULT_REDIS_KEY) -> None:
         _check_limit(requests_per_minute, burst)
         self.rate = requests_per_minute / 60
         self.capacity = burst
         self.key = key
         self._script = client.register_script(TOKEN_BUCKET_SCRIPT)
 
-    def reserve(self):
+    def reserve(self) -> float:
         """Take a token; the seconds to wait before using it."""
         microseconds = self._script(keys=[self.key], args=[repr(self.rate), str(self.capacity)])
         return int(microseconds) / 1_000_000
 
-    async def acquire(self):
+    async def acquire(self) -> None:
         await asyncio.sleep(await asyncio.to_thread(self.reserve))
 
 
-def rate_limiter(requests_per_minute, burst=1, redis_client=None, key=DEFAULT_REDIS_KEY):
+def rate_limiter(
+    requests_per_minute: float, burst: int = 1, redis_client: Any = None, key: str = DEFAULT_REDIS_KEY
+) -> RateLimiter:
     """The limiter for a configured limit: none for 0, in Redis when a client is given."""
     if not requests_per_minute:
         return NoRateLimit()

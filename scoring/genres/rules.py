@@ -20,11 +20,13 @@ Everything else (ts, us, cs, P/R/F1, fs per text) is the same under both.
 """
 
 import math
+from collections.abc import Sequence
 
 from nltk.tokenize import NLTKWordTokenizer
 
 from scoring.genres.prompts import bracketed_sub_triples, finer_triples
 from scoring.genres.stats import tokens_per_triple
+from scoring.genres.triples import Triple
 
 APP = "app"
 REFERENCE = "reference"
@@ -36,20 +38,20 @@ RULE_LABELS = {APP: "app rules", REFERENCE: "reference rules (the GENRES authors
 _WORD_TOKENIZER = NLTKWordTokenizer()
 
 
-def check_rules(rules):
+def check_rules(rules: str) -> None:
     if rules not in RULES:
         raise ValueError(f"rules must be one of {', '.join(RULES)}, not {rules!r}")
 
 
-def reference_split_score(reply):
+def reference_split_score(reply: str) -> float:
     """e^(-n) of one granularity reply under the reference rules, n = 1 counting as 0."""
     return math.exp(-finer_triples(bracketed_sub_triples(reply)))
 
 
-def reference_granularity(items, replies):
+def reference_granularity(items: Sequence[Sequence[object]], replies: Sequence[str]) -> float | None:
     """gs of one text under the reference rules: the mean over its distinct items of their reply's
     score (the first reply of an item given twice); None when the text has no item."""
-    first_reply = {}
+    first_reply: dict[tuple[str, ...], str] = {}
     for item, reply in zip(items, replies, strict=True):
         first_reply.setdefault(tuple(map(repr, item)), reply)
     if not first_reply:
@@ -62,7 +64,7 @@ def reference_granularity(items, replies):
 MAX_MALFORMED_ELEMENT_CHARS = 2000
 
 
-def countable_malformed(item):
+def countable_malformed(item: object) -> bool:
     """A dropped item the reference rules count: three elements, each a string (possibly empty),
     a finite number or null. Items of another length never reach the authors' scoring (it
     unpacks three)."""
@@ -71,7 +73,7 @@ def countable_malformed(item):
     return all(_storable_scalar(element) for element in item)
 
 
-def _storable_scalar(element):
+def _storable_scalar(element: object) -> bool:
     if isinstance(element, str):
         return "\x00" not in element and len(element) <= MAX_MALFORMED_ELEMENT_CHARS
     if isinstance(element, float):
@@ -79,20 +81,22 @@ def _storable_scalar(element):
     return element is None or (isinstance(element, int) and not isinstance(element, bool))
 
 
-def judgeable(item):
+def judgeable(item: Sequence[object]) -> bool:
     """Three strings (a triple, or a malformed item with an empty element): what a judge can read
     and the tokenizer count."""
     return len(item) == 3 and all(isinstance(element, str) for element in item)
 
 
-def word_tokens_in_item(item):
+def word_tokens_in_item(item: Sequence[object]) -> int:
     """Word tokens of subject, relation and object; 0 for an item with a non-string element."""
     if not judgeable(item):
         return 0
     return sum(len(_WORD_TOKENIZER.tokenize(element)) for element in item)
 
 
-def output_statistics(triples, malformed=(), rules=APP):
+def output_statistics(
+    triples: Sequence[Triple], malformed: Sequence[Sequence[object]] = (), rules: str = APP
+) -> tuple[int, float | None]:
     """(triples counted, tokens per triple) of one output under ``rules``.
 
     App rules: valid triples only, whitespace tokens, None without a triple (not applicable).

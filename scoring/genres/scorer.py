@@ -16,12 +16,15 @@ code (``rules``): they differ in granularity, tokens per triple and malformed it
 
 import hashlib
 import json
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from scoring.genres.aspects import ASPECT_CODES, METRICS, PRF_CODES
-from scoring.genres.judges import factualness, granularity
+from scoring.genres.embedders import Embedder
+from scoring.genres.judges import Judge, SplitVerdict, SupportVerdict, factualness, granularity
 from scoring.genres.prf import exact_prf, relaxed_prf
-from scoring.genres.prompts import templates_from_texts
+from scoring.genres.prompts import PromptTemplate, templates_from_texts
 from scoring.genres.rules import (
     APP,
     REFERENCE,
@@ -37,7 +40,7 @@ from scoring.genres.similarity import (
     uniqueness,
 )
 from scoring.genres.stats import empty_share
-from scoring.genres.topics import TopicSettings
+from scoring.genres.topics import TopicModel, TopicSettings
 from scoring.genres.triples import triple_problem
 
 VALUE_NAMES = (*ASPECT_CODES, *PRF_CODES, "triples", "tokens_per_triple")
@@ -61,7 +64,7 @@ class ScoreSettings:
     verdict_source: str = ""
     rules: str = APP
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_rules(self.rules)
         if self.embedding_mode not in EMBEDDING_MODES:
             raise ValueError(f"embedding_mode must be one of {', '.join(EMBEDDING_MODES)}, not {self.embedding_mode!r}")
@@ -77,21 +80,24 @@ class ScoreSettings:
         if (self.judge == "recorded") != bool(self.verdict_source):
             raise ValueError("the recorded judge, and only it, needs the source name of imported verdicts")
 
-    def judge_templates(self):
+    def judge_templates(self) -> list[PromptTemplate]:
         return templates_from_texts(self.prompt_templates)
 
-    def threshold_for(self, embedder):
+    def threshold_for(self, embedder: Embedder) -> float:
         return embedder.default_threshold if self.threshold is None else self.threshold
 
-    def topic_settings(self):
+    def topic_settings(self) -> TopicSettings:
         return TopicSettings(num_topics=self.lda_topics, seed=self.lda_seed)
 
-    def provenance(self, embedder, judge=None, topic_model=None):
+    def provenance(
+        self, embedder: Embedder, judge: Judge | None = None, topic_model: TopicModel | None = None
+    ) -> dict[str, Any]:
         """Everything that shapes the scores, with defaults resolved (φ, topic count).
 
         A judge or topic model that a run does not use is given as None; its entries then
         name the requested judge and topic count without a model.
         """
+        templates = getattr(judge, "prompt_templates", None)  # the openai judge's only
         return {
             "embedder": embedder.name,
             "embedder_model": embedder.model,
@@ -102,14 +108,14 @@ class ScoreSettings:
             "prompt_version": judge.prompt_version if judge else None,
             "heuristic_judge": judge.heuristic if judge else None,
             # Only with templates: runs with the app's own prompts keep their fingerprint.
-            **({"prompt_templates": judge.prompt_templates} if getattr(judge, "prompt_templates", None) else {}),
+            **({"prompt_templates": templates} if templates else {}),
             "lda_topics": topic_model.num_topics if topic_model else self.lda_topics,
             "lda_seed": self.lda_seed,
             "relaxed_threshold": self.relaxed_threshold,
             "rules": self.rules,
         }
 
-    def fingerprint(self, embedder, judge=None, topic_model=None):
+    def fingerprint(self, embedder: Embedder, judge: Judge | None = None, topic_model: TopicModel | None = None) -> str:
         """A stable hash of the provenance: equal exactly when scores are comparable.
 
         The app's own rules are hashed without their entry, so settings stored before the
@@ -144,7 +150,7 @@ class TextScores:
     details: dict = field(default_factory=dict)  # judge verdicts per triple: {"fs": [...], "gs": [...]}
 
 
-def check_records(records):
+def check_records(records: Iterable[TextRecord]) -> None:
     """Raise ValueError naming the first record holding something that is not a triple."""
     for record in records:
         for kind, triples in (("triple", record.triples), ("gold triple", record.gold)):
@@ -155,54 +161,63 @@ def check_records(records):
 
 
 class Scorer:
-    def __init__(self, settings, embedder, judge=None, topic_model=None):
+    def __init__(
+        self,
+        settings: ScoreSettings,
+        embedder: Embedder,
+        judge: Judge | None = None,
+        topic_model: TopicModel | None = None,
+    ) -> None:
         self.settings = settings
         self.embedder = embedder
         self.judge = judge
         self.topic_model = topic_model
         self.threshold = settings.threshold_for(embedder)
 
-    def provenance(self):
+    def provenance(self) -> dict[str, Any]:
         return self.settings.provenance(self.embedder, self.judge, self.topic_model)
 
-    def score(self, records, metrics=METRICS):
+    def score(self, records: Iterable[TextRecord], metrics: Iterable[str] = METRICS) -> list[TextScores]:
         """Scores of each record, in order. Invalid input raises ValueError before any work."""
         records = list(records)
-        metrics = self._checked_metrics(metrics)
+        wanted = self._checked_metrics(metrics)
         check_records(records)
         scores = [TextScores(record.key, dict.fromkeys(VALUE_NAMES)) for record in records]
         for record, text_scores in zip(records, scores):
             text_scores.values["triples"], text_scores.values["tokens_per_triple"] = output_statistics(
                 record.triples, record.malformed, self.settings.rules
             )
-        if "ts" in metrics:
+        if "ts" in wanted:
+            assert self.topic_model is not None  # _checked_metrics refused ts without one
             for record, text_scores in zip(records, scores):
                 text_scores.values["ts"] = self.topic_model.topical_similarity(record.text, record.triples)
-        if "us" in metrics or "cs" in metrics:
-            self._score_embeddings(records, scores, metrics)
-        if "fs" in metrics:
-            verdicts = self.judge.check_support(self._pairs(records))
-            self._record_verdicts(records, scores, "fs", verdicts, lambda _items, own: factualness(own))
-        if "gs" in metrics:
-            verdicts = self.judge.split(self._pairs(records))
-            self._record_verdicts(records, scores, "gs", verdicts, self._granularity_rule())
-        if "prf" in metrics:
+        if "us" in wanted or "cs" in wanted:
+            self._score_embeddings(records, scores, wanted)
+        if "fs" in wanted:
+            assert self.judge is not None  # _checked_metrics refused fs without one
+            support = self.judge.check_support(self._pairs(records))
+            self._record_verdicts(records, scores, "fs", support, lambda _items, own: factualness(own))
+        if "gs" in wanted:
+            assert self.judge is not None  # _checked_metrics refused gs without one
+            splits = self.judge.split(self._pairs(records))
+            self._record_verdicts(records, scores, "gs", splits, self._granularity_rule())
+        if "prf" in wanted:
             for record, text_scores in zip(records, scores):
                 self._score_prf(record, text_scores.values)
         return scores
 
-    def _checked_metrics(self, metrics):
-        metrics = set(metrics)
-        unknown = metrics - set(METRICS)
+    def _checked_metrics(self, metrics: Iterable[str]) -> set[str]:
+        wanted = set(metrics)
+        unknown = wanted - set(METRICS)
         if unknown:
             raise ValueError(f"unknown metric(s) {', '.join(sorted(unknown))}; choose from {', '.join(METRICS)}")
-        if "ts" in metrics and self.topic_model is None:
+        if "ts" in wanted and self.topic_model is None:
             raise ValueError("topical similarity (ts) needs the dataset's topic model")
-        if metrics & {"fs", "gs"} and self.judge is None:
+        if wanted & {"fs", "gs"} and self.judge is None:
             raise ValueError("factualness (fs) and granularity (gs) need a judge")
-        return metrics
+        return wanted
 
-    def _score_embeddings(self, records, scores, metrics):
+    def _score_embeddings(self, records: list[TextRecord], scores: list[TextScores], metrics: set[str]) -> None:
         with_gold = "cs" in metrics
         triple_lists = [record.triples for record in records]
         if with_gold:
@@ -215,22 +230,29 @@ class Scorer:
             if with_gold:
                 text_scores.values["cs"] = completeness(extracted, embeddings[len(records) + index], self.threshold)
 
-    def _judged(self, record):
+    def _judged(self, record: TextRecord) -> list[Any]:
         """What the judge sees of a record: its triples, and under the reference rules the
         malformed items the authors judged too."""
         if self.settings.rules == REFERENCE:
             return [*record.triples, *(item for item in record.malformed if judgeable(item))]
         return record.triples
 
-    def _granularity_rule(self):
+    def _granularity_rule(self) -> Callable[[list[Any], list[SplitVerdict]], float | None]:
         if self.settings.rules == REFERENCE:
             return lambda items, own: reference_granularity(items, [verdict.reply for verdict in own])
         return lambda _items, own: granularity(own)
 
-    def _pairs(self, records):
+    def _pairs(self, records: list[TextRecord]) -> list[tuple[str, Any]]:
         return [(record.text, item) for record in records for item in self._judged(record)]
 
-    def _record_verdicts(self, records, scores, metric, verdicts, score_of):
+    def _record_verdicts(
+        self,
+        records: list[TextRecord],
+        scores: list[TextScores],
+        metric: str,
+        verdicts: Sequence[SupportVerdict] | Sequence[SplitVerdict],
+        score_of: Callable[[list[Any], Any], float | None],
+    ) -> None:
         start = 0
         for record, text_scores in zip(records, scores):
             items = self._judged(record)
@@ -239,21 +261,22 @@ class Scorer:
             text_scores.values[metric] = score_of(items, own)
             text_scores.details[metric] = [asdict(verdict) for verdict in own]
 
-    def _score_prf(self, record, values):
+    def _score_prf(self, record: TextRecord, values: dict[str, Any]) -> None:
         exact = exact_prf(record.triples, record.gold)
         if exact is None:  # no gold: P/R/F1 stay None
             return
         relaxed = relaxed_prf(record.triples, record.gold, self.settings.relaxed_threshold)
         values.update(zip(("precision", "recall", "f1"), exact))
+        assert relaxed is not None  # there is gold, as for exact
         values.update(zip(("relaxed_precision", "relaxed_recall", "relaxed_f1"), relaxed))
 
 
-def mean(values):
+def mean(values: Iterable[float | None]) -> float | None:
     present = [value for value in values if value is not None]
     return sum(present) / len(present) if present else None
 
 
-def aggregate(scores):
+def aggregate(scores: Sequence[TextScores]) -> dict[str, Any]:
     """System-level means over texts; a text whose value is None is left out of that mean."""
     return {
         "texts": len(scores),

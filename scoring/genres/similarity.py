@@ -6,14 +6,18 @@ for directed relations where swapping subject and object changes the fact). Eith
 normalised again, so a matrix product gives cosines directly.
 """
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from scoring.genres.embedders import unit_rows
+from scoring.genres.embedders import Embedder, unit_rows
 
 EMBEDDING_MODES = ("sum", "concat")
 
 
-def embed_triple_lists(triple_lists, embedder, mode="sum"):
+def embed_triple_lists(
+    triple_lists: Sequence[Sequence[Sequence[str]]], embedder: Embedder, mode: str = "sum"
+) -> list[np.ndarray]:
     """One (n_triples, d) unit matrix per list of triples, from a single ``embedder.embed`` call.
 
     Batching every element of every list into one call lets the embedder embed each distinct
@@ -36,7 +40,7 @@ def embed_triple_lists(triple_lists, embedder, mode="sum"):
     return np.split(combined, boundaries)
 
 
-def uniqueness(embeddings, threshold):
+def uniqueness(embeddings: np.ndarray, threshold: float) -> float:
     """Share of ordered pairs (i ≠ j) of triples whose cosine is below ``threshold``.
 
     No triples: 0 (an empty answer earns nothing). One triple: 1 (nothing repeats it). Exact
@@ -52,7 +56,7 @@ def uniqueness(embeddings, threshold):
     return float(distinct_pairs / (count * (count - 1)))
 
 
-def completeness(extracted, gold, threshold):
+def completeness(extracted: np.ndarray, gold: np.ndarray, threshold: float) -> float | None:
     """Share of gold triples whose most similar extracted triple has cosine ≥ ``threshold``.
 
     No gold triples: None (not applicable, left out of averages). No extracted triples: 0.

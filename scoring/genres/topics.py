@@ -20,8 +20,10 @@ import math
 import os
 import shutil
 import tempfile
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any, Self
 
 import numpy as np
 from gensim.corpora import Dictionary
@@ -40,7 +42,7 @@ MIN_TOPICS, MAX_TOPICS, TOPICS_PER_SQRT_TEXT = 2, 150, 1.3
 TEXT_MIXTURES_KEPT = 10_000
 
 
-def default_topic_count(n_texts):
+def default_topic_count(n_texts: int) -> int:
     """round(1.3 · √n) topics, clamped to [2, 150].
 
     This meets the paper's range (50–150 topics on 1.5k–38k texts: 50 at 1.5k, capped at 150 from
@@ -49,12 +51,12 @@ def default_topic_count(n_texts):
     return min(MAX_TOPICS, max(MIN_TOPICS, round(TOPICS_PER_SQRT_TEXT * math.sqrt(n_texts))))
 
 
-def text_tokens(text):
+def text_tokens(text: str) -> list[str]:
     """Lower-cased alphabetic tokens of two letters or more, stop words removed."""
     return [token for token in tokenize(text, lowercase=True) if len(token) > 1 and token not in STOPWORDS]
 
 
-def triple_tokens(triples):
+def triple_tokens(triples: Iterable[Sequence[str]]) -> list[str]:
     """The tokens of all triples as one document, each triple tokenised on its own."""
     return [token for triple in triples for token in text_tokens(" ".join(triple))]
 
@@ -67,7 +69,7 @@ class TopicSettings:
     iterations: int = 100
 
 
-def corpus_fingerprint(texts, settings):
+def corpus_fingerprint(texts: Iterable[str], settings: TopicSettings) -> str:
     digest = hashlib.sha256()
     digest.update(json.dumps({"preprocessing": PREPROCESSING_VERSION, **asdict(settings)}, sort_keys=True).encode())
     # Text order is part of the fingerprint: online LDA sees documents in order.
@@ -76,11 +78,11 @@ def corpus_fingerprint(texts, settings):
     return digest.hexdigest()
 
 
-def kl_divergence(p, q):
+def kl_divergence(p: Sequence[float] | np.ndarray, q: Sequence[float] | np.ndarray) -> float:
     """KL(p ‖ q) after ε-smoothing both mixtures and renormalising them."""
-    p = (np.asarray(p, dtype=np.float64) + SMOOTHING) / (1 + SMOOTHING * len(p))
-    q = (np.asarray(q, dtype=np.float64) + SMOOTHING) / (1 + SMOOTHING * len(q))
-    return float(rel_entr(p, q).sum())
+    smoothed_p = (np.asarray(p, dtype=np.float64) + SMOOTHING) / (1 + SMOOTHING * len(p))
+    smoothed_q = (np.asarray(q, dtype=np.float64) + SMOOTHING) / (1 + SMOOTHING * len(q))
+    return float(rel_entr(smoothed_p, smoothed_q).sum())
 
 
 class TopicModel:
@@ -88,19 +90,21 @@ class TopicModel:
 
     MODEL_FILE = "lda"
 
-    def __init__(self, lda, seed, fingerprint, loaded_from_cache=False):
+    def __init__(self, lda: Any, seed: int, fingerprint: str, loaded_from_cache: bool = False) -> None:
         self.lda = lda
         self.seed = seed
         self.fingerprint = fingerprint
         self.loaded_from_cache = loaded_from_cache
-        self._text_mixtures = {}
+        self._text_mixtures: dict[str, np.ndarray] = {}
 
     @property
-    def num_topics(self):
+    def num_topics(self) -> int:
         return self.lda.num_topics
 
     @classmethod
-    def for_texts(cls, texts, cache_dir, settings=TopicSettings()):
+    def for_texts(
+        cls, texts: Iterable[str], cache_dir: str | os.PathLike[str], settings: TopicSettings = TopicSettings()
+    ) -> Self:
         """The model for ``texts``: loaded from ``cache_dir`` when trained before, else trained and saved."""
         texts = list(texts)
         fingerprint = corpus_fingerprint(texts, settings)
@@ -119,7 +123,7 @@ class TopicModel:
             shutil.rmtree(staging, ignore_errors=True)
         return cls(lda, settings.seed, fingerprint)
 
-    def mixture(self, tokens):
+    def mixture(self, tokens: list[str]) -> np.ndarray:
         """θ of one tokenised document: the normalised variational gamma, with every topic present."""
         bow = self.lda.id2word.doc2bow(tokens)
         # gensim draws the starting gamma from the model's random state; resetting it per document
@@ -128,7 +132,7 @@ class TopicModel:
         gamma, _ = self.lda.inference([bow])
         return gamma[0] / gamma[0].sum()
 
-    def text_mixture(self, text):
+    def text_mixture(self, text: str) -> np.ndarray:
         """θ_D, memoised (up to TEXT_MIXTURES_KEPT): every system's output for a text is compared with it."""
         mixture = self._text_mixtures.get(text)
         if mixture is None:
@@ -137,14 +141,14 @@ class TopicModel:
             mixture = self._text_mixtures[text] = self.mixture(text_tokens(text))
         return mixture
 
-    def topical_similarity(self, text, triples):
+    def topical_similarity(self, text: str, triples: Sequence[Sequence[str]]) -> float:
         """ts = exp(−KL(θ_D ‖ θ_T)); 0 when there is no triple."""
         if not triples:
             return 0.0
         return math.exp(-kl_divergence(self.text_mixture(text), self.mixture(triple_tokens(triples))))
 
 
-def train_lda(texts, settings):
+def train_lda(texts: Sequence[str], settings: TopicSettings) -> Any:
     documents = [text_tokens(text) for text in texts]
     dictionary = Dictionary(documents)
     if len(dictionary) == 0:

@@ -6,7 +6,10 @@ strict importers refuse the file, naming the record and this reason.
 """
 
 import re
+from collections.abc import Sequence
 
+# A triple as parsed: [subject, relation, object], each a non-empty string.
+Triple = Sequence[str]
 TRIPLE_LENGTH = 3
 # PostgreSQL cannot store NUL in text, nor a lone UTF-16 surrogate (not a character: it has no
 # UTF-8 form); SQLite's driver cannot write the latter either. Both are refused on every database.
@@ -14,7 +17,7 @@ UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 REPLACEMENT_CHARACTER = "\ufffd"
 
 
-def unstorable_problem(text):
+def unstorable_problem(text: str) -> str | None:
     """Why ``text`` cannot be stored (a NUL character, a lone surrogate), or None when it can."""
     match = UNSTORABLE.search(text)
     if match is None:
@@ -27,12 +30,12 @@ def unstorable_problem(text):
     )
 
 
-def storable(text):
+def storable(text: str) -> str:
     """``text`` with every character that cannot be stored replaced by U+FFFD, for messages."""
     return UNSTORABLE.sub(REPLACEMENT_CHARACTER, text)
 
 
-def triple_problem(item):
+def triple_problem(item: object) -> str | None:
     """The reason ``item`` is not a valid triple, or None when it is one."""
     if not isinstance(item, (list, tuple)):
         return f"expected a list of three strings, got {type(item).__name__}"
@@ -49,7 +52,7 @@ def triple_problem(item):
     return None
 
 
-def validate_triples(value):
+def validate_triples(value: object) -> None:
     """Raise ValueError naming the first bad triple of a list of triples."""
     if not isinstance(value, list):
         raise ValueError(f"expected a list of triples, got {type(value).__name__}")
@@ -59,6 +62,6 @@ def validate_triples(value):
             raise ValueError(f"triple {index}: {problem}")
 
 
-def clean_triple(item):
+def clean_triple(item: Triple) -> list[str]:
     """A valid triple as a list of stripped strings."""
     return [element.strip() for element in item]

@@ -13,8 +13,11 @@ is taken whole or not at all.
 """
 
 import json
+from collections.abc import Callable, ItemsView, Iterable, Sequence
+from typing import Any
 
 from scoring.genres.judges import RecordedVerdict
+from scoring.genres.triples import Triple
 
 LAYOUTS = ("jsonl", "authors-fs", "authors-gs")
 ASPECTS = ("fs", "gs")
@@ -24,7 +27,7 @@ class VerdictFormatError(ValueError):
     """A verdict file that cannot be read; the message names the record and the reason."""
 
 
-def _storable(text, where):
+def _storable(text: str, where: str) -> str:
     """``text``, unless a database could not store it (NUL, a lone surrogate)."""
     if "\x00" in text:
         raise VerdictFormatError(f"{where}: a NUL character")
@@ -35,13 +38,13 @@ def _storable(text, where):
     return text
 
 
-def _triple(value, where):
+def _triple(value: object, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(element, str) for element in value):
         raise VerdictFormatError(f"{where}: a triple is a list of strings, not {json.dumps(value)[:80]}")
     return tuple(_storable(element, where) for element in value)
 
 
-def parse_jsonl(lines):
+def parse_jsonl(lines: Iterable[str]) -> list[RecordedVerdict]:
     verdicts = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -71,13 +74,15 @@ def parse_jsonl(lines):
     return verdicts
 
 
-def _per_text(data, layout):
+def _per_text(data: object, layout: str) -> ItemsView[str, Any]:
     if not isinstance(data, dict):
         raise VerdictFormatError(f"{layout}: the file holds one object keyed by text, not a {type(data).__name__}")
     return data.items()
 
 
-def parse_authors_factualness(data, triples_of):
+def parse_authors_factualness(
+    data: object, triples_of: Callable[[str], Sequence[Triple] | None]
+) -> list[RecordedVerdict]:
     """``triples_of(text)``: that text's triples, which the booleans are aligned with (None: unknown text)."""
     verdicts = []
     for text, entry in _per_text(data, "authors-fs"):
@@ -99,7 +104,7 @@ def parse_authors_factualness(data, triples_of):
     return verdicts
 
 
-def parse_authors_granularity(data):
+def parse_authors_granularity(data: object) -> list[RecordedVerdict]:
     verdicts = []
     for text, replies in _per_text(data, "authors-gs"):
         where = f"text {text[:60]!r}"

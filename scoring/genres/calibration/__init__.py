@@ -10,11 +10,14 @@ threshold recorded there.
 """
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from scoring.genres.embedders import Embedder
 from scoring.genres.similarity import embed_triple_lists
 from scoring.genres.triples import triple_problem
 
@@ -25,13 +28,13 @@ QUANTILES = (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
 
 @dataclass(frozen=True)
 class CalibrationPair:
-    a: list
-    b: list
+    a: list[str]
+    b: list[str]
     same: bool
     kind: str
 
 
-def load_pairs(path=PAIRS_FILE):
+def load_pairs(path: str | Path = PAIRS_FILE) -> list[CalibrationPair]:
     """The pairs of a JSON-lines file; a bad line raises ValueError naming its number and the reason."""
     pairs = []
     for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
@@ -51,13 +54,13 @@ def load_pairs(path=PAIRS_FILE):
     return pairs
 
 
-def pair_cosines(pairs, embedder, mode="sum"):
+def pair_cosines(pairs: Sequence[CalibrationPair], embedder: Embedder, mode: str = "sum") -> np.ndarray:
     """Cosine of each pair's two triple embeddings, all triples embedded in one call."""
     embeddings = embed_triple_lists([[pair.a for pair in pairs], [pair.b for pair in pairs]], embedder, mode)
     return np.einsum("ij,ij->i", embeddings[0], embeddings[1]).astype(np.float64)
 
 
-def best_threshold(cosines, same):
+def best_threshold(cosines: Sequence[float] | np.ndarray, same: Sequence[bool] | np.ndarray) -> dict[str, float]:
     """The cut that best separates ``same`` pairs (cosine ≥ cut) from the others, with its scores."""
     cosines = np.asarray(cosines, dtype=np.float64)
     same = np.asarray(same, dtype=bool)
@@ -88,15 +91,15 @@ def best_threshold(cosines, same):
     }
 
 
-def quantiles(values):
+def quantiles(values: np.ndarray) -> dict[str, float]:
     return {f"q{round(q * 100):02d}": round(float(np.quantile(values, q)), 4) for q in QUANTILES}
 
 
-def calibrate(embedder, mode="sum", pairs=None):
+def calibrate(embedder: Embedder, mode: str = "sum", pairs: Sequence[CalibrationPair] | None = None) -> dict[str, Any]:
     """The calibration record of one embedder: chosen φ, its scores and both cosine distributions."""
-    pairs = load_pairs() if pairs is None else pairs
-    cosines = pair_cosines(pairs, embedder, mode)
-    same = np.array([pair.same for pair in pairs])
+    chosen = load_pairs() if pairs is None else pairs
+    cosines = pair_cosines(chosen, embedder, mode)
+    same = np.array([pair.same for pair in chosen])
     return {
         "embedder": embedder.name,
         "model": embedder.model,

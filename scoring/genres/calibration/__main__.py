@@ -2,13 +2,14 @@
 
 import argparse
 import json
+from collections.abc import Sequence
 
 from scoring.genres.calibration import RESULTS_FILE, calibrate
 from scoring.genres.embedders import EMBEDDERS, get_embedder
 from scoring.genres.similarity import EMBEDDING_MODES
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description="Choose the cosine threshold φ that best separates paraphrase pairs from different facts."
     )

@@ -1,0 +1,423 @@
+"""The OpenAPI 3.1 description of the site's JSON endpoints, served at ``/api/openapi.json``.
+
+Written as Python rather than YAML so that every choice list (levels, formats, outcomes,
+statuses) is read from the code that enforces it and the description cannot drift from it.
+``tests/test_openapi.py`` validates the document and fuzzes the API against it (schemathesis).
+"""
+
+from typing import Any
+
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.http import require_GET
+
+from scoring.genres import formats
+from scoring.import_jobs import STAGE_LABELS
+from scoring.models import Dataset, RunChunk, ScoringRun, Upload, name_validator
+
+Schema = dict[str, Any]
+
+# The API's own version: the minor part grows with additions, the major one with changes that break callers.
+API_VERSION = "1.0"
+NAME_PATTERN = name_validator.regex.pattern
+NAME_LENGTH = Dataset._meta.get_field("name").max_length
+
+
+def ref(name: str) -> Schema:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def choices(values: Any) -> Schema:
+    return {"type": "string", "enum": [str(value) for value in values]}
+
+
+def counts(*names: str) -> Schema:
+    return {name: {"type": "integer", "minimum": 0} for name in names}
+
+
+def obj(properties: Schema, required: tuple[str, ...] | None = None, **extra: Any) -> Schema:
+    """An object schema; every property is required unless ``required`` names fewer."""
+    return {"type": "object", "properties": properties, "required": list(required or properties), **extra}
+
+
+def json_reply(description: str, schema: Schema) -> Schema:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def error(description: str) -> Schema:
+    return json_reply(description, ref("Error"))
+
+
+def html_reply(description: str) -> Schema:
+    return {"description": description, "content": {"text/html": {"schema": {"type": "string"}}}}
+
+
+def path_parameter(name: str, schema: Schema, description: str, **extra: Any) -> Schema:
+    return {"name": name, "in": "path", "required": True, "schema": schema, "description": description, **extra}
+
+
+def query_parameter(name: str, schema: Schema, description: str) -> Schema:
+    return {"name": name, "in": "query", "required": False, "schema": schema, "description": description}
+
+
+DATASET_NAME = path_parameter(
+    "name", {"type": "string", "minLength": 1, "maxLength": NAME_LENGTH}, "The dataset's name.", example="CDR"
+)
+SIGNED_IN = [{"session": []}]
+TOKEN = [{"token": []}]
+TOKEN_ERRORS = {
+    "401": {
+        **error("No `Authorization: Token <key>` header, or an unknown or revoked key."),
+        "headers": {"WWW-Authenticate": {"schema": {"type": "string"}}},
+    },
+    "403": error("The token's user is not staff."),
+}
+TOO_LARGE = {"413": error("The file is larger than GENRES_MAX_UPLOAD_BYTES; nothing was imported.")}
+IMPORT_REPLIES = {
+    "200": json_reply("The same file had already been imported: nothing changed.", ref("ImportSummary")),
+    "201": json_reply("Imported in the request (a file below GENRES_IMPORT_JOB_BYTES).", ref("ImportSummary")),
+    "202": json_reply("A big file: stored and queued for a worker; poll its status_url.", ref("UploadStatus")),
+    "400": error("An invalid field, or a refused file: the message names the record and the reason."),
+}
+LEADERBOARD_QUERY = [
+    query_parameter(
+        "setting", {"type": "string"}, "Fingerprint of a finished run's scoring setting; the newest when left out."
+    ),
+    query_parameter("margin", {"type": "string"}, "Score difference counted as a tie, 0 to 1 (default 0.2)."),
+]
+LEADERBOARD_ERRORS = {
+    "202": json_reply("This setting and margin were never built: a build is queued.", ref("Building")),
+    "400": error("A margin that is not a number in [0, 1], or an unknown setting."),
+    "401": error("Signed out, and the leaderboards are not public."),
+    "403": error("The user annotates, in an open campaign, a system this leaderboard names."),
+}
+
+
+def dataset_upload_form() -> Schema:
+    return obj(
+        {
+            "name": {"type": "string", "minLength": 1, "maxLength": NAME_LENGTH, "pattern": NAME_PATTERN},
+            "level": choices(Dataset.Level.values),
+            "domain": choices(Dataset.Domain.values),
+            "description": {"type": "string", "maxLength": 5000},
+            "format": choices((formats.AUTO, *formats.DATASET_FORMATS)),
+            "file": {"type": "string", "format": "binary", "description": "Triples JSON or JSON Lines."},
+        },
+        required=("name", "file"),
+    )
+
+
+def outputs_upload_form() -> Schema:
+    return obj(
+        {
+            "system": {"type": "string", "minLength": 1, "maxLength": NAME_LENGTH, "pattern": NAME_PATTERN},
+            "family": {"type": "string", "maxLength": NAME_LENGTH},
+            "format": choices((formats.AUTO, *formats.OUTPUT_FORMATS)),
+            "lenient": {
+                "type": "string",
+                "description": "Drop malformed triples with a warning; true unless empty, 0, false, no or off.",
+            },
+            "file": {
+                "type": "string",
+                "format": "binary",
+                "description": "Triples JSON, raw replies, JSON Lines or CSV.",
+            },
+        },
+        required=("system", "file"),
+    )
+
+
+def schemas() -> Schema:
+    return {
+        "Error": obj({"error": {"type": "string"}}),
+        "Dataset": obj(
+            {
+                "name": {"type": "string"},
+                "level": choices(Dataset.Level.values),
+                "domain": choices(Dataset.Domain.values),
+                "description": {"type": "string"},
+                **counts("texts", "gold_triples", "systems"),
+                "created_at": {"type": "string", "format": "date-time"},
+            }
+        ),
+        "DatasetList": obj({"datasets": {"type": "array", "items": ref("Dataset")}}),
+        "ImportSummary": obj(
+            {
+                **counts("texts", "triples", "warnings", "upload"),
+                "unchanged": {"type": "boolean"},
+                "status_url": {"type": "string"},
+            }
+        ),
+        "UploadStatus": obj(
+            {
+                "upload": {"type": "integer"},
+                "kind": choices(Upload.Kind.values),
+                "file_name": {"type": "string"},
+                "dataset": {"type": "string"},
+                "system": {"type": "string", "description": "Empty for a dataset."},
+                "outcome": choices(Upload.Outcome.values),
+                "outcome_label": {"type": "string"},
+                "active": {"type": "boolean", "description": "True while queued or running: poll until false."},
+                "stage": choices((*STAGE_LABELS, "done")),
+                "stage_label": {"type": "string"},
+                **counts("done", "total"),
+                "percent": {"type": "integer", "minimum": 0, "maximum": 100},
+                **counts("texts", "triples", "warnings"),
+                "message": {"type": "string", "description": "A failure names the record and the reason."},
+                "status_url": {"type": "string"},
+            }
+        ),
+        "RunProgress": obj(
+            {
+                "run": {"type": "integer"},
+                "status": choices(ScoringRun.Status.values),
+                "status_label": {"type": "string"},
+                **counts("chunks_total", "chunks_done"),
+                "percent": {"type": "integer", "minimum": 0, "maximum": 100},
+                **counts("requests", "cache_hits", "tokens", "missing_verdicts"),
+                "cost_usd": {"type": "number", "minimum": 0},
+                "error": {"type": "string", "description": "The failure in words; empty when none."},
+                "error_detail": {"type": "string"},
+                **{flag: {"type": "boolean"} for flag in ("active", "can_resume", "can_cancel", "offer_resume")},
+                "stalled": {"type": "boolean"},
+                "started_at": {"type": "string", "description": "Local time, or empty when not yet."},
+                "finished_at": {"type": "string"},
+                "has_provenance": {"type": "boolean"},
+                "chunks": {
+                    "type": "array",
+                    "items": obj(
+                        {
+                            "number": {"type": "integer", "minimum": 1},
+                            **counts("texts"),
+                            "status": choices(RunChunk.Status.values),
+                            "status_label": {"type": "string"},
+                            **counts("attempts", "requests", "cache_hits"),
+                            "finished_at": {"type": "string"},
+                            "error": {"type": "string"},
+                        }
+                    ),
+                },
+            }
+        ),
+        "Leaderboard": obj(
+            {
+                key: {"description": "See docs/leaderboard.md."}
+                for key in (
+                    "dataset",
+                    "aspects",
+                    "margin",
+                    "settings",
+                    "setting",
+                    "scores",
+                    "human",
+                    "metric_ratings",
+                    "comparison",
+                    "significance",
+                    "verdict",
+                )
+            }
+            | {"as_of": {"type": "string", "format": "date-time"}},
+            description="The whole leaderboard of one setting and margin; its parts are described in docs/leaderboard.md.",
+        ),
+        "Sections": obj(
+            {
+                "sections": {"type": "object", "additionalProperties": {"type": "string"}},
+                "as_of": {"type": "string", "format": "date-time"},
+                "plots": {"type": "object"},
+            }
+        ),
+        "Building": obj({"building": {"const": True}, "message": {"type": "string"}}),
+        "Health": obj(
+            {
+                "status": choices(("ok", "unavailable")),
+                "database": {"type": "string", "description": "ok, or error: the exception's type."},
+                "redis": {"type": "string"},
+                "workers": {
+                    "type": "object",
+                    "additionalProperties": {"type": "integer", "minimum": 0},
+                    "description": "Per RQ queue, the workers that beat within the last minute; absent without Redis.",
+                },
+            },
+            required=("status", "database", "redis"),
+        ),
+    }
+
+
+def paths() -> Schema:
+    return {
+        "/api/datasets/": {
+            "get": {
+                "operationId": "listDatasets",
+                "summary": "The datasets, with their counts of texts, gold triples and systems",
+                "security": TOKEN,
+                "responses": {"200": json_reply("Every dataset.", ref("DatasetList")), **TOKEN_ERRORS},
+            },
+            "post": {
+                "operationId": "importDataset",
+                "summary": "Import a dataset: texts with their gold triples",
+                "security": TOKEN,
+                "requestBody": {
+                    "required": True,
+                    "content": {"multipart/form-data": {"schema": dataset_upload_form()}},
+                },
+                "responses": {**IMPORT_REPLIES, **TOKEN_ERRORS, **TOO_LARGE},
+            },
+        },
+        "/api/datasets/{name}/outputs/": {
+            "parameters": [DATASET_NAME],
+            "post": {
+                "operationId": "importOutputs",
+                "summary": "Import one system's outputs for a dataset",
+                "security": TOKEN,
+                "requestBody": {
+                    "required": True,
+                    "content": {"multipart/form-data": {"schema": outputs_upload_form()}},
+                },
+                "responses": {
+                    **IMPORT_REPLIES,
+                    **TOKEN_ERRORS,
+                    "404": error("No dataset of that name."),
+                    **TOO_LARGE,
+                },
+            },
+        },
+        "/api/uploads/{pk}/": {
+            "parameters": [path_parameter("pk", {"type": "integer", "minimum": 1}, "The upload's id.")],
+            "get": {
+                "operationId": "uploadStatus",
+                "summary": "Where an import stands: queued, importing (with progress), imported, unchanged or failed",
+                "security": TOKEN,
+                "responses": {
+                    "200": json_reply("The upload's status.", ref("UploadStatus")),
+                    **TOKEN_ERRORS,
+                    "404": error("No upload with that id."),
+                },
+            },
+        },
+        "/api/datasets/{name}/leaderboard.json": {
+            "parameters": [DATASET_NAME],
+            "get": {
+                "operationId": "datasetLeaderboard",
+                "summary": "The dataset's leaderboard as of its last build",
+                "security": [*SIGNED_IN, {}],
+                "parameters": LEADERBOARD_QUERY,
+                "responses": {
+                    "200": json_reply("The leaderboard.", ref("Leaderboard")),
+                    **LEADERBOARD_ERRORS,
+                    "404": error("No dataset of that name."),
+                },
+            },
+        },
+        "/leaderboard/{name}/sections.json": {
+            "parameters": [DATASET_NAME],
+            "get": {
+                "operationId": "leaderboardSections",
+                "summary": "The leaderboard page's sections, re-rendered as HTML, and its figures (the live refresh)",
+                "security": [*SIGNED_IN, {}],
+                "parameters": [
+                    *LEADERBOARD_QUERY,
+                    {
+                        "name": "change",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "array", "items": choices(("judgements", "scores"))},
+                        "style": "form",
+                        "explode": True,
+                        "description": "What changed; the sections that depend on it are sent (all when left out).",
+                    },
+                ],
+                "responses": {
+                    "200": json_reply("The sections.", ref("Sections")),
+                    **LEADERBOARD_ERRORS,
+                    "404": html_reply("No dataset of that name."),
+                },
+            },
+        },
+        "/runs/{pk}/progress.json": {
+            "parameters": [path_parameter("pk", {"type": "integer", "minimum": 1}, "The scoring run's id.")],
+            "get": {
+                "operationId": "runProgress",
+                "summary": "A scoring run's progress: what its page's websocket sends",
+                "security": SIGNED_IN,
+                "responses": {
+                    "200": json_reply("The run's state.", ref("RunProgress")),
+                    "302": {"description": "Signed out: to the sign-in page."},
+                    "403": html_reply("The user may not see system outputs."),
+                    "404": html_reply("No run with that id."),
+                },
+            },
+        },
+        "/uploads/{pk}/progress.json": {
+            "parameters": [path_parameter("pk", {"type": "integer", "minimum": 1}, "The upload's id.")],
+            "get": {
+                "operationId": "uploadProgress",
+                "summary": "An upload's status for the upload page (staff): the same reply as /api/uploads/{pk}/",
+                "security": SIGNED_IN,
+                "responses": {
+                    "200": json_reply("The upload's status.", ref("UploadStatus")),
+                    "302": {"description": "Signed out, or not staff: to the sign-in page."},
+                    "404": html_reply("No upload with that id."),
+                },
+            },
+        },
+        "/api/openapi.json": {
+            "get": {
+                "operationId": "openapi",
+                "summary": "This description",
+                "security": [{}],
+                "responses": {"200": json_reply("The OpenAPI 3.1 document.", {"type": "object"})},
+            },
+        },
+        "/healthz": {
+            "get": {
+                "operationId": "health",
+                "summary": "For load balancers: does this process reach the database and Redis?",
+                "security": [{}],
+                "responses": {
+                    "200": json_reply("Database and Redis answer.", ref("Health")),
+                    "503": json_reply("The database or Redis does not answer.", ref("Health")),
+                },
+            },
+        },
+    }
+
+
+def document() -> Schema:
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "GENRES Arena API",
+            "version": API_VERSION,
+            "description": (
+                "Import datasets and system outputs from scripts, follow imports and scoring runs, read "
+                "leaderboards. The import API (/api/datasets/, /api/uploads/) takes the header "
+                "`Authorization: Token <key>` of a staff user (`manage.py create_api_token`) and ignores "
+                'the session. Every error under /api/, unexpected ones included, is `{"error": "…"}`; '
+                "another method than the ones described is a 405 naming the allowed ones in `Allow`. "
+                "See docs/api.md."
+            ),
+            "license": {"name": "MIT", "identifier": "MIT"},
+        },
+        "paths": paths(),
+        "components": {
+            "schemas": schemas(),
+            "securitySchemes": {
+                "token": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": "Authorization",
+                    "description": "`Token <key>`, the key printed by `manage.py create_api_token USER`.",
+                },
+                "session": {
+                    "type": "apiKey",
+                    "in": "cookie",
+                    "name": "sessionid",
+                    "description": "The session cookie of a user signed in at /accounts/login/.",
+                },
+            },
+        },
+    }
+
+
+@require_GET
+def openapi_json(request: HttpRequest) -> JsonResponse:
+    return JsonResponse(document())
