@@ -99,6 +99,8 @@ DATABASES = {
     "default": dj_database_url.parse(os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'genres.sqlite3'}")
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Django's backend, with write transactions queued fairly on a file lock (see its docstring).
+    DATABASES["default"]["ENGINE"] = "genres_site.sqlite_backend"
     DATABASES["default"]["OPTIONS"] = {
         # WAL: readers never wait for the writer, and a commit is one append to the log.
         # NORMAL syncs at checkpoints only: a commit survives a crash of the app, and a power
