@@ -1,9 +1,9 @@
 """Big imports as RQ jobs: the request stores the file and answers at once; a worker imports it.
 
-    queue_import(...)  ->  Upload (queued) with the file kept in MEDIA_ROOT/imports/
-                       ->  import_upload (on any worker): running, then the import service in
-                           one transaction, progress reported as it goes; the Upload ends
-                           imported, unchanged or failed (with the reason), and the file is deleted
+    queue_import(...)  ->  Upload (queued) with the file kept in the database (UploadChunk rows)
+                       ->  import_upload (on any worker, on any machine): running, then the import
+                           service in one transaction, progress reported as it goes; the Upload
+                           ends imported, unchanged or failed (with the reason), and the file is deleted
 
 Progress reaches the upload page's websocket group (``scoring.progress``) and the job's meta in
 Redis, which the JSON status views read: the import's transaction keeps the database from
@@ -17,7 +17,9 @@ from datetime import timedelta
 
 import django_rq
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.files import File
+from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 from rq import get_current_job
@@ -49,7 +51,7 @@ def job_id(upload):
     return f"import-upload-{upload.pk}"
 
 
-def queue_import(kind, source, *, file_name, user, **options):
+def queue_import(kind: str, source: File, *, file_name: str, user: AbstractBaseUser | None, **options: object) -> Upload:
     """Store ``source`` with a queued Upload and enqueue its import; ``options`` go to the import service.
 
     ``options`` hold what the service of ``kind`` takes besides the file: for a dataset, name, level,
@@ -61,8 +63,9 @@ def queue_import(kind, source, *, file_name, user, **options):
     )
     upload.outcome = Upload.Outcome.QUEUED
     upload.message = "Queued for import."
-    upload.source.save(f"{file_name[:100]}", File(source), save=False)
-    upload.save()
+    with transaction.atomic():  # The upload is never queued with half its file.
+        upload.save()
+        upload.keep_file(source)
     django_rq.get_queue(QUEUE).enqueue(import_upload, upload.pk, options, job_id=job_id(upload))
     return upload
 
@@ -86,7 +89,7 @@ class JobProgress:
         publish_upload_progress(self.upload.pk, upload_state(self.upload, progress))
 
 
-def import_upload(upload_id, options):
+def import_upload(upload_id: int, options: dict) -> None:
     """The job: import the queued upload's file with the import service, then delete the file."""
     upload = Upload.objects.get(pk=upload_id)
     if not upload.in_progress:
@@ -96,7 +99,7 @@ def import_upload(upload_id, options):
     progress = JobProgress(upload, get_current_job())
     importer = import_dataset if upload.kind == Upload.Kind.DATASET else import_outputs
     try:
-        with upload.source.open("rb") as source:
+        with upload.kept_file() as source:
             importer(
                 source,
                 file_name=upload.file_name,
@@ -112,13 +115,12 @@ def import_upload(upload_id, options):
         refusal = ImportRefused(f"The import failed unexpectedly ({type(error).__name__}); nothing was imported.")
         record_failure(upload, refusal, upload.pk)
     finally:
-        upload.source.delete(save=False)
-        Upload.objects.filter(pk=upload.pk).update(source="")
+        upload.forget_file()
     upload.refresh_from_db()
     publish_upload_progress(upload.pk, upload_state(upload))
 
 
-def live_progress(upload):
+def live_progress(upload: Upload) -> dict | None:
     """The progress the upload's job last reported, or None; marks the upload failed when its job ended without it."""
     try:
         job = Job.fetch(job_id(upload), connection=django_rq.get_connection(QUEUE))
@@ -133,6 +135,7 @@ def live_progress(upload):
             reason = "its job is gone" if job is None else f"its job ended ({job.get_status(refresh=False)})"
             refusal = ImportRefused(f"The import stopped before it finished: {reason}; nothing was imported.")
             record_failure(upload, refusal, upload.pk)
+            upload.forget_file()
         return None
     return job.meta.get("progress")
 
