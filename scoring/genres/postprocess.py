@@ -162,8 +162,11 @@ def scan_lists(text: str) -> tuple[list[Span], list[tuple[int, int]], int | None
     position = 0
     while opening := OPENING.search(text, position):
         for match in LIST_EVENT.finditer(text, opening.start()):
-            start, end = match.span()
             event = match.lastgroup
+            if event == "string":  # the most frequent event: first, and with no more than it needs
+                strings.append(match.span(event))
+                continue
+            start, end = match.span()
             if event == "opening":
                 starts.extend(range(start, end))
                 run_starts.extend([start] * (end - start))
@@ -189,8 +192,6 @@ def scan_lists(text: str) -> tuple[list[Span], list[tuple[int, int]], int | None
                 if not starts:
                     position = end
                     break  # Outside every list again: quotes are prose until the next "[".
-            elif event == "string":
-                strings.append((match.start(event), end))
             else:
                 position = len(text)
                 break  # A string that never closes: the rest of the reply is inside it.
