@@ -87,7 +87,7 @@ def load_average():
     return "load average " + ", ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-def main():
+def main() -> None:
     print(
         "Judge stage: OpenAI judge (completions API), a local endpoint answering after "
         f"{LATENCY_SECONDS * 1000:.0f} ms"

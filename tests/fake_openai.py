@@ -221,10 +221,10 @@ class FakeOpenAIServer:
             return 200, {}, self._embeddings(body)
         return 404, {}, {"error": {"message": f"no route {path}", "type": "invalid_request_error", "code": None}}
 
-    def _completion(self, body):
+    def _completion(self, body: dict) -> dict:
         return completion_answer(body, self._replier, f"cmpl-fake-{len(self.log)}")
 
-    def _chat(self, body):
+    def _chat(self, body: dict) -> dict:
         return chat_answer(body, self._replier, f"chatcmpl-fake-{len(self.log)}")
 
     def _embeddings(self, body):

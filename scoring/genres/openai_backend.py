@@ -29,6 +29,7 @@ import random
 import ssl
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
 import certifi
@@ -243,7 +244,7 @@ class OpenAIService:
             results[position] = result
         return results
 
-    def stream(self, requests):
+    def stream(self, requests: Iterable[tuple[object, Callable]]) -> Iterator[tuple[object, object]]:
         """Send ``(key, request)`` pairs and yield ``(key, result)`` as each is answered.
 
         One event loop, in a thread of its own, keeps up to ``concurrency`` requests in flight
@@ -270,7 +271,7 @@ class OpenAIService:
                     loop.call_soon_threadsafe(main.cancel)
             thread.join()
 
-    async def _stream(self, requests, answer):
+    async def _stream(self, requests: Iterator[tuple[object, Callable]], answer: Callable[[object], None]) -> None:
         client = openai.AsyncOpenAI(
             base_url=self.base_url,
             api_key=self.api_key,

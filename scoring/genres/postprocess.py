@@ -85,7 +85,7 @@ class Warnings:
         return [*before, *self.kept, *rest, *after]
 
 
-def extract_triples(reply, max_chars=MAX_REPLY_CHARS):
+def extract_triples(reply: str, max_chars: int = MAX_REPLY_CHARS) -> tuple[list[list[str]], list[str]]:
     """The triples in ``reply`` and a warning for each thing dropped on the way."""
     warnings, before, after = Warnings(), [], []
     if len(reply) > max_chars:

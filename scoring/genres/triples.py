@@ -32,7 +32,7 @@ def storable(text):
     return UNSTORABLE.sub(REPLACEMENT_CHARACTER, text)
 
 
-def triple_problem(item):
+def triple_problem(item: object) -> str | None:
     """The reason ``item`` is not a valid triple, or None when it is one."""
     if not isinstance(item, (list, tuple)):
         return f"expected a list of three strings, got {type(item).__name__}"
