@@ -1,23 +1,30 @@
 """Judge stage throughput: one worker, the OpenAI judge, a local endpoint answering after 50 ms.
 
-The fake endpoint runs in a process of its own, so that it does not share the judge's
-interpreter. For each run it prints judgements and requests per second and, for one prompt per
+The endpoint (``benchmarks.endpoint``: bare asyncio on uvloop, keep-alive) runs in a process of
+its own, so that it does not share the judge's interpreter, and costs little CPU per request. For each run it prints judgements and requests per second and, for one prompt per
 request, the share of the ceiling that ``in flight / latency`` sets (targets: at least 90% at 16
 and at 64 in flight); then prompts batched on the completions API at 16 in flight (target: at
 least 5 times the judgements per second of one prompt per request), and the requests that a
 second identical run sends (target: none, every reply from the cache). The load average is
 printed before and after: the machine is shared. The CPU time the judge's process spends per
-request shows what one worker could reach on a core of its own (1000 / ms per request).
+request shows what one worker could reach on a core of its own (1000 / ms per request); the
+last line measures the same requests sent by aiohttp alone, without the openai client, the
+floor of what any client on this transport spends.
 
     .venv/bin/python -m benchmarks.judge_stage
 """
 
+import asyncio
+import json
 import os
 import time
 
+import aiohttp
+
+from benchmarks.endpoint import endpoint_process
 from scoring.genres.cache import InMemoryRequestCache
 from scoring.genres.judges import DEFAULT_BATCH_SIZE, SPLIT, SUPPORT, OpenAIJudge
-from tests.fake_openai import server_process
+from scoring.genres.openai_backend import new_event_loop
 
 LATENCY_SECONDS = 0.05
 # (in flight, prompts per request, judgements): each run lasts some 2 s at its ceiling.
@@ -50,11 +57,37 @@ def timed_run(judge, task, pairs):
     return seconds, cpu_seconds, judge.usage.requests - requests_before
 
 
+async def post_all(base_url: str, bodies: list[bytes], in_flight: int) -> None:
+    """Send every body to /completions with aiohttp alone, ``in_flight`` at a time."""
+    pending = iter(bodies)
+    async with aiohttp.ClientSession(headers={"Content-Type": "application/json"}) as session:
+
+        async def sender() -> None:
+            for body in pending:
+                async with session.post(f"{base_url}/completions", data=body) as response:
+                    json.loads(await response.read())
+
+        await asyncio.gather(*(sender() for _ in range(in_flight)))
+
+
+def transport_alone(base_url: str, in_flight: int, count: int) -> tuple[float, float]:
+    """(requests/s, CPU ms per request) of aiohttp alone sending the judge's support prompts."""
+    judge = OpenAIJudge(base_url=base_url, api_key="benchmark", batch_size=1)
+    bodies = [
+        json.dumps({"model": judge.model, **payload}).encode()
+        for payload in judge._payloads(benchmark_pairs(count, "transport"), SUPPORT)
+    ]
+    started, cpu_started = time.perf_counter(), time.process_time()
+    new_event_loop().run_until_complete(post_all(base_url, bodies, in_flight))
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
+    return count / seconds, 1000 * cpu_seconds / count
+
+
 def load_average():
     return "load average " + ", ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-def main():
+def main() -> None:
     print(
         "Judge stage: OpenAI judge (completions API), a local endpoint answering after "
         f"{LATENCY_SECONDS * 1000:.0f} ms"
@@ -64,7 +97,7 @@ def main():
         f"{'run':<38} {'judgements':>10} {'requests':>9} {'seconds':>8} {'judgements/s':>13} {'requests/s':>11}"
         f" {'of ceiling':>11} {'CPU ms/request':>15}"
     )
-    with server_process(latency=LATENCY_SECONDS) as base_url:
+    with endpoint_process(LATENCY_SECONDS) as base_url:
         rates = {}
         cache = None
         for number, (in_flight, batch_size, count) in enumerate(RUNS):
@@ -88,6 +121,9 @@ def main():
             rerun = OpenAIJudge(base_url=base_url, api_key="benchmark", batch_size=DEFAULT_BATCH_SIZE, cache=cache)
             _seconds, _cpu_seconds, requests = timed_run(rerun, task, pairs)
             second_requests += requests
+        rate, cpu_ms = transport_alone(base_url, 64, 2560)
+        print(f"{'aiohttp alone (no openai client), 64':<38} {2560:>10} {2560:>9} {2560 / rate:>8.2f} {'':>13}"
+              f" {rate:>11.0f} {rate / (64 / LATENCY_SECONDS):>11.0%} {cpu_ms:>15.2f}")
     print(f"after: {load_average()}")
     for in_flight in (16, 64):
         share = min(rates[task, in_flight, 1] for task in (SUPPORT, SPLIT)) / (in_flight / LATENCY_SECONDS)

@@ -199,10 +199,10 @@ GENRES_PUBLIC_LEADERBOARD = env_bool("GENRES_PUBLIC_LEADERBOARD", False)
 
 # Uploads: files above this size are refused before they are read whole (128 MB holds the
 # outputs of a 100,000-text benchmark); from GENRES_IMPORT_JOB_BYTES on, the upload page and the
-# API import a file in an RQ job and answer at once. Queued files wait in MEDIA_ROOT/imports/.
+# API import a file in an RQ job and answer at once. Queued files wait in the database
+# (scoring.UploadChunk), so workers on any machine read them: nothing shared but the database and Redis.
 GENRES_MAX_UPLOAD_BYTES = int(os.environ.get("GENRES_MAX_UPLOAD_BYTES", str(128 * 1024 * 1024)))
 GENRES_IMPORT_JOB_BYTES = int(os.environ.get("GENRES_IMPORT_JOB_BYTES", str(1024 * 1024)))
-MEDIA_ROOT = Path(os.environ.get("GENRES_MEDIA_ROOT", VAR_DIR / "media"))
 FILE_UPLOAD_HANDLERS = [
     "scoring.upload_handlers.SizeLimitedUploadHandler",
     "django.core.files.uploadhandler.MemoryFileUploadHandler",

@@ -1,9 +1,9 @@
 """Big imports as RQ jobs: the request stores the file and answers at once; a worker imports it.
 
-    queue_import(...)  ->  Upload (queued) with the file kept in MEDIA_ROOT/imports/
-                       ->  import_upload (on any worker): running, then the import service in
-                           one transaction, progress reported as it goes; the Upload ends
-                           imported, unchanged or failed (with the reason), and the file is deleted
+    queue_import(...)  ->  Upload (queued) with the file kept in the database (UploadChunk rows)
+                       ->  import_upload (on any worker, on any machine): running, then the import
+                           service in one transaction, progress reported as it goes; the Upload
+                           ends imported, unchanged or failed (with the reason), and the file is deleted
 
 Progress reaches the upload page's websocket group (``scoring.progress``) and the job's meta in
 Redis, which the JSON status views read: the import's transaction keeps the database from
@@ -20,6 +20,7 @@ import django_rq
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.files import File
+from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 from rq import get_current_job
@@ -51,7 +52,7 @@ def job_id(upload: Upload) -> str:
     return f"import-upload-{upload.pk}"
 
 
-def queue_import(kind: str, source: Any, *, file_name: str, user: User | None, **options: Any) -> Upload:
+def queue_import(kind: str, source: File, *, file_name: str, user: User | None, **options: Any) -> Upload:
     """Store ``source`` with a queued Upload and enqueue its import; ``options`` go to the import service.
 
     ``options`` hold what the service of ``kind`` takes besides the file: for a dataset, name, level,
@@ -63,8 +64,9 @@ def queue_import(kind: str, source: Any, *, file_name: str, user: User | None, *
     )
     upload.outcome = Upload.Outcome.QUEUED
     upload.message = "Queued for import."
-    upload.source.save(f"{file_name[:100]}", File(source), save=False)
-    upload.save()
+    with transaction.atomic():  # The upload is never queued with half its file.
+        upload.save()
+        upload.keep_file(source)
     django_rq.get_queue(QUEUE).enqueue(import_upload, upload.pk, options, job_id=job_id(upload))
     return upload
 
@@ -99,7 +101,7 @@ def import_upload(upload_id: int, options: dict[str, Any]) -> None:
     progress = JobProgress(upload, get_current_job())
     importer = import_dataset if upload.kind == Upload.Kind.DATASET else import_outputs
     try:
-        with upload.source.open("rb") as source:
+        with upload.kept_file() as source:
             importer(
                 source,
                 file_name=upload.file_name,
@@ -115,8 +117,7 @@ def import_upload(upload_id: int, options: dict[str, Any]) -> None:
         refusal = ImportRefused(f"The import failed unexpectedly ({type(error).__name__}); nothing was imported.")
         record_failure(upload, refusal, upload.pk)
     finally:
-        upload.source.delete(save=False)
-        Upload.objects.filter(pk=upload.pk).update(source="")
+        upload.forget_file()
     upload.refresh_from_db()
     publish_upload_progress(upload.pk, upload_state(upload))
 
@@ -136,6 +137,7 @@ def live_progress(upload: Upload) -> dict[str, Any] | None:
             reason = "its job is gone" if job is None else f"its job ended ({job.get_status(refresh=False)})"
             refusal = ImportRefused(f"The import stopped before it finished: {reason}; nothing was imported.")
             record_failure(upload, refusal, upload.pk)
+            upload.forget_file()
         return None
     return job.meta.get("progress")
 

@@ -21,17 +21,13 @@ fail (``Failure``) or hang (``Hang``); ``log``, ``count(path)``, ``paths()`` and
 ``max_in_flight`` show what was asked, and how many requests were open at once.
 """
 
-import argparse
-import contextlib
 import hashlib
 import json
 import re
-import signal
-import subprocess
-import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -89,6 +85,48 @@ def model_reply(prompt):
         parts = [json.dumps([subject, relation, part]) for part in object_.split(" and ")]
         return "\n".join([*parts, f"Granularity: {len(parts)}"])
     return "I cannot tell."
+
+
+def usage_of(prompt: str, reply: str) -> dict:
+    prompt_tokens, completion_tokens = len(prompt.split()), len(reply.split())
+    return {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+    }
+
+
+def completion_answer(body: dict, replier: Callable[[str], str], answer_id: str) -> dict:
+    """The /v1/completions answer: one choice per prompt, ``index`` naming its prompt, as for a list of prompts."""
+    prompts = body["prompt"] if isinstance(body["prompt"], list) else [body["prompt"]]
+    replies = [replier(prompt) for prompt in prompts]
+    return {
+        "id": answer_id,
+        "object": "text_completion",
+        "created": int(time.time()),
+        "model": body["model"],
+        "choices": [
+            {"index": index, "text": f" {reply}", "finish_reason": "stop", "logprobs": None}
+            for index, reply in enumerate(replies)
+        ],
+        "usage": usage_of(" ".join(prompts), " ".join(replies)),
+    }
+
+
+def chat_answer(body: dict, replier: Callable[[str], str], answer_id: str) -> dict:
+    """The /v1/chat/completions answer to the last message."""
+    prompt = body["messages"][-1]["content"]
+    reply = replier(prompt)
+    return {
+        "id": answer_id,
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body["model"],
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop", "logprobs": None}
+        ],
+        "usage": usage_of(" ".join(message["content"] for message in body["messages"]), reply),
+    }
 
 
 def fake_embedding(text, dimension):
@@ -183,49 +221,11 @@ class FakeOpenAIServer:
             return 200, {}, self._embeddings(body)
         return 404, {}, {"error": {"message": f"no route {path}", "type": "invalid_request_error", "code": None}}
 
-    @staticmethod
-    def _usage(prompt, reply):
-        prompt_tokens, completion_tokens = len(prompt.split()), len(reply.split())
-        return {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-        }
+    def _completion(self, body: dict) -> dict:
+        return completion_answer(body, self._replier, f"cmpl-fake-{len(self.log)}")
 
-    def _completion(self, body):
-        """One choice per prompt, ``index`` naming its prompt, as for a list of prompts."""
-        prompts = body["prompt"] if isinstance(body["prompt"], list) else [body["prompt"]]
-        replies = [self._replier(prompt) for prompt in prompts]
-        return {
-            "id": f"cmpl-fake-{len(self.log)}",
-            "object": "text_completion",
-            "created": int(time.time()),
-            "model": body["model"],
-            "choices": [
-                {"index": index, "text": f" {reply}", "finish_reason": "stop", "logprobs": None}
-                for index, reply in enumerate(replies)
-            ],
-            "usage": self._usage(" ".join(prompts), " ".join(replies)),
-        }
-
-    def _chat(self, body):
-        prompt = body["messages"][-1]["content"]
-        reply = self._replier(prompt)
-        return {
-            "id": f"chatcmpl-fake-{len(self.log)}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": body["model"],
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": reply},
-                    "finish_reason": "stop",
-                    "logprobs": None,
-                }
-            ],
-            "usage": self._usage(" ".join(message["content"] for message in body["messages"]), reply),
-        }
+    def _chat(self, body: dict) -> dict:
+        return chat_answer(body, self._replier, f"chatcmpl-fake-{len(self.log)}")
 
     def _embeddings(self, body):
         inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
@@ -274,35 +274,3 @@ class FakeOpenAIServer:
                 pass  # keep test output clean
 
         return Handler
-
-
-@contextlib.contextmanager
-def server_process(latency=0.0):
-    """A ``FakeOpenAIServer`` in a process of its own; yields its base URL.
-
-    Benchmarks use it so that the server's work does not share the client's interpreter lock.
-    """
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.fake_openai", "--latency", str(latency)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        yield process.stdout.readline().strip()
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-
-
-def main():
-    parser = argparse.ArgumentParser(description="Serve the fake OpenAI-compatible API until stopped.")
-    parser.add_argument("--latency", type=float, default=0.0, help="Seconds before each answer.")
-    arguments = parser.parse_args()
-    with FakeOpenAIServer(latency=arguments.latency) as server:
-        print(server.base_url, flush=True)
-        signal.sigwait({signal.SIGTERM, signal.SIGINT})
-
-
-if __name__ == "__main__":
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
-    main()

@@ -47,6 +47,7 @@ from scoring.genres.openai_backend import (
     SendInstead,
     Usage,
     environment,
+    post_json,
 )
 
 SUPPORT = "support"
@@ -492,41 +493,48 @@ class OpenAIJudge:
         create = self._create_completion if self.api == COMPLETIONS else self._create_chat
         return partial(create, payload=payload)
 
-    async def _create_completion(self, client, payload):
-        return _with_choices(await client.completions.create(model=self.model, **payload))
+    async def _create_completion(self, client: openai.AsyncOpenAI, payload: dict) -> dict:
+        return _with_choices(await post_json(client, "/completions", {"model": self.model, **payload}))
 
-    async def _create_completions(self, client, batch, payloads):
+    async def _create_completions(self, client: openai.AsyncOpenAI, batch: tuple[str, ...], payloads: list[dict]) -> dict:
         """Several prompts in one request (the payloads of one task share their parameters).
 
         A refusal, or an answer without exactly one choice per prompt, means the endpoint does
         not take lists: the prompts are sent one by one instead, and so is every later batch.
         """
         try:
-            batched = {**payloads[0], "prompt": [payload["prompt"] for payload in payloads]}
-            response = await client.completions.create(model=self.model, **batched)
+            batched = {"model": self.model, **payloads[0], "prompt": [payload["prompt"] for payload in payloads]}
+            response = await post_json(client, "/completions", batched)
         except LIST_REFUSALS:
             response = None
-        if response is None or sorted(choice.index for choice in response.choices) != list(range(len(batch))):
+        indexes = sorted(choice.get("index", -1) for choice in response.get("choices") or ()) if response else None
+        if indexes != list(range(len(batch))):
             self.lists_refused = True
             raise SendInstead([((key,), self._request(payload)) for key, payload in zip(batch, payloads)])
         return response
 
-    async def _create_chat(self, client, payload):
-        return _with_choices(await client.chat.completions.create(model=self.model, **payload))
+    async def _create_chat(self, client: openai.AsyncOpenAI, payload: dict) -> dict:
+        return _with_choices(await post_json(client, "/chat/completions", {"model": self.model, **payload}))
 
-    def _read(self, response, count):
+    def _read(self, response: dict | RequestFailed, count: int) -> list["_Reply"]:
         """The replies to the ``count`` prompts of one request, in order."""
         if isinstance(response, RequestFailed):
             return [_Reply(error=prompts.keep_reply(response.error))] * count
-        choices = sorted(response.choices, key=lambda choice: choice.index)
-        texts = [choice.text if self.api == COMPLETIONS else choice.message.content for choice in choices]
+        choices = sorted(response["choices"], key=lambda choice: choice.get("index", 0))
+        if self.api == COMPLETIONS:
+            texts = [choice.get("text") for choice in choices]
+        else:
+            texts = [(choice.get("message") or {}).get("content") for choice in choices]
         return [_Reply(text=(text or "").strip()) for text in texts]
 
 
-def _with_choices(response):
-    """The response, checked inside the request so that an empty one counts as a failure."""
-    if not response.choices:
+def _with_choices(response: dict) -> dict:
+    """The response, checked inside the request so that an empty or malformed one counts as a failure."""
+    choices = response.get("choices") if isinstance(response, dict) else None
+    if not choices:
         raise MalformedResponse("the endpoint answered without any choice")
+    if not all(isinstance(choice, dict) for choice in choices):
+        raise MalformedResponse("the endpoint answered choices that are not objects")
     return response
 
 

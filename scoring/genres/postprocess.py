@@ -7,8 +7,9 @@ left, and keeps each item that is exactly three non-empty strings. Everything el
 on the way is reported as a short, human-readable warning; nothing is ever evaluated
 beyond ``json`` and ``ast.literal_eval``.
 
-Linear in the length of the reply, whatever it holds: the scan jumps from bracket to quote
-with regular expressions, each character is parsed as part of at most ``MAX_NESTING`` lists,
+Linear in the length of the reply, whatever it holds: one regular expression takes the scan
+from run of brackets to run of brackets, reading each quoted string whole, and a run of lists
+each wrapping the next is kept as one; each character is parsed as part of at most ``MAX_NESTING`` lists,
 a reply longer than ``MAX_REPLY_CHARS`` is read only that far (with a warning saying so), and
 an output keeps its first ``MAX_WARNINGS`` warnings and the count of the rest.
 """
@@ -30,19 +31,35 @@ END_TOKEN = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<\|end_o
 # A quote opens a string only after one of these, and closes it only before one of these
 # (or the end of the reply). That keeps apostrophes in prose and inside single-quoted
 # strings ('Ireland's capital') from being mistaken for string boundaries.
-BEFORE_STRING = frozenset("[,(:{")
-AFTER_STRING = frozenset(",])}:")
-QUOTES = frozenset("\"'")
-NEXT_VISIBLE = re.compile(r"\S")
-# What the scan stops at outside a string, and inside a string of each quote.
-LIST_EVENT = re.compile(r"\[+|\]+|[\"']")
-STRING_EVENT = {quote: re.compile(r"[\\" + quote + "]") for quote in QUOTES}
+BEFORE_STRING = "[,(:{"
+AFTER_STRING = ",])}:"
+# The rest of a string after its opening quote: escaped characters, quotes not followed by one
+# of AFTER_STRING, anything else; then the closing quote. Possessive: no backtracking.
+AFTER_CLOSING_QUOTE = rf"\s*+(?:[{re.escape(AFTER_STRING)}]|\Z)"  # Or the end of the reply.
+STRING = "|".join(
+    rf"{quote}(?:[^\\{quote}]++|\\[\s\S]|{quote}(?!{AFTER_CLOSING_QUOTE}))*+{quote}(?={AFTER_CLOSING_QUOTE})" for quote in "'\""
+)
+# What the scan stops at: outside every list, a run of "["; inside one, runs of either
+# bracket, and a whole quoted string (its brackets are text), or a string that never closes.
+OPENING = re.compile(r"\[+")
+LIST_EVENT = re.compile(
+    rf"(?P<opening>\[+)|(?P<closing>\]+)"
+    rf"|(?<=[{re.escape(BEFORE_STRING)}])\s*+(?:(?P<string>{STRING})|(?P<unclosed_string>['\"]))"
+)
 
 # Triples nest two or three lists deep. Deeper lists are not parsed whole but searched
 # inside, which keeps a reply of a million brackets linear instead of quadratic.
 MAX_NESTING = 8
 SHOWN_CHARS = 80
 UNPARSABLE_LIST = "not a list of quoted strings"
+# The usual single-quoted triple, read without ast.literal_eval: strings with no backslash, no
+# line break and no NUL (which a Python string literal cannot hold), separated by commas.
+FLAT_ITEM = re.compile(r"'[^'\\\n\r\x00]*'|\"[^\"\\\n\r\x00]*\"")
+FLAT_SPACE = r"[ \t\n\r\f]*"  # What Python reads as space between a list's items; \s is wider.
+FLAT_LIST = re.compile(
+    rf"\[{FLAT_SPACE}(?:(?:{FLAT_ITEM.pattern}){FLAT_SPACE}(?:,{FLAT_SPACE}(?:{FLAT_ITEM.pattern}){FLAT_SPACE})*,?{FLAT_SPACE})?\]"
+)
+JSON_LIST_START = re.compile(r'\[[ \t\n\r]*[]["{0-9tfn-]')
 # Deeply nested input makes the parsers give up with RecursionError or MemoryError.
 PARSE_ERRORS = (ValueError, SyntaxError, TypeError, RecursionError, MemoryError)
 # About 50,000 tokens, far beyond any extraction a model writes; a longer reply is read this far.
@@ -91,6 +108,8 @@ def extract_triples(reply: str, max_chars: int = MAX_REPLY_CHARS) -> tuple[list[
             continue
         if value is not UNPARSED:
             collect(value, triples, warnings)
+        elif span.levels > 1:
+            pending.append(span.innermost())
         elif span.children:
             # A broken outer list may still hold well-formed triples: look inside.
             pending.extend(reversed(span.children))
@@ -115,14 +134,22 @@ class Span:
     """A bracketed list found in the reply: ``text[start:end]``, and the lists closed inside it.
 
     ``height`` is 1 for a list of no lists, 2 for a list of those, and so on; ``value`` is what
-    ListReader made of it, once it has read it. Slots: a reply of brackets makes one per character.
+    ListReader made of it, once it has read it. ``levels`` > 1 stands for that many lists each
+    wrapping the next with nothing else inside ("[[[x]]]" is three levels around the list
+    "[x]"): a run of brackets makes one span, not one per bracket, and the text of every level
+    reads the same but for its outer brackets.
     """
 
-    __slots__ = ("start", "end", "children", "height", "value")
+    __slots__ = ("start", "end", "children", "height", "levels", "value")
 
-    def __init__(self, start: int, end: int, children: "list[Span]", height: int) -> None:
-        self.start, self.end, self.children, self.height = start, end, children, height
+    def __init__(self, start: int, end: int, children: list["Span"], height: int, levels: int = 1) -> None:
+        self.start, self.end, self.children, self.height, self.levels = start, end, children, height, levels
         self.value: Any = None
+
+    def innermost(self) -> "Span":
+        """The list the wrapping levels wrap."""
+        inset = self.levels - 1
+        return Span(self.start + inset, self.end - inset, self.children, self.height - inset)
 
 
 def scan_lists(text: str) -> tuple[list[Span], list[tuple[int, int]], int | None]:
@@ -134,25 +161,36 @@ def scan_lists(text: str) -> tuple[list[Span], list[tuple[int, int]], int | None
     """
     roots: list[Span] = []
     strings: list[tuple[int, int]] = []
-    # The lists open at this point, innermost last: where each starts, the lists closed inside
-    # it so far (None for none yet) and its height. Plain lists: a run of "[" costs C time only.
+    # The lists open at this point, innermost last: where each starts, where the run of "["
+    # it belongs to starts, the lists closed inside it so far (None for none yet) and its
+    # height. Runs of brackets are pushed and popped as slices, so they cost C time only.
     starts: list[int] = []
+    run_starts: list[int] = []
     children: list[Any] = []  # a list of Span, or None for none yet
     heights: list[int] = []
-    position, reading = 0, True
-    end: int | None
-    while reading:
-        reading = False
-        for match in LIST_EVENT.finditer(text, position):
+    position = 0
+    while opening := OPENING.search(text, position):
+        for match in LIST_EVENT.finditer(text, opening.start()):
+            event = match.lastgroup
+            if event == "string":  # the most frequent event: first, and with no more than it needs
+                strings.append(match.span(event))
+                continue
             start, end = match.span()
-            char = text[start]
-            if char == "[":
+            if event == "opening":
                 starts.extend(range(start, end))
+                run_starts.extend([start] * (end - start))
                 children.extend([None] * (end - start))
                 heights.extend([1] * (end - start))
-            elif char == "]":
-                for close in range(start + 1, min(end, start + len(starts)) + 1):
-                    span = Span(starts.pop(), close, children.pop() or [], heights.pop())
+            elif event == "closing":
+                close = start
+                while close < end and starts:
+                    # The innermost open list closes here; the lists of its own run of "["
+                    # around it close at the next brackets of this run of "]": pure wrappers.
+                    inner = starts[-1]
+                    levels = min(inner - run_starts[-1] + 1, end - close)
+                    span = Span(inner - levels + 1, close + levels, children[-1] or [], heights[-1] + levels - 1, levels)
+                    del starts[-levels:], run_starts[-levels:], children[-levels:], heights[-levels:]
+                    close += levels
                     if starts:
                         if children[-1] is None:
                             children[-1] = []
@@ -160,51 +198,20 @@ def scan_lists(text: str) -> tuple[list[Span], list[tuple[int, int]], int | None
                         heights[-1] = max(heights[-1], span.height + 1)
                     else:
                         roots.append(span)
-            elif starts and visible_before(text, start) in BEFORE_STRING:
-                end = string_end(text, start)
-                if end is not None:
-                    strings.append((start, end))
-                    position, reading = end, True
-                break  # Scanning goes on after the string, or ends inside it.
+                if not starts:
+                    position = end
+                    break  # Outside every list again: quotes are prose until the next "[".
+            else:
+                position = len(text)
+                break  # A string that never closes: the rest of the reply is inside it.
+        else:
+            break
     # Lists closed inside a list that never closes (a cut-off reply) still count.
     for inner in children:
         roots.extend(inner or ())
     roots.sort(key=lambda span: span.start)
     unterminated = starts[-1] if starts else None
     return roots, strings, unterminated
-
-
-def visible_before(text: str, position: int) -> str:
-    """The last non-space character before ``position``, or "" at the start.
-
-    Scanned backwards over spaces only, which a quote (what asks) ends: linear overall.
-    """
-    while position > 0:
-        position -= 1
-        if not text[position].isspace():
-            return text[position]
-    return ""
-
-
-def string_end(text: str, start: int) -> int | None:
-    """The end of the string opened by the quote at ``start``: after a matching quote followed
-    by one of AFTER_STRING, skipping backslash escapes; None when the text ends first."""
-    event = STRING_EVENT[text[start]]
-    position = start + 1
-    while match := event.search(text, position):
-        if match.group() == "\\":
-            position = match.start() + 2
-        elif next_visible(text, match.start() + 1) in AFTER_STRING:
-            return match.end()
-        else:
-            position = match.end()
-    return None
-
-
-def next_visible(text: str, position: int) -> str:
-    """The next non-space character from ``position``; "," at the end, which closes any string."""
-    match = NEXT_VISIBLE.search(text, position)
-    return match.group() if match else ","
 
 
 UNPARSED = object()
@@ -226,7 +233,7 @@ class ListReader:
     """
 
     SLOW_PARSES = 1000
-    SLOW_PARSES_PER_CHAR = 1 / 100
+    SLOW_PARSES_PER_CHAR = 1 / 1000
 
     def __init__(self, text: str, strings: list[tuple[int, int]]) -> None:
         self.text, self.strings = text, strings
@@ -237,30 +244,37 @@ class ListReader:
     def source(self, span: Span) -> str:
         return self.text[span.start : span.end]
 
-    def value(self, span: Span, outermost: bool = False) -> Any:
+    def value(self, span: Span, outermost: bool = False) -> object:
         """The value of ``span``, UNPARSED, or PROSE; worked out once."""
         if span.value is None:
             span.value = self.read(span, outermost)
         return span.value
 
-    def read(self, span: Span, outermost: bool) -> Any:
-        if not span.children and self.text.find(",", span.start, span.end) < 0:
+    def read(self, span: Span, outermost: bool) -> object:
+        if span.levels == 1 and not span.children and self.text.find(",", span.start, span.end) < 0:
             return PROSE
-        if span.height > MAX_NESTING:
-            return UNPARSED  # Searched inside instead: parsing every level would be quadratic.
-        source = self.source(span)
+        # Levels taller than MAX_NESTING are searched inside: parsing every level would be
+        # quadratic. Of wrapping levels, the tallest that is low enough is read, as outermost.
+        inset = max(0, span.height - MAX_NESTING)
+        if inset >= span.levels:
+            return UNPARSED
+        start, end = span.start + inset, span.end - inset
+        source = self.text[start:end]
         if source in self.unreadable:
             return UNPARSED
-        value = UNPARSED
-        if outermost:
+        # A list of plain strings, the usual triple, needs no parser (nor JSON's costly failure
+        # on single quotes); it reads the same with each.
+        value = UNPARSED if span.children else flat_list_of_strings(source)
+        if value is UNPARSED and (outermost or inset):
             value = parse_json(source)
         if value is UNPARSED and not any(self.value(child) is UNPARSED for child in span.children):
-            value = self.parse(source, span, json_tried=outermost)
+            value = self.parse(source, start, end, json_tried=outermost or bool(inset))
         if value is UNPARSED:
             self.unreadable.add(source)
         return value
 
-    def parse(self, source: str, span: Span, json_tried: bool) -> Any:
+    def parse(self, source: str, start: int, end: int, json_tried: bool) -> object:
+        """``source``, which is ``text[start:end]``, read by each parser in turn; UNPARSED if none can."""
         value = UNPARSED if json_tried else parse_json(source)
         if value is not UNPARSED:
             return value
@@ -269,35 +283,46 @@ class ListReader:
         try:
             return ast.literal_eval(source)
         except PARSE_ERRORS:
-            value = parse_json(requoted(self.text, span, self.strings))
+            value = parse_json(requoted(self.text, start, end, self.strings))
         if value is UNPARSED:
             self.slow_parses_left -= 1
         return value
 
 
-def parse_json(source: str) -> Any:
+def parse_json(source: str) -> object:
+    # Skip JSON's costly failure where it is certain: a list opening with what no JSON value
+    # starts with ("[a, b]", "['a', b]"), or single quotes and no double quote anywhere.
+    if not JSON_LIST_START.match(source) or ("'" in source and '"' not in source):
+        return UNPARSED
     try:
         return json.loads(source)
     except PARSE_ERRORS:
         return UNPARSED
 
 
-def requoted(text: str, span: Span, strings: list[tuple[int, int]]) -> str:
-    """``text[span]`` with each quoted string rewritten as a JSON string."""
-    pieces: list[str] = []
-    cursor = span.start
+def requoted(text: str, start: int, end: int, strings: list[tuple[int, int]]) -> str:
+    """``text[start:end]`` with each quoted string rewritten as a JSON string."""
+    pieces, cursor = [], start
     # Indexes, not a slice of ``strings``: a slice would copy the rest of the list for every span.
-    for index in range(bisect_left(strings, (span.start, 0)), len(strings)):
-        start, end = strings[index]
-        if start >= span.end:
+    for index in range(bisect_left(strings, (start, 0)), len(strings)):
+        string_start, string_end = strings[index]
+        if string_start >= end:
             break
-        quote = text[start]
-        content = text[start + 1 : end - 1].replace("\\" + quote, quote)
-        pieces.append(text[cursor:start])
+        quote = text[string_start]
+        content = text[string_start + 1 : string_end - 1].replace("\\" + quote, quote)
+        pieces.append(text[cursor:string_start])
         pieces.append(json.dumps(content, ensure_ascii=False))
-        cursor = end
-    pieces.append(text[cursor : span.end])
+        cursor = string_end
+    pieces.append(text[cursor:end])
     return "".join(pieces)
+
+
+def flat_list_of_strings(source: str) -> object:
+    """A list of quoted strings without escapes, read by regular expressions (as literal_eval
+    would read it, much faster); UNPARSED for anything else."""
+    if FLAT_LIST.fullmatch(source) is None:
+        return UNPARSED
+    return [item[1:-1] for item in FLAT_ITEM.findall(source)]
 
 
 def collect(value: Any, triples: list[list[str]], warnings: Warnings) -> None:

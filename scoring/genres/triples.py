@@ -41,12 +41,14 @@ def triple_problem(item: object) -> str | None:
         return f"expected a list of three strings, got {type(item).__name__}"
     if len(item) != TRIPLE_LENGTH:
         return f"expected 3 items (subject, relation, object), got {len(item)}"
+    # One search over the three strings clears the usual triple; only a hit looks element by element.
+    all_storable = all(isinstance(element, str) for element in item) and not UNSTORABLE.search("".join(item))
     for role, element in zip(("subject", "relation", "object"), item):
         if not isinstance(element, str):
             return f"{role} is {type(element).__name__}, not a string"
         if not element.strip():
             return f"{role} is empty"
-        if problem := unstorable_problem(element):
+        if not all_storable and (problem := unstorable_problem(element)):
             # Refused here rather than failing mid-import, so every database behaves alike.
             return f"{role} {problem}"
     return None

@@ -6,9 +6,11 @@ the database has passed ``scoring.genres.triples.validate_triples`` (three non-e
 
 import hashlib
 import secrets
+import tempfile
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.files import File
 from django.core.validators import RegexValidator
 from django.db import models
 from django.urls import reverse
@@ -196,8 +198,6 @@ class Upload(models.Model):
     warnings = models.PositiveIntegerField(default=0)
     outcome = models.CharField(max_length=20, choices=Outcome.choices)
     message = models.TextField(blank=True)
-    # The file of a queued import, kept until its job has read it.
-    source = models.FileField(upload_to="imports/", blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]
@@ -208,6 +208,47 @@ class Upload(models.Model):
     @property
     def in_progress(self):
         return self.outcome in self.IN_PROGRESS
+
+    def keep_file(self, source: File) -> None:
+        """Store ``source`` in the database, chunk by chunk, for the job that imports it."""
+        source.seek(0)
+        index = 0
+        while data := source.read(UploadChunk.SIZE):
+            UploadChunk.objects.create(upload=self, index=index, data=data)
+            index += 1
+
+    def kept_file(self) -> File:
+        """The stored file, streamed from the database into a local temporary file (deleted
+        when closed): the import reads a file twice, to hash it and to parse it."""
+        local = tempfile.TemporaryFile()
+        for data in self.chunks.order_by("index").values_list("data", flat=True).iterator(chunk_size=1):
+            local.write(data)
+        local.seek(0)
+        return File(local, name=self.file_name)
+
+    def forget_file(self) -> None:
+        """Delete the stored file, once its import has ended one way or the other."""
+        self.chunks.all().delete()
+
+
+class UploadChunk(models.Model):
+    """A piece of the file of a queued import, kept until its job has read it.
+
+    In the database rather than on disk, so that a worker on any machine can read it: several
+    machines share nothing but the database and Redis.
+    """
+
+    SIZE = 1024 * 1024
+
+    upload = models.ForeignKey(Upload, on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField()
+    data = models.BinaryField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["upload", "index"], name="upload_chunk_unique_index")]
+
+    def __str__(self) -> str:
+        return f"chunk {self.index} of upload {self.upload_id}"
 
 
 class Output(models.Model):

@@ -2,7 +2,7 @@
 and reloads with the outcome when the RQ job has imported it.
 
 The web server and the worker are subprocesses sharing a SQLite file with the test
-(``file_database``), the test's Redis, and the var directory where queued files wait.
+(``file_database``, where the queued file waits too) and the test's Redis.
 Screenshots go to GENRES_SCREENSHOT_DIR when set (to look at them), else to a temporary directory.
 """
 

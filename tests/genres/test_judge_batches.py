@@ -107,5 +107,6 @@ def test_a_caller_that_stops_reading_stops_the_stream():
         with pytest.raises(RuntimeError, match="the cache is gone"):
             judge.check_support(pairs)
         sent = server.count()
-    # The requests in flight when the caller stopped were cancelled; no new one was sent.
-    assert sent < len(pairs) and judge.usage.requests == sent
+    # The requests in flight when the caller stopped were cancelled; no new one was sent. One
+    # cancelled on its way out is counted without reaching the server: at most the 2 in flight.
+    assert sent < len(pairs) and sent <= judge.usage.requests <= sent + 2

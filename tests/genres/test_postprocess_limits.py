@@ -54,7 +54,7 @@ def test_a_triple_after_a_run_of_unreadable_lists_is_still_found():
 
     # Past the allowance of slow parses the rest is read as JSON only, which this triple is.
     assert triples == [["s", "r", "o"]]
-    assert warnings[-1].startswith(f"more than {ListReader.SLOW_PARSES + len(reply) // 100:,} lists could not be read")
+    assert warnings[-1].startswith(f"more than {ListReader.SLOW_PARSES + int(len(reply) * ListReader.SLOW_PARSES_PER_CHAR):,} lists could not be read")
 
 
 def test_a_run_of_opening_brackets_is_one_unterminated_list():
@@ -75,3 +75,20 @@ def test_lenient_imports_cap_the_warnings_of_a_record_too():
     (record,) = parsed.records
     assert len(record.warnings) == MAX_WARNINGS + 1
     assert record.warnings[-1] == "… and 10 more warnings not kept"
+
+
+def test_lists_wrapping_lists_read_like_the_list_they_wrap():
+    assert extract_triples("[" * 20 + "['a', 'b', 'c']" + "]" * 20) == ([["a", "b", "c"]], [])
+    assert extract_triples("[[[Note]]]") == ([], [])
+    assert extract_triples("[[[x, y]]]") == ([], ["dropped [x, y]: not a list of quoted strings"])
+    assert extract_triples("[[1]]") == ([], ["dropped [1]: expected 3 items (subject, relation, object), got 1"])
+
+
+def test_plain_quoted_lists_read_as_literal_eval_reads_them():
+    reply = """['a b', "it's", 'c'], ['tab\there', 'x',\f'y',], ['line\nbreak', 'b', 'c']"""
+
+    triples, warnings = extract_triples(reply)
+
+    # The line break is no Python string: that list is read by re-quoting it as JSON, as before.
+    assert triples == [["a b", "it's", "c"], ["tab\there", "x", "y"], ["line\nbreak", "b", "c"]]
+    assert warnings == []

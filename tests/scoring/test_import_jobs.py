@@ -2,7 +2,6 @@
 to follow; the job imports in one transaction, reports progress, and records the outcome."""
 
 import json
-import os
 
 import django_rq
 import pytest
@@ -11,7 +10,7 @@ from rq import SimpleWorker
 
 from scoring.import_jobs import ENQUEUE_GRACE, QUEUE
 from scoring.imports import import_dataset
-from scoring.models import ApiToken, Dataset, Output, Text, Upload
+from scoring.models import ApiToken, Dataset, Output, Text, Upload, UploadChunk
 from tests.scoring.import_fixtures import DATASET_JSONL, as_file, make_people_dataset, snapshot
 
 pytestmark = pytest.mark.django_db
@@ -20,10 +19,9 @@ OUTPUTS_JSONL = b'{"id": "t1", "raw": "[[\\"Turing\\", \\"born in\\", \\"London\
 
 
 @pytest.fixture(autouse=True)
-def jobs_for_every_file(settings, tmp_path):
-    """Every file is big enough for a job; queued files go to a temporary MEDIA_ROOT."""
+def jobs_for_every_file(settings):
+    """Every file is big enough for a job."""
     settings.GENRES_IMPORT_JOB_BYTES = 1
-    settings.MEDIA_ROOT = tmp_path / "media"
     queue = django_rq.get_queue(QUEUE)
     queue.empty()
     yield
@@ -70,7 +68,7 @@ def test_the_upload_page_queues_a_big_file_and_shows_its_progress(admin_client, 
 
     assert response.status_code == 302
     upload = Upload.objects.get()
-    assert upload.outcome == Upload.Outcome.QUEUED and upload.source
+    assert upload.outcome == Upload.Outcome.QUEUED and upload.kept_file().read() == DATASET_JSONL
     assert not Dataset.objects.exists()
     page = admin_client.get("/upload/").content.decode()
     assert "people.jsonl is being imported in the background" in page
@@ -82,16 +80,15 @@ def test_the_upload_page_queues_a_big_file_and_shows_its_progress(admin_client, 
 def test_the_job_imports_the_file_into_the_queued_upload_and_deletes_the_file(admin_client, admin_user, post_dataset):
     post_dataset()
     upload = Upload.objects.get()
-    stored_file = upload.source.path
+    assert upload.chunks.exists()
 
     run_jobs()
 
     upload.refresh_from_db()
     assert (upload.outcome, upload.texts, upload.triples, upload.uploaded_by) == ("imported", 3, 2, admin_user)
-    assert upload.sha256 and not upload.source
+    assert upload.sha256 and not UploadChunk.objects.exists()
     assert Text.objects.filter(dataset__name="People").count() == 3
     assert not (admin_client.get("/upload/").content.decode().count("data-upload="))
-    assert not os.path.exists(stored_file)
     state = admin_client.get(f"/uploads/{upload.pk}/progress.json").json()
     assert (state["active"], state["percent"], state["outcome"], state["texts"]) == (False, 100, "imported", 3)
 
@@ -104,8 +101,40 @@ def test_a_refused_file_fails_its_queued_upload_with_the_reason_and_stores_nothi
 
     upload = Upload.objects.get()
     assert upload.outcome == Upload.Outcome.FAILED
-    assert 'Line 4: the "text" contains a lone surrogate' in upload.message and not upload.source
-    assert snapshot() == before
+    assert 'Line 4: the "text" contains a lone surrogate' in upload.message
+    assert snapshot() == before and not UploadChunk.objects.exists()
+
+
+def test_a_file_kept_only_in_the_database_is_imported_by_a_worker_in_chunks(settings, committed):
+    # No directory is shared: the queued file exists only as rows, several chunks of it here.
+    lines = [json.dumps({"id": f"t{number}", "text": f"Text number {number}.", "triples": []}) for number in range(400)]
+    content = "\n".join(lines).encode()
+    settings.GENRES_MAX_UPLOAD_BYTES = len(content)
+    chunk_bytes = len(content) // 3 + 1
+    upload = Upload.objects.create(
+        kind=Upload.Kind.DATASET, dataset_name="Many", file_name="many.jsonl", size=len(content), outcome="queued"
+    )
+    for index, start in enumerate(range(0, len(content), chunk_bytes)):
+        UploadChunk.objects.create(upload=upload, index=index, data=content[start : start + chunk_bytes])
+    committed(django_rq.get_queue(QUEUE).enqueue, "scoring.import_jobs.import_upload", upload.pk, {"name": "Many"})
+
+    run_jobs()
+
+    upload.refresh_from_db()
+    assert (upload.outcome, upload.texts) == ("imported", 400)
+    assert list(Text.objects.filter(dataset__name="Many").values_list("external_id", flat=True)[:2]) == ["t0", "t1"]
+    assert not UploadChunk.objects.exists()
+
+
+def test_a_queued_file_over_the_size_limit_fails_and_is_deleted(settings, post_dataset):
+    post_dataset()
+    settings.GENRES_MAX_UPLOAD_BYTES = len(DATASET_JSONL) - 1
+
+    run_jobs()
+
+    upload = Upload.objects.get()
+    assert upload.outcome == Upload.Outcome.FAILED and "limit" in upload.message
+    assert not Dataset.objects.exists() and not UploadChunk.objects.exists()
 
 
 def test_the_api_answers_202_with_the_status_url_to_follow(api_client, committed):
@@ -146,6 +175,7 @@ def test_an_upload_whose_job_is_gone_is_marked_failed_when_read(admin_client, po
 
     assert (state["active"], state["outcome"]) == (False, "failed")
     assert "stopped before it finished: its job is gone" in Upload.objects.get().message
+    assert not UploadChunk.objects.exists()
 
 
 def test_small_files_are_still_imported_in_the_request(admin_client, settings, post_dataset):
