@@ -22,6 +22,7 @@ import time
 from functools import cache
 
 import django_rq
+import redis
 from django.db import transaction
 from django.utils import timezone
 
@@ -71,9 +72,14 @@ def schedule_rebuild(dataset_id):
     transaction.on_commit(lambda: _enqueue(dataset_id), robust=True)
 
 
-def _enqueue(dataset_id):
-    if queue().connection.set(_pending_key(dataset_id), 1, nx=True, ex=PENDING_FOR):
-        queue().enqueue(build_leaderboards, dataset_id, job_timeout=BUILD_TIMEOUT)
+def _enqueue(dataset_id: int) -> None:
+    try:
+        if queue().connection.set(_pending_key(dataset_id), 1, nx=True, ex=PENDING_FOR):
+            queue().enqueue(build_leaderboards, dataset_id, job_timeout=BUILD_TIMEOUT)
+    except redis.ConnectionError as error:
+        # A command run without the server (an import from a shell): one line, not a traceback
+        # per change. The leaderboard is built at the next change made while Redis is up.
+        logger.warning("Leaderboard of dataset %s not scheduled: Redis is unreachable (%s)", dataset_id, error)
 
 
 def ask_for_variant(dataset_id, setting_key, margin):
