@@ -136,8 +136,10 @@ class CampaignCreateForm(forms.Form):
         choices=Campaign.PairOrder.choices,
         initial=Campaign.PairOrder.QUEUE,
         label="Order of pairs",
-        help_text="Adaptive serves next the pairs the judgements so far leave least certain: the ranking "
-        "settles with fewer judgements, but annotators change text more often.",
+        help_text="Adaptive serves next the pairs the judgements so far leave least certain: the four first "
+        "aspects settle with fewer judgements, but completeness later, since a text's completeness waits until all "
+        "its pairs are judged (the gold stays hidden until then), which the queue order reaches soonest. Annotators "
+        "also change text more often.",
     )
     instructions = forms.CharField(
         required=False,

@@ -8,6 +8,14 @@ apostrophe the app's exports put before a formula-like cell removed (``'=1+1`` n
 ``winner`` (a, b or tie) is about that row's system_a and
 system_b and is turned to canonical order when system_a has the larger id.
 
+The GENRES authors' layout (``--layout authors``) is read too: one CSV per aspect, named by the
+aspect (``Topical_merged.csv``, ``Completeness_for_Patrick_pairwise_comparisons.csv``), with the
+header ``sample_id,model_A_name,model_B_name,win``. ``sample_id`` is the text's 0-based position in
+the dataset, ``win`` is ``model_A_win``, ``model_B_win`` or ``tie``, the model names are mapped to
+system names (``--system-name Groundtruth="Ground truth"``), and the annotator is one name for
+the whole file (their files are merged over annotators). The files' rows are taken in the order
+given, each file in its own order, so a single-pass Elo replays their order.
+
 All or nothing: every row is checked first, and a file with any bad row changes nothing; the
 error names each bad line and the reason. Rows are stored in file order, so judgement primary
 keys keep the file's order for online Elo. Importing the same file again changes nothing.
@@ -15,7 +23,7 @@ keys keep the file's order for online Elo. Importing the same file again changes
 
 import csv
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +46,8 @@ MAX_REPORTED_ERRORS = 20
 QUOTED_CHARS = 60
 # (line number, {column: value}) of one line of a judgements CSV.
 CsvRecord = tuple[int, dict[str, str]]
+# A place in the files, for errors: a line number, or "FILE line N" among several files.
+Place = int | str
 
 
 # Sent inside the import's transaction with ``dataset`` once the judgements are stored: their
@@ -74,7 +84,7 @@ def counted(number: int, noun: str) -> str:
 
 @dataclass(frozen=True)
 class Row:
-    line: int
+    line: Place
     text: Text
     system_a: System
     system_b: System
@@ -92,7 +102,7 @@ def _quoted(value: object) -> str:
     return repr(shown if len(shown) <= QUOTED_CHARS else shown[: QUOTED_CHARS - 1] + "…")
 
 
-def read_csv(path: str | os.PathLike[str]) -> list[CsvRecord]:
+def read_csv(path: str | os.PathLike[str], columns: tuple[str, ...] = REQUIRED_COLUMNS) -> list[CsvRecord]:
     """``[(line number, {column: value})]`` of a judgements CSV, refused if it cannot be read."""
     path = Path(path)
     try:
@@ -108,14 +118,12 @@ def read_csv(path: str | os.PathLike[str]) -> list[CsvRecord]:
     try:
         with path.open(encoding="utf-8-sig", newline="") as handle:
             reader = csv.DictReader(handle)
-            missing = [column for column in REQUIRED_COLUMNS if column not in (reader.fieldnames or [])]
+            missing = [column for column in columns if column not in (reader.fieldnames or [])]
             if missing:
-                raise ImportRefused(
-                    f"line 1: the header lacks {', '.join(missing)}; expected {','.join(REQUIRED_COLUMNS)}."
-                )
+                raise ImportRefused(f"line 1: the header lacks {', '.join(missing)}; expected {','.join(columns)}.")
             start = reader.line_num + 1
             for record in reader:
-                if any(record.get(column) is None for column in REQUIRED_COLUMNS):
+                if any(record.get(column) is None for column in columns):
                     raise ImportRefused(f"line {start}: expected {len(reader.fieldnames or ())} fields, found fewer.")
                 if (record.get("attention_check") or "").strip().lower() in ("true", "1"):
                     # An exported attention check: a system against a worse copy of itself, never rated.
@@ -127,7 +135,7 @@ def read_csv(path: str | os.PathLike[str]) -> list[CsvRecord]:
                         start,
                         {
                             column: record[column] if column == "text" else from_spreadsheet_safe(record[column])
-                            for column in REQUIRED_COLUMNS
+                            for column in columns
                         },
                     )
                 )
@@ -138,6 +146,45 @@ def read_csv(path: str | os.PathLike[str]) -> list[CsvRecord]:
         raise ImportRefused(f"line {reader.line_num}: not valid CSV ({error}).") from error
     if not records:
         raise ImportRefused(f"{path.name} has a header but no judgements.")
+    return records
+
+
+AUTHORS_HEADER = ("sample_id", "model_A_name", "model_B_name", "win")
+AUTHORS_ASPECTS = {"Topical": "ts", "Uniqueness": "us", "Factualness": "fs", "Granularity": "gs", "Completeness": "cs"}
+AUTHORS_WINNERS = {"model_A_win": "a", "model_B_win": "b", "tie": "tie", "tie (bothbad)": "tie"}
+AUTHORS_ANNOTATOR = "genres-authors"
+
+
+def read_authors_csvs(
+    paths: Sequence[str | os.PathLike[str]],
+    dataset: Dataset,
+    system_names: dict[str, str],
+    annotator: str = AUTHORS_ANNOTATOR,
+) -> list[tuple[Place, dict[str, str]]]:
+    """The rows of the authors' per-aspect files in this app's columns, in the order given; refused
+    (naming the file and line) for a file whose name has no aspect, a bad header or sample id."""
+    text_ids = list(dataset.texts.order_by("position").values_list("pk", flat=True))
+    records: list[tuple[Place, dict[str, str]]] = []
+    for path in map(Path, paths):
+        aspect = next((code for name, code in AUTHORS_ASPECTS.items() if path.name.startswith(name)), None)
+        if aspect is None:
+            raise ImportRefused(f"{path.name}: the file name does not start with an aspect ({', '.join(AUTHORS_ASPECTS)}).")
+        for line, record in read_csv(path, AUTHORS_HEADER):
+            sample = record["sample_id"].strip()
+            position = int(float(sample)) if sample.replace(".", "", 1).isdigit() else -1  # pandas wrote 3.0 for 3
+            if not 0 <= position < len(text_ids):
+                raise ImportRefused(
+                    f"{path.name} line {line}: sample_id {_quoted(sample)} is not a position in dataset {dataset.name} "
+                    f"(0 to {len(text_ids) - 1})."
+                )
+            records.append((f"{path.name} line {line}", {
+                "text": str(text_ids[position]),
+                "system_a": system_names.get(record["model_A_name"].strip(), record["model_A_name"]),
+                "system_b": system_names.get(record["model_B_name"].strip(), record["model_B_name"]),
+                "aspect": aspect,
+                "annotator": annotator,
+                "winner": AUTHORS_WINNERS.get(record["win"].strip(), record["win"]),
+            }))
     return records
 
 
@@ -174,13 +221,18 @@ class _TextIndex:
         return by_id or by_content
 
 
-def _check_rows(records: Iterable[CsvRecord], dataset: Dataset) -> list[Row]:
+def _where(line: Place) -> str:
+    """A row's place in an error: "line 3" in one file, "Topical_merged.csv line 3" among several."""
+    return f"line {line}" if isinstance(line, int) else line
+
+
+def _check_rows(records: Iterable[tuple[Place, dict[str, str]]], dataset: Dataset) -> list[Row]:
     texts = _TextIndex(dataset)
     systems = {system.name: system for system in System.objects.all()}
     username_field: Any = get_user_model()._meta.get_field(get_user_model().USERNAME_FIELD)  # a model field
     rows: list[Row] = []
     errors: list[str] = []
-    first_seen: dict[tuple[int, int, int, str, str], int] = {}
+    first_seen: dict[tuple[int, int, int, str, str], Place] = {}
 
     for line, record in records:
         problems: list[str] = []
@@ -216,7 +268,7 @@ def _check_rows(records: Iterable[CsvRecord], dataset: Dataset) -> list[Row]:
         except ValidationError as error:
             problems.append(f"annotator {_quoted(annotator)}: {' '.join(error.messages)}")
         if problems:
-            errors.append(f"line {line}: {'; '.join(problems)}.")
+            errors.append(f"{_where(line)}: {'; '.join(problems)}.")
             continue
         # Each of these, missing, added a problem above.
         assert text is not None and first_system is not None and second_system is not None
@@ -225,7 +277,7 @@ def _check_rows(records: Iterable[CsvRecord], dataset: Dataset) -> list[Row]:
         row = Row(line, text, system_a, system_b, aspect, annotator, SWAPPED_LABEL[winner] if swapped else winner)
         if row.key in first_seen:
             errors.append(
-                f"line {line}: duplicate of line {first_seen[row.key]} "
+                f"{_where(line)}: duplicate of {_where(first_seen[row.key])} "
                 f"(same text, systems, aspect {aspect} and annotator {annotator})."
             )
             continue
@@ -285,15 +337,29 @@ def _campaign_name(path: str | os.PathLike[str], campaign_name: str | None) -> s
 
 @transaction.atomic
 def import_judgements(
-    path: str | os.PathLike[str], *, dataset_name: str, campaign_name: str | None = None
+    path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    dataset_name: str,
+    campaign_name: str | None = None,
+    layout: str = "app",
+    system_names: dict[str, str] | None = None,
 ) -> ImportedJudgements:
-    """Import the CSV at ``path`` into a new imported campaign of the dataset; see the module docstring."""
-    name = _campaign_name(path, campaign_name)
+    """Import the CSV at ``path`` (layout ``authors``: a list of the authors' per-aspect files) into
+    a new imported campaign of the dataset; see the module docstring."""
+    paths: list[str | os.PathLike[str]] = list(path) if isinstance(path, Sequence) and not isinstance(path, str) else [path]
+    if layout != "authors" and len(paths) != 1:
+        raise ImportRefused("The app's layout is one file; several files are for the authors' layout.")
+    name = _campaign_name(paths[0], campaign_name)
     try:
         dataset = Dataset.objects.get(name=dataset_name)
     except Dataset.DoesNotExist as error:
         raise ImportRefused(f"No dataset named {_quoted(dataset_name)}.") from error
-    rows = _check_rows(read_csv(path), dataset)
+    records: list[tuple[Place, dict[str, str]]]
+    if layout == "authors":
+        records = read_authors_csvs(paths, dataset, system_names or {})
+    else:
+        records = list(read_csv(paths[0]))
+    rows = _check_rows(records, dataset)
 
     existing = Campaign.objects.filter(name=name).first()
     if existing is not None:
@@ -317,7 +383,7 @@ def import_judgements(
         is_open=False,
         # The overlap as it was in the study: the share of texts two or more annotators judged.
         overlap_share=sum(len(names) >= 2 for names in annotators_of_text.values()) / len(texts),
-        instructions=f"Imported from {Path(path).name}.",
+        instructions=f"Imported from {', '.join(Path(each).name for each in paths)}.",
     )
     campaign.systems.set({system for row in rows for system in (row.system_a, row.system_b)})
     campaign.texts.set(texts)

@@ -16,9 +16,9 @@ labels and differ only in which item comes next:
 
 The target is the ranking of the whole study (Bradley–Terry, per aspect). After every
 ``--every`` items, each order's ranking so far is compared with it (Kendall τ per aspect, mean
-over the five aspects, and over the four first ones); printed: how many judgements each order
-needs until the mean τ reaches a level and stays there to the end, median over the seeds, and
-the ratio adaptive / queue.
+over the five aspects, over the four first ones, and per aspect); printed: how many judgements
+each order needs until the mean τ reaches a level and stays there to the end, median over the
+seeds, and the ratio adaptive / queue.
 
     python -m benchmarks.adaptive_pairs [--seeds 3] [--every 10]
 """
@@ -41,9 +41,13 @@ from fixtures import simulate_judgements as study
 DATASET = "demo-sentences"
 FIRST = ("ts", "us", "fs", "gs")
 LEVELS = (0.8, 0.9, 1.0)
-# Mean τ over all five aspects, and over the four first ones: completeness of a text is judged
-# only after all its pairs, which the adaptive order spreads over many texts, so its part lags.
-GROUPS = {"all five aspects": study.ASPECTS, "the four first aspects": FIRST}
+# Mean τ over all five aspects, over the four first ones, and each aspect alone: completeness of a
+# text is judged only after all its pairs, so it is the aspect an order can hold back.
+GROUPS = {
+    "all five aspects": study.ASPECTS,
+    "the four first aspects": FIRST,
+    **{f"{aspect} alone": (aspect,) for aspect in study.ASPECTS},
+}
 
 
 def study_items():

@@ -35,6 +35,7 @@ from typing import Any, cast
 import django_rq
 from django.db import transaction
 from django.utils import timezone
+from redis import ConnectionError as RedisConnectionError
 from redis import Redis
 from rq import Queue
 
@@ -94,8 +95,13 @@ def schedule_rebuild(dataset_id: int) -> None:
 
 
 def _enqueue(dataset_id: int) -> None:
-    if queue().connection.set(_pending_key(dataset_id), 1, nx=True, ex=PENDING_FOR):
-        queue().enqueue(build_leaderboards, dataset_id, job_timeout=BUILD_TIMEOUT)
+    try:
+        if queue().connection.set(_pending_key(dataset_id), 1, nx=True, ex=PENDING_FOR):
+            queue().enqueue(build_leaderboards, dataset_id, job_timeout=BUILD_TIMEOUT)
+    except RedisConnectionError as error:
+        # A command run without the server (an import from a shell): one line, not a traceback
+        # per change. The leaderboard is built at the next change made while Redis is up.
+        logger.warning("Leaderboard of dataset %s not scheduled: Redis is unreachable (%s)", dataset_id, error)
 
 
 def ask_for_variant(dataset_id: int, setting_key: str, margin: float) -> None:

@@ -4,30 +4,39 @@
 nothing: a file with one bad record (or naming a text the dataset lacks) changes nothing and
 the refusal names the record. A new import replaces what that source held for the system on
 the dataset for the aspects the file covers.
+
+Two things the authors' release holds are kept and reported rather than refused: a triple that
+occurs twice in a text and got two different verdicts (their judge ran at temperature 0.3 on
+each occurrence; the first verdict is kept), and a granularity verdict on an item with a
+non-string element (skipped: no judge of this app is asked about such an item).
 """
 
 import hashlib
 import json
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 
 from django.db import transaction
 
 from scoring.genres.judges import RecordedVerdict, triple_key
+from scoring.genres.triples import clean_triple, triple_problem
 from scoring.genres.verdict_formats import (
     VerdictFormatError,
     parse_authors_factualness,
     parse_authors_granularity,
     parse_jsonl,
 )
-from scoring.models import ImportedVerdict, Output, Text, text_hash
+from scoring.models import Dataset, ImportedVerdict, Output, System, Text, text_hash
 
 
 @dataclass(frozen=True)
 class VerdictImport:
     source: str
     system: str
-    verdicts: dict  # aspect -> number stored
+    verdicts: dict[str, int]  # aspect -> number stored
     texts: int
+    disagreeing: list[str] = field(default_factory=list)  # "label: aspect triple", first verdict kept
+    unjudgeable: list[str] = field(default_factory=list)  # gs verdicts on items that are not three strings
 
 
 def _load_json(path):
@@ -38,22 +47,27 @@ def _load_json(path):
         raise VerdictFormatError(f"{path}: not a JSON file ({error})") from None
 
 
-def _text_finder(dataset):
-    """text reference -> Text: an exact id first, else the text itself; None when unknown."""
+def _text_finder(dataset: Dataset) -> Callable[[str], Text | None]:
+    """text reference -> Text: an exact id first, else the text itself (stripped, as the dataset
+    import stores it); None when unknown."""
     texts = list(Text.objects.filter(dataset=dataset))
     by_label = {text.label: text for text in texts}
     by_hash = {text.content_sha256: text for text in texts}
-    return lambda reference: by_label.get(reference) or by_hash.get(text_hash(reference))
+    return lambda reference: by_label.get(reference) or by_hash.get(text_hash(reference.strip()))
 
 
-def read_verdicts(dataset, system, layout, path, triples_path=None):
-    """(Text, RecordedVerdict) pairs of a verdict file; VerdictFormatError names the bad record."""
+def read_verdicts(
+    dataset: Dataset, system: System, layout: str, path: str, triples_path: str | None = None
+) -> tuple[list[tuple[Text, RecordedVerdict]], list[str]]:
+    """(Text, RecordedVerdict) pairs of a verdict file, and the skipped unjudgeable items (see
+    ``parse_authors_granularity``); VerdictFormatError names the bad record."""
     find_text = _text_finder(dataset)
+    unjudgeable: list[str] = []
     if layout == "jsonl":
         with open(path, encoding="utf-8") as verdict_file:
             verdicts = parse_jsonl(verdict_file)
     elif layout == "authors-gs":
-        verdicts = parse_authors_granularity(_load_json(path))
+        verdicts, unjudgeable = parse_authors_granularity(_load_json(path))
     elif triples_path:  # authors-fs aligned with the triples the authors judged
         given = _load_json(triples_path)
         if not isinstance(given, dict):
@@ -73,25 +87,36 @@ def read_verdicts(dataset, system, layout, path, triples_path=None):
         if text is None:
             raise VerdictFormatError(f'the text "{verdict.text[:60]}" is not in dataset "{dataset.name}"')
         pairs.append((text, verdict))
-    return pairs
+    return pairs, unjudgeable
 
 
 @transaction.atomic
-def import_verdicts(dataset, system, source, layout, path, triples_path=None):
-    pairs = read_verdicts(dataset, system, layout, path, triples_path)
-    rows = {}
+def import_verdicts(
+    dataset: Dataset,
+    system: System,
+    source: str,
+    layout: str,
+    path: str,
+    triples_path: str | None = None,
+) -> VerdictImport:
+    pairs, unjudgeable = read_verdicts(dataset, system, layout, path, triples_path)
+    rows: dict[tuple[int, str, str], ImportedVerdict] = {}
+    disagreeing = []
     for text, verdict in pairs:
+        if triple_problem(list(verdict.triple)) is None:
+            # Stripped as the output import stores a triple, so that the scorer's lookup finds it.
+            verdict = replace(verdict, triple=tuple(clean_triple(verdict.triple)))
         key = triple_key(verdict.triple)
         triple_hash = hashlib.sha256(key.encode("utf-8")).hexdigest()
         # A triple judged twice in one file (the same triple twice in an output) keeps one
-        # verdict, and two that disagree refuse the file.
+        # verdict, the first; two that disagree are reported.
         earlier = rows.get((text.pk, verdict.aspect, triple_hash))
-        if earlier and (earlier.supported, earlier.reply, earlier.sub_triples) != (
-            verdict.supported, verdict.reply, verdict.sub_triples
-        ):
-            raise VerdictFormatError(
-                f'text "{text.label}": two different {verdict.aspect} verdicts on the triple {key}'
-            )
+        if earlier:
+            if (earlier.supported, earlier.reply, earlier.sub_triples) != (
+                verdict.supported, verdict.reply, verdict.sub_triples
+            ):
+                disagreeing.append(f"{text.label}: {verdict.aspect} {key}")
+            continue
         rows[text.pk, verdict.aspect, triple_hash] = ImportedVerdict(
             source=source,
             system=system,
@@ -107,10 +132,11 @@ def import_verdicts(dataset, system, source, layout, path, triples_path=None):
     ImportedVerdict.objects.filter(source=source, system=system, text__dataset=dataset, aspect__in=aspects).delete()
     ImportedVerdict.objects.bulk_create(rows.values(), batch_size=500)
     counts = {aspect: sum(1 for key in rows if key[1] == aspect) for aspect in aspects}
-    return VerdictImport(source, system.name, counts, len({text_pk for text_pk, _aspect, _hash in rows}))
+    texts = len({text_pk for text_pk, _aspect, _hash in rows})
+    return VerdictImport(source, system.name, counts, texts, disagreeing, unjudgeable)
 
 
-def recorded_verdicts(source, system, text_ids):
+def recorded_verdicts(source: str, system: System, text_ids: Iterable[int]) -> list[RecordedVerdict]:
     """The RecordedVerdicts of ``source`` on ``system``'s outputs of these texts."""
     rows = ImportedVerdict.objects.filter(source=source, system=system, text_id__in=text_ids).select_related("text")
     return [

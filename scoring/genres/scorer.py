@@ -239,7 +239,11 @@ class Scorer:
 
     def _granularity_rule(self) -> Callable[[list[Any], list[SplitVerdict]], float | None]:
         if self.settings.rules == REFERENCE:
-            return lambda items, own: reference_granularity(items, [verdict.reply for verdict in own])
+            # A missing (recorded) verdict is left out, as under the app's rules.
+            return lambda items, own: reference_granularity(
+                [item for item, verdict in zip(items, own) if not verdict.missing],
+                [verdict.reply for verdict in own if not verdict.missing],
+            )
         return lambda _items, own: granularity(own)
 
     def _pairs(self, records: list[TextRecord]) -> list[tuple[str, Any]]:

@@ -5,7 +5,9 @@
   or the number of sub-triples (an integer);
 - ``authors-fs``: the GENRES authors' factualness results, ``{text: {"results": [bool, ...]}}``,
   the booleans aligned with that text's triples (which the caller supplies);
-- ``authors-gs``: their granularity results, ``{text: {triple as JSON: reply}}``.
+- ``authors-gs``: their granularity results, ``{text: {triple as JSON: reply}}``; an item
+  with a non-string element (a malformed item they judged, which no judge here is asked
+  about) is skipped and reported, not refused.
 
 ``text`` is a reference the caller resolves (the authors key by the text itself). Every parser
 returns ``RecordedVerdict`` records or raises ``VerdictFormatError`` naming the record: a file
@@ -17,6 +19,7 @@ from collections.abc import Callable, ItemsView, Iterable, Sequence
 from typing import Any
 
 from scoring.genres.judges import RecordedVerdict
+from scoring.genres.rules import judgeable
 from scoring.genres.triples import Triple
 
 LAYOUTS = ("jsonl", "authors-fs", "authors-gs")
@@ -104,8 +107,11 @@ def parse_authors_factualness(
     return verdicts
 
 
-def parse_authors_granularity(data: object) -> list[RecordedVerdict]:
-    verdicts = []
+def parse_authors_granularity(data: object) -> tuple[list[RecordedVerdict], list[str]]:
+    """The verdicts, and the keys (``text: triple``) of items that are not three strings, which
+    the authors judged but no judge of this app is asked about: skipped and reported."""
+    verdicts: list[RecordedVerdict] = []
+    unjudgeable: list[str] = []
     for text, replies in _per_text(data, "authors-gs"):
         where = f"text {text[:60]!r}"
         if not isinstance(replies, dict):
@@ -115,8 +121,11 @@ def parse_authors_granularity(data: object) -> list[RecordedVerdict]:
                 parsed = json.loads(key)
             except (ValueError, RecursionError):
                 raise VerdictFormatError(f"{where}: the key {key[:60]!r} is not a triple in JSON") from None
+            if isinstance(parsed, list) and len(parsed) == 3 and not judgeable(parsed):
+                unjudgeable.append(f"{text[:60]!r}: {key[:80]}")
+                continue
             triple = _triple(parsed, f"{where}, triple {key[:60]}")
             if not isinstance(reply, str):
                 raise VerdictFormatError(f"{where}, triple {key[:60]}: the reply must be a string")
             verdicts.append(RecordedVerdict("gs", text, triple, reply=_storable(reply, f"{where}, triple {key[:60]}")))
-    return verdicts
+    return verdicts, unjudgeable

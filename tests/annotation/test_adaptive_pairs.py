@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from annotation.adaptive import Candidate, choose, order_uncertainty, pair_priorities
+from annotation.adaptive import Candidate, PairPriority, choose, order_uncertainty, pair_priorities
 from annotation.ratings import Battles
 
 
@@ -23,14 +23,12 @@ def test_a_pair_one_side_always_wins_is_certain_and_an_even_pair_is_not():
     assert uncertainty[1, 2] > 0.3  # beta and gamma won as often: the rounds split
 
 
-def test_priorities_average_the_aspects_and_count_battles_per_pair():
+def test_priorities_sum_the_first_aspects_keep_completeness_apart_and_count_battles_per_pair():
     certain = battles([("alpha", "beta", "a")] * 40)
     unjudged = battles([])
-    priorities = pair_priorities({"ts": certain, "us": unjudged}, rounds=100)
-    uncertainty, count = priorities[frozenset(("alpha", "beta"))]
-    assert uncertainty == pytest.approx((0.0 + 0.5) / 2)
-    assert count == 40
-    assert priorities[frozenset(("beta", "gamma"))][1] == 0
+    priorities = pair_priorities({"ts": certain, "us": unjudged, "cs": certain}, rounds=100)
+    assert priorities[frozenset(("alpha", "beta"))] == pytest.approx(PairPriority(0.0 + 0.5, 0.0, 80))
+    assert tuple(priorities[frozenset(("beta", "gamma"))])[2] == 0
     assert pair_priorities({}) == {}
 
 
@@ -39,9 +37,9 @@ def candidate(key, text, pair, position, done=False):
 
 
 PRIORITIES = {
-    frozenset(("alpha", "beta")): (0.0, 40),
-    frozenset(("alpha", "gamma")): (0.3, 5),
-    frozenset(("beta", "gamma")): (0.3, 2),
+    frozenset(("alpha", "beta")): PairPriority(0.0, 0.0, 40),
+    frozenset(("alpha", "gamma")): PairPriority(1.2, 0.0, 5),
+    frozenset(("beta", "gamma")): PairPriority(1.2, 0.0, 2),
 }
 
 
@@ -52,7 +50,7 @@ def test_the_least_certain_pair_comes_first_then_the_fewest_battles_then_the_que
         candidate(3, "t2", ("gamma", "beta"), 5),  # either order of names
         candidate(4, "t3", ("beta", "gamma"), 4),
     ]
-    assert choose(pending, PRIORITIES) == 4  # 0.3 like alpha-gamma, fewer battles, earlier than 3
+    assert choose(pending, PRIORITIES) == 4  # 1.2 like alpha-gamma, fewer battles, earlier than 3
     # A pair without priorities (a system not battled yet) counts as wholly uncertain.
     assert choose([*pending, candidate(5, "t4", ("alpha", "delta"), 9)], PRIORITIES) == 5
 
@@ -73,3 +71,25 @@ def test_a_pair_waiting_for_the_rest_of_its_text_is_never_served():
     ]
     assert choose(pending, PRIORITIES) == 2
     assert choose([], PRIORITIES) is None
+
+
+def test_an_open_completeness_ranking_pulls_towards_finishing_a_text():
+    """Completeness is released a text at a time: a pair of a text with one pair left to finish
+    carries all of the text's completeness uncertainty, one of a fresh text a share of it."""
+    priorities = {
+        frozenset(("alpha", "beta")): PairPriority(0.4, 0.5, 10),
+        frozenset(("alpha", "gamma")): PairPriority(0.8, 0.5, 10),
+        frozenset(("beta", "gamma")): PairPriority(0.4, 0.5, 10),
+    }
+    nearly_done = [candidate(1, "t1", ("alpha", "beta"), 0, done=True), candidate(2, "t1", ("beta", "gamma"), 1)]
+    fresh = [candidate(3, "t2", ("alpha", "beta"), 2), candidate(4, "t2", ("alpha", "gamma"), 3)]
+    # t1: 0.4 + (0.5 + 0.5) / 1 = 1.4; t2's alpha-gamma: 0.8 + 1.0 / 2 = 1.3.
+    assert choose([*nearly_done, *fresh], priorities) == 2
+    # With completeness settled, the more uncertain pair of the fresh text comes first.
+    settled = {pair: priority._replace(completeness=0.0) for pair, priority in priorities.items()}
+    assert choose([*nearly_done, *fresh], settled) == 4
+
+
+def test_without_priorities_the_queue_order():
+    pending = [candidate(1, "t1", ("alpha", "beta"), 3), candidate(2, "t2", ("alpha", "gamma"), 1)]
+    assert choose(pending, {}) == 2

@@ -139,7 +139,6 @@ def test_authors_factualness_can_be_aligned_with_the_triples_they_judged(tmp_pat
     "layout, content, message",
     [
         ("authors-fs", {CURIE: {"results": [True, False]}}, "2 verdicts for 1 triples"),
-        ("authors-fs", {PARIS: {"results": [True, False]}}, "two different fs verdicts"),
         ("authors-fs", {"A text not in the dataset.": {"results": [True]}}, "no such text"),
         ("authors-fs", {CURIE: {"results": ["yes"]}}, "list of true/false"),
         ("authors-gs", {CURIE: {"not json": "reply"}}, "is not a triple in JSON"),
@@ -159,6 +158,39 @@ def test_a_bad_verdict_file_imports_nothing_and_names_the_record(tmp_path, layou
     with pytest.raises(CommandError, match=f"nothing imported: .*{message}"):
         import_file(write(tmp_path / "bad", content), "Echo", layout)
     assert list(ImportedVerdict.objects.values_list("sub_triples", flat=True)) == [2]
+
+
+def test_what_the_authors_release_holds_is_kept_and_reported_not_refused(tmp_path, capsys):
+    """Their files key texts as sampled (a trailing space the dataset import strips), judged a
+    triple given twice once per occurrence (two verdicts that may differ), and judged malformed
+    items with a number for an element."""
+    tiny_dataset()
+    fs = {PARIS + " ": {"results": [True, False]}}  # Echo's t3: [capital, capital]
+    gs = {PARIS + " ": {json.dumps(CAPITAL): "[a] [b]", json.dumps(["Paris", "founded in", 300]): "[x]"}}
+    import_file(write(tmp_path / "fs.json", fs), "Echo", "authors-fs")
+    import_file(write(tmp_path / "gs.json", gs), "Echo", "authors-gs")
+    output = capsys.readouterr()
+    assert list(ImportedVerdict.objects.order_by("aspect").values_list("aspect", "supported")) == [
+        ("fs", True), ("gs", None)
+    ]
+    assert f'1 triples occur twice in a text with two different verdicts; the first verdict is kept: t3: fs {json.dumps(CAPITAL)}' in output.err
+    assert '1 verdicts on items with a non-string element skipped' in output.err
+    assert "founded in" in output.err
+
+
+def test_reference_rules_leave_missing_verdicts_out_and_find_triples_stored_stripped(tmp_path, no_llm, capsys):
+    tiny_dataset()
+    # The authors' key keeps a space the output import strips; t3's triples have no verdict.
+    reply = '["Marie Curie", "born in", "Warsaw"] ["Warsaw", "in", "Poland"]'
+    gs = {CURIE: {json.dumps([" Marie Curie", "born in", "Warsaw "]): reply}}
+    import_file(write(tmp_path / "gs.json", gs), "Echo", "authors-gs")
+    capsys.readouterr()
+    call_command("score_outputs", "--dataset", "tiny", "--systems", "Echo", "--metrics", "gs", "--judge", "recorded",
+                 "--verdict-source", "mine", "--rules", "reference", "--sync", "--json")
+    result = json.loads(capsys.readouterr().out)
+    # t1: two sub-triples, e^-2; t2 (no triples) and t3 (no verdicts) are left out.
+    assert result["systems"]["Echo"]["gs"] == pytest.approx(math.exp(-2))
+    assert result["missing_verdicts"] == 2
 
 
 def test_a_new_import_replaces_the_sources_verdicts_of_its_aspects(recorded, tmp_path):

@@ -1,6 +1,6 @@
 """python manage.py import_verdicts FILE --dataset NAME --system NAME --source NAME --layout LAYOUT."""
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from scoring.genres.verdict_formats import LAYOUTS, VerdictFormatError
 from scoring.models import Dataset, System
@@ -11,10 +11,11 @@ class Command(BaseCommand):
     help = (
         "Store one system's per-triple judge verdicts, produced elsewhere, under a source name; "
         "score_outputs --judge recorded --verdict-source NAME then scores fs and gs with them, calling no LLM. "
-        "All or nothing; a new import replaces the source's verdicts of the aspects it covers."
+        "All or nothing (a triple judged twice with two different verdicts keeps the first, and is reported); a "
+        "new import replaces the source's verdicts of the aspects it covers."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", help="The verdict file.")
         parser.add_argument("--dataset", required=True, help="Name of the dataset.")
         parser.add_argument("--system", required=True, help="Name of the system whose triples were judged.")
@@ -35,7 +36,7 @@ class Command(BaseCommand):
             "processed results); default: the system's stored triples.",
         )
 
-    def handle(self, *args, **options):
+    def handle(self, *args: object, **options: object) -> None:
         dataset = Dataset.objects.filter(name=options["dataset"]).first()
         if dataset is None:
             raise CommandError(f'there is no dataset "{options["dataset"]}"')
@@ -55,3 +56,13 @@ class Command(BaseCommand):
             f'{counts} verdicts of {result.system} on {result.texts} texts of "{dataset.name}" stored '
             f'under source "{result.source}"'
         )
+        if result.disagreeing:
+            self.stderr.write(
+                f"{len(result.disagreeing)} triples occur twice in a text with two different verdicts; the first "
+                "verdict is kept: " + "; ".join(result.disagreeing)
+            )
+        if result.unjudgeable:
+            self.stderr.write(
+                f"{len(result.unjudgeable)} verdicts on items with a non-string element skipped (no judge is asked "
+                "about them): " + "; ".join(result.unjudgeable)
+            )
