@@ -7,9 +7,10 @@ from io import StringIO
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.utils import timezone
 
 from annotation.models import ASPECTS, Assignment, Campaign, Judgement
-from annotation.services import next_assignment
+from annotation.services import next_assignment, practice_required
 from fixtures import simulate_judgements
 from leaderboard.demo import DEFAULT_MANIFEST
 from scoring.models import Output, System
@@ -127,9 +128,14 @@ def test_the_annotators_have_an_open_campaign_with_work_for_both(demo):
     assert sorted(campaign.systems.values_list("name", flat=True)) == sorted(entry["systems"])
     assert campaign.texts.count() == entry["texts"]
     pairs = len(entry["systems"]) * (len(entry["systems"]) - 1) // 2
-    assert campaign.items.count() == entry["texts"] * pairs
+    assert campaign.items.filter(attention_worse="").count() == entry["texts"] * pairs
+    # The manifest's share of attention checks comes on top of the real items.
+    assert campaign.items.exclude(attention_worse="").exists() == (entry.get("attention_percent", 0) > 0)
     for username in entry["annotators"]:
         annotator = get_user_model().objects.get(username=username)
+        # The practice round comes first; once it is passed, the real items are there.
+        assert practice_required(annotator, campaign.pk) == bool(entry.get("practice")), username
+        campaign.memberships.filter(annotator=annotator).update(practice_passed_at=timezone.now())
         assert next_assignment(annotator, campaign) is not None, username
     # The overlap texts' items are in both queues.
     doubly_assigned = {
@@ -138,7 +144,7 @@ def test_the_annotators_have_an_open_campaign_with_work_for_both(demo):
         if Assignment.objects.filter(item_id=item).count() == 2
     }
     assert len(doubly_assigned) == round(entry["overlap"] * entry["texts"]) * pairs
-    assert demo["campaigns"][0]["items"] == campaign.items.count()
+    assert demo["campaigns"][0]["items"] == campaign.items.filter(attention_worse="").count()
 
 
 def test_every_system_has_current_scores_with_the_demo_settings(demo):
