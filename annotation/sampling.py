@@ -241,7 +241,9 @@ class _Rebalancer:
         queues = {}
         for annotator in self.active:
             mine = [
-                self.slots[key] for key, holder in self.owner.items() if holder == annotator and not self.slots[key].done
+                self.slots[key]
+                for key, holder in self.owner.items()
+                if holder == annotator and not self.slots[key].done
             ]
             queue = [slot.key for slot in sorted(mine, key=_queue_order) if slot.key not in self.moves]
             arrived = defaultdict(list)

@@ -125,9 +125,7 @@ def missing_outputs(texts: Iterable[Text], systems: Sequence[System]) -> dict[Te
     it has no stored output for (an output with no triples is present: an empty answer).
     """
     texts = list(texts)
-    present = set(
-        Output.objects.filter(text__in=texts, system__in=systems).values_list("text_id", "system_id")
-    )
+    present = set(Output.objects.filter(text__in=texts, system__in=systems).values_list("text_id", "system_id"))
     missing: dict[Text, list[str]] = {}
     for text in texts:
         lacking = [
@@ -282,7 +280,9 @@ def _foreign_triples(campaign: Campaign, text_id: int) -> list[list[str]]:
     ``unsupported`` attention check draws from."""
     pool = [
         triple
-        for triples in Output.objects.filter(text__in=campaign.texts.exclude(pk=text_id)).values_list("triples", flat=True)
+        for triples in Output.objects.filter(text__in=campaign.texts.exclude(pk=text_id)).values_list(
+            "triples", flat=True
+        )
         for triple in triples
     ]
     pool += [triple for gold in campaign.texts.exclude(pk=text_id).values_list("gold", flat=True) for triple in gold]
@@ -392,8 +392,7 @@ class PracticeState:
 
 def practice_state(membership: CampaignAnnotator) -> PracticeState:
     answers = {
-        answer.item_id: answer
-        for answer in membership.practice_answers.filter(attempt=membership.practice_attempt)
+        answer.item_id: answer for answer in membership.practice_answers.filter(attempt=membership.practice_attempt)
     }
     return PracticeState(
         items=list(membership.campaign.practice_items.all()),
@@ -497,9 +496,7 @@ def add_annotator(campaign: Campaign, annotator: User) -> Rebalanced:
 
 @transaction.atomic
 def remove_annotator(campaign: Campaign, annotator: User) -> Rebalanced:
-    updated = CampaignAnnotator.objects.filter(campaign=campaign, annotator=annotator, active=True).update(
-        active=False
-    )
+    updated = CampaignAnnotator.objects.filter(campaign=campaign, annotator=annotator, active=True).update(active=False)
     if not updated:
         raise CampaignError(f"{annotator.get_username()} does not annotate {campaign.name}.")
     if not CampaignAnnotator.objects.filter(campaign=campaign, active=True).exists():
@@ -574,7 +571,9 @@ def _gold_seen(assignments: Iterable[Assignment], stored: StoredJudgements) -> s
     texts: dict[tuple[int, int], StoredJudgements] = {}
     for assignment in assignments:
         texts.setdefault((assignment.annotator_id, assignment.item.text_id), {})[assignment.pk] = stored[assignment.pk]
-    return {key for key, judgements in texts.items() if TextProgress(judgements, compares_with_ground_truth=False).gold_seen}
+    return {
+        key for key, judgements in texts.items() if TextProgress(judgements, compares_with_ground_truth=False).gold_seen
+    }
 
 
 # --- Annotating ----------------------------------------------------------------------------
@@ -752,7 +751,9 @@ def skip(assignment: Assignment) -> int:
     text_pending = queue.filter(item__text_id=locked.item.text_id, status=Assignment.Status.PENDING)
     bounds = queue.aggregate(
         last=Max("queue_position"),
-        first_of_text=Min("queue_position", filter=Q(item__text_id=locked.item.text_id, status=Assignment.Status.PENDING)),
+        first_of_text=Min(
+            "queue_position", filter=Q(item__text_id=locked.item.text_id, status=Assignment.Status.PENDING)
+        ),
     )
     shift = bounds["last"] + 1 - bounds["first_of_text"]
     return text_pending.update(queue_position=F("queue_position") + shift)

@@ -13,7 +13,10 @@ urlpatterns = [
     path("campaigns/<int:pk>/open/", campaigns.campaign_toggle_open, name="campaign_toggle_open"),
     path("campaigns/<int:pk>/judgements.csv", campaigns.campaign_export, {"file_format": "csv"}, name="campaign_csv"),
     path(
-        "campaigns/<int:pk>/judgements.jsonl", campaigns.campaign_export, {"file_format": "jsonl"}, name="campaign_jsonl"
+        "campaigns/<int:pk>/judgements.jsonl",
+        campaigns.campaign_export,
+        {"file_format": "jsonl"},
+        name="campaign_jsonl",
     ),
     path(
         "campaigns/<int:pk>/judgements.parquet",
@@ -36,7 +39,11 @@ urlpatterns = [
         practice.practice_feedback,
         name="annotate_practice_feedback",
     ),
-    path("annotate/campaigns/<int:campaign_id>/practice/retake/", practice.practice_retake, name="annotate_practice_retake"),
+    path(
+        "annotate/campaigns/<int:campaign_id>/practice/retake/",
+        practice.practice_retake,
+        name="annotate_practice_retake",
+    ),
     path("annotate/<uuid:public_id>/", annotate.annotate_item, name="annotate_item"),
     path("annotate/<uuid:public_id>/skip/", annotate.annotate_skip, name="annotate_skip"),
     path("annotate/<uuid:public_id>/previous/", annotate.annotate_previous, name="annotate_previous"),

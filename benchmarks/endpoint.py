@@ -56,7 +56,10 @@ class Endpoint(asyncio.Protocol):
         if path in ANSWERS:
             status, payload = "200 OK", ANSWERS[path](json.loads(body), model_reply, f"bench-{self.answered}")
         else:
-            status, payload = "404 Not Found", {"error": {"message": f"no route {path}", "type": "invalid_request_error"}}
+            status, payload = (
+                "404 Not Found",
+                {"error": {"message": f"no route {path}", "type": "invalid_request_error"}},
+            )
         encoded = json.dumps(payload).encode()
         head = f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {len(encoded)}\r\n\r\n"
         self.transport.write(head.encode() + encoded)

@@ -191,8 +191,10 @@ def run_drill(letter, texts, chunk_texts):
         chunks = RunChunk.objects.filter(run=run)
         total = chunks.count()
         wait_for(
-            lambda: chunks.filter(status="done").count() >= total * FAULT_AT_SHARE
-            and chunks.filter(status="running").exists(),
+            lambda: (
+                chunks.filter(status="done").count() >= total * FAULT_AT_SHARE
+                and chunks.filter(status="running").exists()
+            ),
             GIVE_UP_SECONDS,
             "third of the chunks done",
         )

@@ -95,9 +95,7 @@ def measured(figures, counter, kind, call):
     counter.count = 0
     cpu, wall = time.process_time(), time.perf_counter()
     response = call()
-    figures[kind].append(
-        (1000 * (time.process_time() - cpu), 1000 * (time.perf_counter() - wall), counter.count)
-    )
+    figures[kind].append((1000 * (time.process_time() - cpu), 1000 * (time.perf_counter() - wall), counter.count))
     return response
 
 
@@ -225,7 +223,12 @@ def summary(rows):
     """Median CPU ms, median wall ms, p95 wall ms and median queries of one kind's requests."""
     cpu, wall, queries = zip(*rows)
     ordered = sorted(wall)
-    return statistics.median(cpu), statistics.median(wall), ordered[int(0.95 * (len(ordered) - 1))], statistics.median(queries)
+    return (
+        statistics.median(cpu),
+        statistics.median(wall),
+        ordered[int(0.95 * (len(ordered) - 1))],
+        statistics.median(queries),
+    )
 
 
 def report(now, baseline, revision):

@@ -89,8 +89,7 @@ def load_average():
 
 def main() -> None:
     print(
-        "Judge stage: OpenAI judge (completions API), a local endpoint answering after "
-        f"{LATENCY_SECONDS * 1000:.0f} ms"
+        f"Judge stage: OpenAI judge (completions API), a local endpoint answering after {LATENCY_SECONDS * 1000:.0f} ms"
     )
     print(f"before: {load_average()}")
     print(
@@ -122,19 +121,27 @@ def main() -> None:
             _seconds, _cpu_seconds, requests = timed_run(rerun, task, pairs)
             second_requests += requests
         rate, cpu_ms = transport_alone(base_url, 64, 2560)
-        print(f"{'aiohttp alone (no openai client), 64':<38} {2560:>10} {2560:>9} {2560 / rate:>8.2f} {'':>13}"
-              f" {rate:>11.0f} {rate / (64 / LATENCY_SECONDS):>11.0%} {cpu_ms:>15.2f}")
+        print(
+            f"{'aiohttp alone (no openai client), 64':<38} {2560:>10} {2560:>9} {2560 / rate:>8.2f} {'':>13}"
+            f" {rate:>11.0f} {rate / (64 / LATENCY_SECONDS):>11.0%} {cpu_ms:>15.2f}"
+        )
     print(f"after: {load_average()}")
     for in_flight in (16, 64):
         share = min(rates[task, in_flight, 1] for task in (SUPPORT, SPLIT)) / (in_flight / LATENCY_SECONDS)
         verdict = "met" if share >= TARGET_SHARE else "MISSED"
-        print(f"one prompt per request, {in_flight} in flight: {share:.0%} of in flight/latency "
-              f"(slower task; target >= {TARGET_SHARE:.0%}: {verdict})")
+        print(
+            f"one prompt per request, {in_flight} in flight: {share:.0%} of in flight/latency "
+            f"(slower task; target >= {TARGET_SHARE:.0%}: {verdict})"
+        )
     gain = min(rates[task, 16, DEFAULT_BATCH_SIZE] / rates[task, 16, 1] for task in (SUPPORT, SPLIT))
-    print(f"{DEFAULT_BATCH_SIZE} prompts per request at 16 in flight: {gain:.1f}x the judgements/s of one prompt "
-          f"(slower task; target >= {TARGET_BATCH_GAIN}x: {'met' if gain >= TARGET_BATCH_GAIN else 'MISSED'})")
-    print(f"requests sent by a second identical run: {second_requests} (target 0: "
-          f"{'met' if second_requests == 0 else 'MISSED'})")
+    print(
+        f"{DEFAULT_BATCH_SIZE} prompts per request at 16 in flight: {gain:.1f}x the judgements/s of one prompt "
+        f"(slower task; target >= {TARGET_BATCH_GAIN}x: {'met' if gain >= TARGET_BATCH_GAIN else 'MISSED'})"
+    )
+    print(
+        f"requests sent by a second identical run: {second_requests} (target 0: "
+        f"{'met' if second_requests == 0 else 'MISSED'})"
+    )
 
 
 if __name__ == "__main__":

@@ -65,8 +65,16 @@ def import_release_verdicts(release: Path, datasets: tuple[str, ...]) -> dict[st
         ):
             warnings = io.StringIO()
             try:
-                call_command("import_verdicts", str(path), *common, "--layout", layout, *extra,
-                             stdout=io.StringIO(), stderr=warnings)
+                call_command(
+                    "import_verdicts",
+                    str(path),
+                    *common,
+                    "--layout",
+                    layout,
+                    *extra,
+                    stdout=io.StringIO(),
+                    stderr=warnings,
+                )
             except CommandError as refusal:  # a release file that does not fit its outputs: reported
                 counts["refused"] += 1
                 print(f"  {path.name} ({layout}) refused: {str(refusal)[:160]}", flush=True)
@@ -96,7 +104,7 @@ def reference_figures(release: Path) -> dict[str, dict]:
 
 
 def cell(app: float | None, reference: float | None, scale: float, digits: int) -> tuple[str, bool]:
-    """"app / reference" and whether they are equal at the table's precision."""
+    """ "app / reference" and whether they are equal at the table's precision."""
     shown = [("–" if value is None else f"{value * scale:.{digits}f}") for value in (app, reference)]
     return f"{shown[0]} / {shown[1]}", shown[0] == shown[1]
 
@@ -125,10 +133,25 @@ def main(argv: list[str] | None = None) -> None:
     call_command("migrate", verbosity=0)
     write_dataset_files(release)
     call_command(
-        "import_benchmark", str(release), "--datasets", "benchmark/{dataset}.json",
-        "--outputs", "processed_results/{dataset}_rand_{size}_{system}_{seed}.json",
-        "--skip", "*_rand_100_*", "--skip", "*groundtruth*", "--main-seed", "1", "--lenient",
-        *(f"--skip={pattern}" for other in DATASETS if other not in datasets for pattern in (f"{other}.json", f"{other}_rand_*")),
+        "import_benchmark",
+        str(release),
+        "--datasets",
+        "benchmark/{dataset}.json",
+        "--outputs",
+        "processed_results/{dataset}_rand_{size}_{system}_{seed}.json",
+        "--skip",
+        "*_rand_100_*",
+        "--skip",
+        "*groundtruth*",
+        "--main-seed",
+        "1",
+        "--lenient",
+        *(
+            f"--skip={pattern}"
+            for other in DATASETS
+            if other not in datasets
+            for pattern in (f"{other}.json", f"{other}_rand_*")
+        ),
         stdout=io.StringIO(),
     )
     counts = import_release_verdicts(release, datasets)
@@ -145,8 +168,23 @@ def main(argv: list[str] | None = None) -> None:
             .distinct()
         )
         call_command(
-            "score_outputs", "--dataset", dataset, "--systems", systems, "--rules", "reference", "--metrics", "fs,gs",
-            "--judge", "recorded", "--verdict-source", SOURCE, "--sync", "--json", stdout=out, stderr=io.StringIO(),
+            "score_outputs",
+            "--dataset",
+            dataset,
+            "--systems",
+            systems,
+            "--rules",
+            "reference",
+            "--metrics",
+            "fs,gs",
+            "--judge",
+            "recorded",
+            "--verdict-source",
+            SOURCE,
+            "--sync",
+            "--json",
+            stdout=out,
+            stderr=io.StringIO(),
         )
         result = json.loads(out.getvalue())
         key = next(name for name in reference["fs"] if name.startswith(f"{dataset}_rand_"))

@@ -24,8 +24,22 @@ SEED = 2026
 TOPICS = 20
 WORDS_PER_TOPIC = 60
 SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "ta", "vo", "si", "pe", "da", "go", "zu", "ba", "fi", "ho", "ly"]
-RELATIONS = ["located in", "founded by", "part of", "treats", "causes", "member of", "born in", "produces",
-             "owned by", "adjacent to", "married to", "works for", "capital of", "derived from"]
+RELATIONS = [
+    "located in",
+    "founded by",
+    "part of",
+    "treats",
+    "causes",
+    "member of",
+    "born in",
+    "produces",
+    "owned by",
+    "adjacent to",
+    "married to",
+    "works for",
+    "capital of",
+    "derived from",
+]
 
 
 def make_words(random, count):
@@ -88,8 +102,10 @@ def run(n_texts, n_systems):
     (dataset, systems), generation = timed(lambda: _generate(random, n_texts, n_systems))
     n_scored = n_texts * n_systems
     n_triples = sum(len(record.triples) for records in systems for record in records)
-    print(f"{n_texts} texts x {n_systems} systems = {n_scored} outputs, {n_triples} triples "
-          f"({n_triples / n_scored:.1f} per output); generated in {generation:.2f} s")
+    print(
+        f"{n_texts} texts x {n_systems} systems = {n_scored} outputs, {n_triples} triples "
+        f"({n_triples / n_scored:.1f} per output); generated in {generation:.2f} s"
+    )
 
     settings = ScoreSettings()
     with tempfile.TemporaryDirectory() as cache_dir:

@@ -37,7 +37,9 @@ DEBUG = env_bool("DEBUG", False)
 # Runtime files of the embedded mode: SQLite database, embedded Redis socket and its
 # append-only file, secret key, LDA models.
 # A checkout keeps its state beside the code; an installed copy, where the command is run.
-VAR_DIR = Path(os.environ.get("GENRES_VAR_DIR") or (BASE_DIR if (BASE_DIR / "manage.py").exists() else Path.cwd()) / "var")
+VAR_DIR = Path(
+    os.environ.get("GENRES_VAR_DIR") or (BASE_DIR if (BASE_DIR / "manage.py").exists() else Path.cwd()) / "var"
+)
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 # Every process of one installation must sign with the same key: from the environment, or

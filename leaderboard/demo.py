@@ -338,8 +338,7 @@ class ScoringResult:
         settings_used = f"embedder {provenance['embedder']}, judge {provenance['judge']}"
         if self.unchanged:
             return (
-                f"Scores of {self.run.dataset.name} ({settings_used}) are current: run {self.run.pk}; "
-                "not scored again."
+                f"Scores of {self.run.dataset.name} ({settings_used}) are current: run {self.run.pk}; not scored again."
             )
         return (
             f"Scored {self.run.dataset.name} ({settings_used}): run {self.run.pk}, "

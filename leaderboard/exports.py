@@ -129,7 +129,13 @@ def replicate_rows(data):
     yield ["group", "system", "seed", "statistic", *COLUMN_KEYS]
     for group in data.get("replicates", []):
         for run in group["runs"]:
-            yield [group["group"], run["system"], run["seed"], "run", *(_number(run["values"][key]) for key in COLUMN_KEYS)]
+            yield [
+                group["group"],
+                run["system"],
+                run["seed"],
+                "run",
+                *(_number(run["values"][key]) for key in COLUMN_KEYS),
+            ]
         for statistic in ("mean", "sd", "min", "max"):
             yield [group["group"], "", "", statistic, *(_number(group[statistic][key]) for key in COLUMN_KEYS)]
 

@@ -146,7 +146,9 @@ def build_leaderboards(dataset_id: int) -> None:
         dataset = Dataset.objects.filter(pk=dataset_id).first()
         if dataset is None:
             return
-        previous = Snapshot.objects.without_content().filter(dataset=dataset, newest=True, margin=DEFAULT_MARGIN).first()
+        previous = (
+            Snapshot.objects.without_content().filter(dataset=dataset, newest=True, margin=DEFAULT_MARGIN).first()
+        )
         asked = _asked_variants(connection, dataset_id)
         started, cpu_started = time.monotonic(), time.process_time()
         snapshots, unknown = build_snapshots(dataset, asked)
@@ -154,7 +156,9 @@ def build_leaderboards(dataset_id: int) -> None:
             connection.zrem(_variants_key(dataset_id), *(json.dumps(list(variant)) for variant in unknown))
         seconds, cpu_seconds = time.monotonic() - started, time.process_time() - cpu_started
         connection.set(_last_build_key(dataset_id), json.dumps([time.time(), cpu_seconds]), ex=PENDING_FOR)
-    logger.info("Built %d leaderboards of %s in %.1f s (CPU %.2f s)", len(snapshots), dataset.name, seconds, cpu_seconds)
+    logger.info(
+        "Built %d leaderboards of %s in %.1f s (CPU %.2f s)", len(snapshots), dataset.name, seconds, cpu_seconds
+    )
     announce(dataset_id, changes(previous, snapshots[0]), snapshots[0].built_at)
 
 
@@ -228,8 +232,6 @@ def _current_score_parts(dataset: Dataset, scores_version: str) -> tuple[dict[Va
         if tested is not None:
             score_tests[snapshot.setting] = tested
     return metric_ratings, score_tests
-
-
 
 
 def changes(previous: Snapshot | None, snapshot: Snapshot) -> list[str]:

@@ -336,9 +336,7 @@ def score_profile(rows, aspects):
 
 # Significance matrices: the row system significantly below (−1) or above (1) the column, or neither.
 _SIGN_COLOURS = ("#c0504d", "#eef1f5", "#2f8a55")
-_SIGN_SCALE = [
-    [bound, colour] for index, colour in enumerate(_SIGN_COLOURS) for bound in (index / 3, (index + 1) / 3)
-]
+_SIGN_SCALE = [[bound, colour] for index, colour in enumerate(_SIGN_COLOURS) for bound in (index / 3, (index + 1) / 3)]
 _SIGN_LABELS = ("row below", "not apart", "row above")
 
 
@@ -438,7 +436,9 @@ def replicate_points(replicates, aspects):
             hovertemplate="%{x}: mean %{y:.1f} ± %{error_y.array:.1f}<extra></extra>",
             visible=visible,
         )
-        runs = [(group["group"], run) for group in replicates for run in group["runs"] if run["values"][code] is not None]
+        runs = [
+            (group["group"], run) for group in replicates for run in group["runs"] if run["values"][code] is not None
+        ]
         figure.add_scatter(
             x=[group for group, _ in runs],
             y=[100 * run["values"][code] for _, run in runs],

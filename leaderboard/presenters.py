@@ -42,9 +42,7 @@ def rank_text(rank):
 
 
 INTERVALS_OVERLAP = "95% intervals overlap with other systems: the ranks in this range are all possible"
-NOT_SIGNIFICANT = (
-    "Not significantly different from some systems (paired tests, Holm-corrected): the ranks in this range are all possible"
-)
+NOT_SIGNIFICANT = "Not significantly different from some systems (paired tests, Holm-corrected): the ranks in this range are all possible"
 EQUAL_AS_SHOWN = "Equal to other systems as shown (one decimal): they share this range of ranks"
 
 

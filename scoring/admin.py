@@ -79,8 +79,17 @@ class UploadAdmin(admin.ModelAdmin):
     """Read-only: uploads are the audit trail of imports; they are made by the import service alone."""
 
     list_display = [
-        "created_at", "uploaded_by", "kind", "dataset_name", "system_name", "file_name",
-        "format", "texts", "triples", "warnings", "outcome",
+        "created_at",
+        "uploaded_by",
+        "kind",
+        "dataset_name",
+        "system_name",
+        "file_name",
+        "format",
+        "texts",
+        "triples",
+        "warnings",
+        "outcome",
     ]
     list_filter = ["kind", "outcome", "format", "dataset_name"]
     list_select_related = ["uploaded_by"]

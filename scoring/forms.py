@@ -203,9 +203,7 @@ class SelectWithDisabled(forms.Select):
 
 class RunForm(forms.Form):
     systems = forms.ModelMultipleChoiceField(queryset=System.objects.none(), widget=forms.CheckboxSelectMultiple)
-    metrics = forms.MultipleChoiceField(
-        choices=list(METRIC_NAMES.items()), widget=forms.CheckboxSelectMultiple
-    )
+    metrics = forms.MultipleChoiceField(choices=list(METRIC_NAMES.items()), widget=forms.CheckboxSelectMultiple)
     embedder = forms.ChoiceField(
         choices=[(name, EMBEDDER_LABELS.get(name, name)) for name in EMBEDDERS], initial="hashing"
     )

@@ -127,8 +127,10 @@ def load_manifest(path):
         raise ManifestError(f"cannot read the manifest {path}: {error}") from None
     except RecursionError:
         raise ManifestError(f"cannot read the manifest {path}: the JSON is nested too deeply") from None
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("datasets"), list) or not isinstance(
-        manifest.get("outputs"), list
+    if (
+        not isinstance(manifest, dict)
+        or not isinstance(manifest.get("datasets"), list)
+        or not isinstance(manifest.get("outputs"), list)
     ):
         raise ManifestError(f'{path}: expected an object with the lists "datasets" and "outputs"')
     return manifest
@@ -263,7 +265,9 @@ def matching_files(folder, pattern, required, skip=()):
     names = set(PLACEHOLDER.findall(pattern))
     missing = [name for name in required if name not in names]
     if missing:
-        raise ManifestError(f'the pattern "{pattern}" needs the placeholder(s) {", ".join("{" + n + "}" for n in missing)}')
+        raise ManifestError(
+            f'the pattern "{pattern}" needs the placeholder(s) {", ".join("{" + n + "}" for n in missing)}'
+        )
     regex = pattern_regex(pattern)
     found = []
     for path in sorted(Path(folder).glob(PLACEHOLDER.sub("*", pattern))):

@@ -113,7 +113,9 @@ def import_verdicts(
         earlier = rows.get((text.pk, verdict.aspect, triple_hash))
         if earlier:
             if (earlier.supported, earlier.reply, earlier.sub_triples) != (
-                verdict.supported, verdict.reply, verdict.sub_triples
+                verdict.supported,
+                verdict.reply,
+                verdict.sub_triples,
             ):
                 disagreeing.append(f"{text.label}: {verdict.aspect} {key}")
             continue

@@ -230,7 +230,11 @@ class FakeOpenAIServer:
     def _embeddings(self, body):
         inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
         data = [
-            {"object": "embedding", "index": index, "embedding": fake_embedding(text, self.embedding_dimension).tolist()}
+            {
+                "object": "embedding",
+                "index": index,
+                "embedding": fake_embedding(text, self.embedding_dimension).tolist(),
+            }
             for index, text in enumerate(inputs)
         ]
         tokens = sum(len(text.split()) for text in inputs)

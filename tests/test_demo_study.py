@@ -98,11 +98,16 @@ def human_ranking(entry, aspect):
     ratings = json.loads(
         call(
             "compute_ratings",
-            "--dataset", entry["dataset"],
-            "--campaign", entry["campaign"],
-            "--aspect", aspect,
-            "--method", "bt",
-            "--bootstrap", "20",
+            "--dataset",
+            entry["dataset"],
+            "--campaign",
+            entry["campaign"],
+            "--aspect",
+            aspect,
+            "--method",
+            "bt",
+            "--bootstrap",
+            "20",
             "--json",
         )
     )["aspects"][aspect]

@@ -41,16 +41,24 @@ def test_the_wheel_holds_the_apps_and_their_files_but_no_tests(wheel):
 
 def test_the_installed_copy_migrates_and_checks_from_any_directory(wheel, tmp_path):
     site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(wheel)], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(wheel)], check=True
+    )
     work = tmp_path / "work"
     work.mkdir()
     env = {**os.environ, "PYTHONPATH": str(site)}
     for name in ("GENRES_VAR_DIR", "DATABASE_URL", "DJANGO_SETTINGS_MODULE"):
         env.pop(name, None)
     for command in (["migrate", "--verbosity", "0"], ["check"]):
-        subprocess.run([sys.executable, "-m", "genres_site", *command], cwd=work, env=env, check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "genres_site", *command], cwd=work, env=env, check=True, capture_output=True
+        )
     assert (work / "var" / "genres.sqlite3").is_file()
     where = subprocess.run(
-        [sys.executable, "-c", "import genres_site; print(genres_site.__file__)"], cwd=work, env=env, capture_output=True, text=True
+        [sys.executable, "-c", "import genres_site; print(genres_site.__file__)"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert where.stdout.startswith(str(site))

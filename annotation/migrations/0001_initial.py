@@ -9,133 +9,262 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('scoring', '0001_initial'),
+        ("scoring", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Campaign',
+            name="Campaign",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100, unique=True, validators=[django.core.validators.RegexValidator('^[\\w][\\w .+()-]*$', 'Use letters, digits, spaces and . + ( ) - _ only, starting with a letter or digit.')])),
-                ('sample_seed', models.IntegerField(default=0, help_text='Seeds text sampling and left/right sides.')),
-                ('overlap_share', models.FloatField(default=0.5, help_text='Share of texts judged by two different annotators, for agreement.', validators=[django.core.validators.MinValueValidator(0.0), django.core.validators.MaxValueValidator(1.0)])),
-                ('instructions', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('is_imported', models.BooleanField(default=False, help_text='Loaded from a CSV of a study run elsewhere.')),
-                ('is_open', models.BooleanField(default=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='campaigns', to='scoring.dataset')),
-                ('systems', models.ManyToManyField(related_name='campaigns', to='scoring.system')),
-                ('texts', models.ManyToManyField(help_text='The sampled texts.', related_name='campaigns', to='scoring.text')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "name",
+                    models.CharField(
+                        max_length=100,
+                        unique=True,
+                        validators=[
+                            django.core.validators.RegexValidator(
+                                "^[\\w][\\w .+()-]*$",
+                                "Use letters, digits, spaces and . + ( ) - _ only, starting with a letter or digit.",
+                            )
+                        ],
+                    ),
+                ),
+                ("sample_seed", models.IntegerField(default=0, help_text="Seeds text sampling and left/right sides.")),
+                (
+                    "overlap_share",
+                    models.FloatField(
+                        default=0.5,
+                        help_text="Share of texts judged by two different annotators, for agreement.",
+                        validators=[
+                            django.core.validators.MinValueValidator(0.0),
+                            django.core.validators.MaxValueValidator(1.0),
+                        ],
+                    ),
+                ),
+                ("instructions", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "is_imported",
+                    models.BooleanField(default=False, help_text="Loaded from a CSV of a study run elsewhere."),
+                ),
+                ("is_open", models.BooleanField(default=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="campaigns", to="scoring.dataset"
+                    ),
+                ),
+                ("systems", models.ManyToManyField(related_name="campaigns", to="scoring.system")),
+                (
+                    "texts",
+                    models.ManyToManyField(help_text="The sampled texts.", related_name="campaigns", to="scoring.text"),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-pk'],
+                "ordering": ["-created_at", "-pk"],
             },
         ),
         migrations.CreateModel(
-            name='CampaignAnnotator',
+            name="CampaignAnnotator",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('active', models.BooleanField(default=True)),
-                ('added_at', models.DateTimeField(auto_now_add=True)),
-                ('annotator', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='campaign_memberships', to=settings.AUTH_USER_MODEL)),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to='annotation.campaign')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("active", models.BooleanField(default=True)),
+                ("added_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "annotator",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="campaign_memberships",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="memberships",
+                        to="annotation.campaign",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['added_at', 'pk'],
+                "ordering": ["added_at", "pk"],
             },
         ),
         migrations.AddField(
-            model_name='campaign',
-            name='annotators',
-            field=models.ManyToManyField(related_name='annotation_campaigns', through='annotation.CampaignAnnotator', to=settings.AUTH_USER_MODEL),
+            model_name="campaign",
+            name="annotators",
+            field=models.ManyToManyField(
+                related_name="annotation_campaigns", through="annotation.CampaignAnnotator", to=settings.AUTH_USER_MODEL
+            ),
         ),
         migrations.CreateModel(
-            name='Item',
+            name="Item",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='items', to='annotation.campaign')),
-                ('system_a', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='scoring.system')),
-                ('system_b', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='scoring.system')),
-                ('text', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='annotation_items', to='scoring.text')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="items", to="annotation.campaign"
+                    ),
+                ),
+                (
+                    "system_a",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="scoring.system"
+                    ),
+                ),
+                (
+                    "system_b",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="scoring.system"
+                    ),
+                ),
+                (
+                    "text",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="annotation_items", to="scoring.text"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['campaign', 'text__position', 'system_a', 'system_b'],
+                "ordering": ["campaign", "text__position", "system_a", "system_b"],
             },
         ),
         migrations.CreateModel(
-            name='Assignment',
+            name="Assignment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('public_id', models.UUIDField(default=uuid.uuid4, editable=False, unique=True)),
-                ('a_on_left', models.BooleanField()),
-                ('queue_position', models.PositiveIntegerField(default=0)),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('done', 'Done')], default='pending', max_length=10)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('completed_at', models.DateTimeField(blank=True, null=True)),
-                ('seconds_spent', models.FloatField(default=0.0)),
-                ('version', models.PositiveIntegerField(default=0)),
-                ('annotator', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='annotation_assignments', to=settings.AUTH_USER_MODEL)),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='annotation.item')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("public_id", models.UUIDField(default=uuid.uuid4, editable=False, unique=True)),
+                ("a_on_left", models.BooleanField()),
+                ("queue_position", models.PositiveIntegerField(default=0)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("pending", "Pending"), ("done", "Done")], default="pending", max_length=10
+                    ),
+                ),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("completed_at", models.DateTimeField(blank=True, null=True)),
+                ("seconds_spent", models.FloatField(default=0.0)),
+                ("version", models.PositiveIntegerField(default=0)),
+                (
+                    "annotator",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="annotation_assignments",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="assignments", to="annotation.item"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['annotator', 'queue_position', 'pk'],
+                "ordering": ["annotator", "queue_position", "pk"],
             },
         ),
         migrations.CreateModel(
-            name='Judgement',
+            name="Judgement",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('aspect', models.CharField(choices=[('ts', 'Topical similarity'), ('us', 'Uniqueness'), ('fs', 'Factualness'), ('gs', 'Granularity'), ('cs', 'Completeness')], max_length=2)),
-                ('label', models.CharField(choices=[('a', 'System A better'), ('b', 'System B better'), ('tie', 'Tie')], max_length=3)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('assignment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judgements', to='annotation.assignment')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "aspect",
+                    models.CharField(
+                        choices=[
+                            ("ts", "Topical similarity"),
+                            ("us", "Uniqueness"),
+                            ("fs", "Factualness"),
+                            ("gs", "Granularity"),
+                            ("cs", "Completeness"),
+                        ],
+                        max_length=2,
+                    ),
+                ),
+                (
+                    "label",
+                    models.CharField(
+                        choices=[("a", "System A better"), ("b", "System B better"), ("tie", "Tie")], max_length=3
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "assignment",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="judgements",
+                        to="annotation.assignment",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['pk'],
+                "ordering": ["pk"],
             },
         ),
         migrations.AddConstraint(
-            model_name='campaignannotator',
-            constraint=models.UniqueConstraint(fields=('campaign', 'annotator'), name='one_membership_per_annotator'),
+            model_name="campaignannotator",
+            constraint=models.UniqueConstraint(fields=("campaign", "annotator"), name="one_membership_per_annotator"),
         ),
         migrations.AddConstraint(
-            model_name='campaign',
-            constraint=models.CheckConstraint(condition=models.Q(('overlap_share__gte', 0.0), ('overlap_share__lte', 1.0)), name='campaign_overlap_share_in_unit_interval'),
+            model_name="campaign",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("overlap_share__gte", 0.0), ("overlap_share__lte", 1.0)),
+                name="campaign_overlap_share_in_unit_interval",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='item',
-            constraint=models.UniqueConstraint(fields=('campaign', 'text', 'system_a', 'system_b'), name='one_item_per_text_and_pair'),
+            model_name="item",
+            constraint=models.UniqueConstraint(
+                fields=("campaign", "text", "system_a", "system_b"), name="one_item_per_text_and_pair"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='item',
-            constraint=models.CheckConstraint(condition=models.Q(('system_a__lt', models.F('system_b'))), name='item_systems_in_canonical_order'),
+            model_name="item",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("system_a__lt", models.F("system_b"))), name="item_systems_in_canonical_order"
+            ),
         ),
         migrations.AddIndex(
-            model_name='assignment',
-            index=models.Index(fields=['annotator', 'status', 'queue_position'], name='annotation__annotat_4033c8_idx'),
+            model_name="assignment",
+            index=models.Index(fields=["annotator", "status", "queue_position"], name="annotation__annotat_4033c8_idx"),
         ),
         migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.UniqueConstraint(fields=('item', 'annotator'), name='one_assignment_per_annotator'),
+            model_name="assignment",
+            constraint=models.UniqueConstraint(fields=("item", "annotator"), name="one_assignment_per_annotator"),
         ),
         migrations.AddConstraint(
-            model_name='judgement',
-            constraint=models.UniqueConstraint(fields=('assignment', 'aspect'), name='one_judgement_per_aspect'),
+            model_name="judgement",
+            constraint=models.UniqueConstraint(fields=("assignment", "aspect"), name="one_judgement_per_aspect"),
         ),
         migrations.AddConstraint(
-            model_name='judgement',
-            constraint=models.CheckConstraint(condition=models.Q(('aspect__in', ['ts', 'us', 'fs', 'gs', 'cs'])), name='judgement_aspect_known'),
+            model_name="judgement",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("aspect__in", ["ts", "us", "fs", "gs", "cs"])), name="judgement_aspect_known"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='judgement',
-            constraint=models.CheckConstraint(condition=models.Q(('label__in', ['a', 'b', 'tie'])), name='judgement_label_known'),
+            model_name="judgement",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("label__in", ["a", "b", "tie"])), name="judgement_label_known"
+            ),
         ),
     ]

@@ -4,15 +4,22 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0001_initial'),
+        ("annotation", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='campaign',
-            name='pair_order',
-            field=models.CharField(choices=[('queue', "Queue order (every text's pairs in turn)"), ('adaptive', 'Least certain pairs first (adaptive)')], default='queue', help_text='Adaptive: serve next the pairs whose order the judgements so far leave least certain.', max_length=10),
+            model_name="campaign",
+            name="pair_order",
+            field=models.CharField(
+                choices=[
+                    ("queue", "Queue order (every text's pairs in turn)"),
+                    ("adaptive", "Least certain pairs first (adaptive)"),
+                ],
+                default="queue",
+                help_text="Adaptive: serve next the pairs whose order the judgements so far leave least certain.",
+                max_length=10,
+            ),
         ),
     ]

@@ -7,148 +7,209 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0002_stats_pair_order'),
-        ('scoring', '0006_repro_reference_rules_replicates'),
+        ("annotation", "0002_stats_pair_order"),
+        ("scoring", "0006_repro_reference_rules_replicates"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='PracticeAnswer',
+            name="PracticeAnswer",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('attempt', models.PositiveIntegerField()),
-                ('answers', models.JSONField(help_text='Aspect code -> "a", "b" or "tie".')),
-                ('correct', models.PositiveIntegerField()),
-                ('total', models.PositiveIntegerField()),
-                ('answered_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("attempt", models.PositiveIntegerField()),
+                ("answers", models.JSONField(help_text='Aspect code -> "a", "b" or "tie".')),
+                ("correct", models.PositiveIntegerField()),
+                ("total", models.PositiveIntegerField()),
+                ("answered_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['membership', 'attempt', 'item__position'],
+                "ordering": ["membership", "attempt", "item__position"],
             },
         ),
         migrations.CreateModel(
-            name='PracticeItem',
+            name="PracticeItem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField()),
-                ('text', models.TextField()),
-                ('triples_a', models.JSONField()),
-                ('triples_b', models.JSONField()),
-                ('reference', models.JSONField(help_text='Aspect code -> "a", "b" or "tie".')),
-                ('reason', models.TextField()),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveIntegerField()),
+                ("text", models.TextField()),
+                ("triples_a", models.JSONField()),
+                ("triples_b", models.JSONField()),
+                ("reference", models.JSONField(help_text='Aspect code -> "a", "b" or "tie".')),
+                ("reason", models.TextField()),
             ],
             options={
-                'ordering': ['campaign', 'position'],
+                "ordering": ["campaign", "position"],
             },
         ),
         migrations.AlterModelOptions(
-            name='item',
-            options={'ordering': ['campaign', 'text__position', 'system_a', 'system_b', 'pk']},
+            name="item",
+            options={"ordering": ["campaign", "text__position", "system_a", "system_b", "pk"]},
         ),
         migrations.RemoveConstraint(
-            model_name='item',
-            name='one_item_per_text_and_pair',
+            model_name="item",
+            name="one_item_per_text_and_pair",
         ),
         migrations.RemoveConstraint(
-            model_name='item',
-            name='item_systems_in_canonical_order',
+            model_name="item",
+            name="item_systems_in_canonical_order",
         ),
         migrations.AddField(
-            model_name='assignment',
-            name='comment',
+            model_name="assignment",
+            name="comment",
             field=models.TextField(blank=True, max_length=2000),
         ),
         migrations.AddField(
-            model_name='campaign',
-            name='attention_share',
-            field=models.FloatField(default=0.0, help_text="Share of each annotator's queue made of attention checks (0 to 0.2).", validators=[django.core.validators.MinValueValidator(0.0), django.core.validators.MaxValueValidator(0.2)]),
+            model_name="campaign",
+            name="attention_share",
+            field=models.FloatField(
+                default=0.0,
+                help_text="Share of each annotator's queue made of attention checks (0 to 0.2).",
+                validators=[
+                    django.core.validators.MinValueValidator(0.0),
+                    django.core.validators.MaxValueValidator(0.2),
+                ],
+            ),
         ),
         migrations.AddField(
-            model_name='campaign',
-            name='practice_pass_mark',
-            field=models.FloatField(default=0.8, help_text="Share of the practice round's reference answers to match before real items are served.", validators=[django.core.validators.MinValueValidator(0.0), django.core.validators.MaxValueValidator(1.0)]),
+            model_name="campaign",
+            name="practice_pass_mark",
+            field=models.FloatField(
+                default=0.8,
+                help_text="Share of the practice round's reference answers to match before real items are served.",
+                validators=[
+                    django.core.validators.MinValueValidator(0.0),
+                    django.core.validators.MaxValueValidator(1.0),
+                ],
+            ),
         ),
         migrations.AddField(
-            model_name='campaignannotator',
-            name='excluded',
+            model_name="campaignannotator",
+            name="excluded",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='campaignannotator',
-            name='exclusion_changed_at',
+            model_name="campaignannotator",
+            name="exclusion_changed_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='campaignannotator',
-            name='exclusion_changed_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="campaignannotator",
+            name="exclusion_changed_by",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='campaignannotator',
-            name='practice_attempt',
+            model_name="campaignannotator",
+            name="practice_attempt",
             field=models.PositiveIntegerField(default=1),
         ),
         migrations.AddField(
-            model_name='campaignannotator',
-            name='practice_passed_at',
+            model_name="campaignannotator",
+            name="practice_passed_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='item',
-            name='attention_aspect',
-            field=models.CharField(blank=True, choices=[('ts', 'Topical similarity'), ('us', 'Uniqueness'), ('fs', 'Factualness'), ('gs', 'Granularity'), ('cs', 'Completeness')], default='', max_length=2),
+            model_name="item",
+            name="attention_aspect",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("ts", "Topical similarity"),
+                    ("us", "Uniqueness"),
+                    ("fs", "Factualness"),
+                    ("gs", "Granularity"),
+                    ("cs", "Completeness"),
+                ],
+                default="",
+                max_length=2,
+            ),
         ),
         migrations.AddField(
-            model_name='item',
-            name='attention_triples',
+            model_name="item",
+            name="attention_triples",
             field=models.JSONField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='item',
-            name='attention_worse',
-            field=models.CharField(blank=True, choices=[('a', 'System A side'), ('b', 'System B side')], default='', max_length=1),
+            model_name="item",
+            name="attention_worse",
+            field=models.CharField(
+                blank=True, choices=[("a", "System A side"), ("b", "System B side")], default="", max_length=1
+            ),
         ),
         migrations.AlterField(
-            model_name='campaign',
-            name='annotators',
-            field=models.ManyToManyField(related_name='annotation_campaigns', through='annotation.CampaignAnnotator', through_fields=('campaign', 'annotator'), to=settings.AUTH_USER_MODEL),
+            model_name="campaign",
+            name="annotators",
+            field=models.ManyToManyField(
+                related_name="annotation_campaigns",
+                through="annotation.CampaignAnnotator",
+                through_fields=("campaign", "annotator"),
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='campaign',
-            constraint=models.CheckConstraint(condition=models.Q(('attention_share__gte', 0.0), ('attention_share__lte', 0.2)), name='campaign_attention_share_at_most_a_fifth'),
+            model_name="campaign",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("attention_share__gte", 0.0), ("attention_share__lte", 0.2)),
+                name="campaign_attention_share_at_most_a_fifth",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='item',
-            constraint=models.UniqueConstraint(condition=models.Q(('attention_worse', '')), fields=('campaign', 'text', 'system_a', 'system_b'), name='one_item_per_text_and_pair'),
+            model_name="item",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("attention_worse", "")),
+                fields=("campaign", "text", "system_a", "system_b"),
+                name="one_item_per_text_and_pair",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='item',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('attention_worse', ''), ('system_a__lt', models.F('system_b'))), models.Q(('attention_worse__in', ['a', 'b']), ('system_a', models.F('system_b'))), _connector='OR'), name='item_systems_in_canonical_order'),
+            model_name="item",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("attention_worse", ""), ("system_a__lt", models.F("system_b"))),
+                    models.Q(("attention_worse__in", ["a", "b"]), ("system_a", models.F("system_b"))),
+                    _connector="OR",
+                ),
+                name="item_systems_in_canonical_order",
+            ),
         ),
         migrations.AddField(
-            model_name='practiceanswer',
-            name='membership',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='practice_answers', to='annotation.campaignannotator'),
+            model_name="practiceanswer",
+            name="membership",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="practice_answers",
+                to="annotation.campaignannotator",
+            ),
         ),
         migrations.AddField(
-            model_name='practiceitem',
-            name='campaign',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='practice_items', to='annotation.campaign'),
+            model_name="practiceitem",
+            name="campaign",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="practice_items", to="annotation.campaign"
+            ),
         ),
         migrations.AddField(
-            model_name='practiceanswer',
-            name='item',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='answers', to='annotation.practiceitem'),
+            model_name="practiceanswer",
+            name="item",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="answers", to="annotation.practiceitem"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='practiceitem',
-            constraint=models.UniqueConstraint(fields=('campaign', 'position'), name='one_practice_item_per_position'),
+            model_name="practiceitem",
+            constraint=models.UniqueConstraint(fields=("campaign", "position"), name="one_practice_item_per_position"),
         ),
         migrations.AddConstraint(
-            model_name='practiceanswer',
-            constraint=models.UniqueConstraint(fields=('membership', 'item', 'attempt'), name='one_practice_answer_per_attempt'),
+            model_name="practiceanswer",
+            constraint=models.UniqueConstraint(
+                fields=("membership", "item", "attempt"), name="one_practice_answer_per_attempt"
+            ),
         ),
     ]

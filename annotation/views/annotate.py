@@ -52,7 +52,9 @@ def annotator_assignments(user):
 
 def _queue_count(**filters):
     """How many assignments of the same annotator and campaign match ``filters``, as a subquery."""
-    queue = Assignment.objects.filter(annotator_id=OuterRef("annotator_id"), item__campaign_id=OuterRef("item__campaign_id"))
+    queue = Assignment.objects.filter(
+        annotator_id=OuterRef("annotator_id"), item__campaign_id=OuterRef("item__campaign_id")
+    )
     # The filter sits in the count, not the WHERE: the group always has a row, so no count is NULL.
     counted = queue.order_by().values("annotator_id").annotate(count=Count("pk", filter=Q(**filters)))
     return Subquery(counted.values("count"))
@@ -71,7 +73,9 @@ def get_own_assignment(request, public_id):
         annotator_assignments(request.user)
         .select_related("item__campaign", "item__text", "item__system_a", "item__system_b")
         .annotate(
-            assigned=_queue_count(), done=_queue_count(status=Assignment.Status.DONE), practice_pending=practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id"))
+            assigned=_queue_count(),
+            done=_queue_count(status=Assignment.Status.DONE),
+            practice_pending=practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id")),
         ),
         public_id=public_id,
     )
@@ -80,7 +84,9 @@ def get_own_assignment(request, public_id):
 def get_own_assignment_to_save(request, public_id):
     """The annotator's assignment with what a save reads: no text, no outputs."""
     return get_object_or_404(
-        annotator_assignments(request.user).select_related("item__campaign").annotate(practice_pending=practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id"))),
+        annotator_assignments(request.user)
+        .select_related("item__campaign")
+        .annotate(practice_pending=practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id"))),
         public_id=public_id,
     )
 
@@ -298,9 +304,13 @@ def annotate_item(request, public_id):
         )
     except services.VersionConflict as conflict:
         message = f"{conflict} Your choices are still on this page: save again to keep them instead."
-        return refuse(request, assignment, message, 409, wants_json, posted=labels, posted_comment=form.posted_comment())
+        return refuse(
+            request, assignment, message, 409, wants_json, posted=labels, posted_comment=form.posted_comment()
+        )
     except services.AnnotationError as refusal:
-        return refuse(request, assignment, str(refusal), 400, wants_json, posted=labels, posted_comment=form.posted_comment())
+        return refuse(
+            request, assignment, str(refusal), 400, wants_json, posted=labels, posted_comment=form.posted_comment()
+        )
 
     item_url = reverse("annotation:annotate_item", args=[assignment.public_id])
     # A finished stage of the pair moves on; a change that finishes nothing stays on the page.
@@ -378,7 +388,9 @@ def review_rows(assignments):
             for code in ASPECTS
         ]
         age = now - assignment.last_change
-        assignment.changed_ago = "just now" if age.total_seconds() < 60 else f"{timesince(assignment.last_change, now)} ago"
+        assignment.changed_ago = (
+            "just now" if age.total_seconds() < 60 else f"{timesince(assignment.last_change, now)} ago"
+        )
     return rows
 
 
@@ -420,6 +432,4 @@ def annotate_review(request):
 @require_GET
 def annotate_guidelines(request):
     guidelines = [{"code": g.code, "name": Aspect(g.code).label, "guideline": g} for g in GUIDELINES]
-    return render(
-        request, "annotation/guidelines.html", {"guidelines": guidelines, "general_rules": GENERAL_RULES}
-    )
+    return render(request, "annotation/guidelines.html", {"guidelines": guidelines, "general_rules": GENERAL_RULES})

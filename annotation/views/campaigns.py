@@ -4,7 +4,6 @@ Annotators never reach these: a signed-in user who is not staff gets 403, anyone
 sign-in page. The work itself happens in ``annotation.services`` and ``annotation.exports``.
 """
 
-
 from django.conf import settings
 from django.contrib import messages
 from django.db.models import Count, Q
@@ -34,7 +33,9 @@ def campaign_list(request):
     campaigns = Campaign.objects.select_related("dataset").annotate(
         item_count=Count("items", filter=Q(items__attention_worse=""), distinct=True),
         assignment_count=Count("items__assignments", distinct=True),
-        done_count=Count("items__assignments", filter=Q(items__assignments__status=Assignment.Status.DONE), distinct=True),
+        done_count=Count(
+            "items__assignments", filter=Q(items__assignments__status=Assignment.Status.DONE), distinct=True
+        ),
         annotator_count=Count("memberships", filter=Q(memberships__active=True), distinct=True),
     )
     return render(request, "annotation/campaign_list.html", {"campaigns": campaigns})
@@ -53,7 +54,8 @@ def campaign_create(request):
             campaign = created.campaign
             items, texts = campaign.items.count(), campaign.texts.count()
             messages.success(
-                request, f"Campaign {campaign.name} created: {items} item{pluralize(items)} on {texts} text{pluralize(texts)}."
+                request,
+                f"Campaign {campaign.name} created: {items} item{pluralize(items)} on {texts} text{pluralize(texts)}.",
             )
             if created.texts_left_out:
                 messages.warning(

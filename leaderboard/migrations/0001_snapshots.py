@@ -5,31 +5,44 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('scoring', '0003_scoring_runs'),
+        ("scoring", "0003_scoring_runs"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Snapshot',
+            name="Snapshot",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('setting', models.CharField(blank=True, max_length=64)),
-                ('newest', models.BooleanField()),
-                ('margin', models.FloatField()),
-                ('tables', models.TextField()),
-                ('plots', models.TextField()),
-                ('summary', models.JSONField(blank=True, null=True)),
-                ('judgement_version', models.CharField(max_length=32)),
-                ('scores_version', models.CharField(max_length=32)),
-                ('built_at', models.DateTimeField()),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='leaderboard_snapshots', to='scoring.dataset')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("setting", models.CharField(blank=True, max_length=64)),
+                ("newest", models.BooleanField()),
+                ("margin", models.FloatField()),
+                ("tables", models.TextField()),
+                ("plots", models.TextField()),
+                ("summary", models.JSONField(blank=True, null=True)),
+                ("judgement_version", models.CharField(max_length=32)),
+                ("scores_version", models.CharField(max_length=32)),
+                ("built_at", models.DateTimeField()),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="leaderboard_snapshots",
+                        to="scoring.dataset",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('dataset', 'setting', 'margin'), name='one_snapshot_per_variant'), models.UniqueConstraint(condition=models.Q(('newest', True)), fields=('dataset', 'margin'), name='one_newest_snapshot_per_margin')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("dataset", "setting", "margin"), name="one_snapshot_per_variant"),
+                    models.UniqueConstraint(
+                        condition=models.Q(("newest", True)),
+                        fields=("dataset", "margin"),
+                        name="one_newest_snapshot_per_margin",
+                    ),
+                ],
             },
         ),
     ]

@@ -224,8 +224,8 @@ class OpenAIEmbedder(CachingEmbedder):
     ) -> None:
         super().__init__(cache)
         self.model = model or environment("GENRES_EMBEDDING_MODEL", DEFAULT_EMBEDDING_MODEL)
-        self.dimension = dimension or EMBEDDING_DIMENSIONS.get(self.model) or environment(
-            "GENRES_EMBEDDING_DIMENSION", 0, int
+        self.dimension = (
+            dimension or EMBEDDING_DIMENSIONS.get(self.model) or environment("GENRES_EMBEDDING_DIMENSION", 0, int)
         )
         if not self.dimension:
             raise ValueError(

@@ -496,7 +496,9 @@ class OpenAIJudge:
     async def _create_completion(self, client: openai.AsyncOpenAI, payload: dict) -> dict:
         return _with_choices(await post_json(client, "/completions", {"model": self.model, **payload}))
 
-    async def _create_completions(self, client: openai.AsyncOpenAI, batch: tuple[str, ...], payloads: list[dict]) -> dict:
+    async def _create_completions(
+        self, client: openai.AsyncOpenAI, batch: tuple[str, ...], payloads: list[dict]
+    ) -> dict:
         """Several prompts in one request (the payloads of one task share their parameters).
 
         A refusal, or an answer without exactly one choice per prompt, means the endpoint does

@@ -37,7 +37,8 @@ AFTER_STRING = ",])}:"
 # of AFTER_STRING, anything else; then the closing quote. Possessive: no backtracking.
 AFTER_CLOSING_QUOTE = rf"\s*+(?:[{re.escape(AFTER_STRING)}]|\Z)"  # Or the end of the reply.
 STRING = "|".join(
-    rf"{quote}(?:[^\\{quote}]++|\\[\s\S]|{quote}(?!{AFTER_CLOSING_QUOTE}))*+{quote}(?={AFTER_CLOSING_QUOTE})" for quote in "'\""
+    rf"{quote}(?:[^\\{quote}]++|\\[\s\S]|{quote}(?!{AFTER_CLOSING_QUOTE}))*+{quote}(?={AFTER_CLOSING_QUOTE})"
+    for quote in "'\""
 )
 # What the scan stops at: outside every list, a run of "["; inside one, runs of either
 # bracket, and a whole quoted string (its brackets are text), or a string that never closes.
@@ -188,7 +189,9 @@ def scan_lists(text: str) -> tuple[list[Span], list[tuple[int, int]], int | None
                     # around it close at the next brackets of this run of "]": pure wrappers.
                     inner = starts[-1]
                     levels = min(inner - run_starts[-1] + 1, end - close)
-                    span = Span(inner - levels + 1, close + levels, children[-1] or [], heights[-1] + levels - 1, levels)
+                    span = Span(
+                        inner - levels + 1, close + levels, children[-1] or [], heights[-1] + levels - 1, levels
+                    )
                     del starts[-levels:], run_starts[-levels:], children[-levels:], heights[-levels:]
                     close += levels
                     if starts:

@@ -92,7 +92,7 @@ def parse_authors_factualness(
         where = f"text {text[:60]!r}"
         results = entry.get("results") if isinstance(entry, dict) else None
         if not isinstance(results, list) or not all(isinstance(result, bool) for result in results):
-            raise VerdictFormatError(f"{where}: \"results\" must be a list of true/false")
+            raise VerdictFormatError(f'{where}: "results" must be a list of true/false')
         triples = triples_of(text)
         if triples is None:
             raise VerdictFormatError(f"{where}: no such text, or no triples given for it")

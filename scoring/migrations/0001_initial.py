@@ -9,7 +9,6 @@ import scoring.models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -18,101 +17,199 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Dataset',
+            name="Dataset",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100, unique=True, validators=[django.core.validators.RegexValidator('^[\\w][\\w .+()-]*$', 'Use letters, digits, spaces and . + ( ) - _ only, starting with a letter or digit.')])),
-                ('level', models.CharField(choices=[('sentence', 'Sentence'), ('bag', 'Bag of sentences'), ('document', 'Document')], default='sentence', max_length=20)),
-                ('domain', models.CharField(choices=[('general', 'General'), ('biomedical', 'Biomedical'), ('other', 'Other')], default='general', max_length=20)),
-                ('description', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "name",
+                    models.CharField(
+                        max_length=100,
+                        unique=True,
+                        validators=[
+                            django.core.validators.RegexValidator(
+                                "^[\\w][\\w .+()-]*$",
+                                "Use letters, digits, spaces and . + ( ) - _ only, starting with a letter or digit.",
+                            )
+                        ],
+                    ),
+                ),
+                (
+                    "level",
+                    models.CharField(
+                        choices=[("sentence", "Sentence"), ("bag", "Bag of sentences"), ("document", "Document")],
+                        default="sentence",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "domain",
+                    models.CharField(
+                        choices=[("general", "General"), ("biomedical", "Biomedical"), ("other", "Other")],
+                        default="general",
+                        max_length=20,
+                    ),
+                ),
+                ("description", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='System',
+            name="System",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100, unique=True, validators=[django.core.validators.RegexValidator('^[\\w][\\w .+()-]*$', 'Use letters, digits, spaces and . + ( ) - _ only, starting with a letter or digit.')])),
-                ('family', models.CharField(blank=True, help_text='For example "GPT" or "LLaMA".', max_length=100)),
-                ('notes', models.TextField(blank=True)),
-                ('is_ground_truth', models.BooleanField(default=False, editable=False)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "name",
+                    models.CharField(
+                        max_length=100,
+                        unique=True,
+                        validators=[
+                            django.core.validators.RegexValidator(
+                                "^[\\w][\\w .+()-]*$",
+                                "Use letters, digits, spaces and . + ( ) - _ only, starting with a letter or digit.",
+                            )
+                        ],
+                    ),
+                ),
+                ("family", models.CharField(blank=True, help_text='For example "GPT" or "LLaMA".', max_length=100)),
+                ("notes", models.TextField(blank=True)),
+                ("is_ground_truth", models.BooleanField(default=False, editable=False)),
             ],
             options={
-                'ordering': ['-is_ground_truth', 'name'],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('is_ground_truth', True)), fields=('is_ground_truth',), name='one_ground_truth')],
+                "ordering": ["-is_ground_truth", "name"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("is_ground_truth", True)),
+                        fields=("is_ground_truth",),
+                        name="one_ground_truth",
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Text',
+            name="Text",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField(help_text='Order of the text in the imported file.')),
-                ('external_id', models.CharField(blank=True, max_length=200)),
-                ('content', models.TextField()),
-                ('content_sha256', models.CharField(editable=False, max_length=64)),
-                ('gold', models.JSONField(blank=True, default=list, validators=[scoring.models.validate_triple_list])),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='texts', to='scoring.dataset')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveIntegerField(help_text="Order of the text in the imported file.")),
+                ("external_id", models.CharField(blank=True, max_length=200)),
+                ("content", models.TextField()),
+                ("content_sha256", models.CharField(editable=False, max_length=64)),
+                ("gold", models.JSONField(blank=True, default=list, validators=[scoring.models.validate_triple_list])),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="texts", to="scoring.dataset"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['dataset', 'position'],
+                "ordering": ["dataset", "position"],
             },
         ),
         migrations.CreateModel(
-            name='Upload',
+            name="Upload",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('dataset', 'Dataset'), ('outputs', 'System outputs')], max_length=20)),
-                ('dataset_name', models.CharField(max_length=100)),
-                ('system_name', models.CharField(blank=True, max_length=100)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('file_name', models.CharField(max_length=255)),
-                ('sha256', models.CharField(max_length=64)),
-                ('size', models.PositiveBigIntegerField(default=0)),
-                ('format', models.CharField(blank=True, max_length=20)),
-                ('texts', models.PositiveIntegerField(default=0)),
-                ('triples', models.PositiveIntegerField(default=0)),
-                ('warnings', models.PositiveIntegerField(default=0)),
-                ('outcome', models.CharField(choices=[('imported', 'Imported'), ('unchanged', 'Unchanged (same file as before)'), ('failed', 'Failed')], max_length=20)),
-                ('message', models.TextField(blank=True)),
-                ('uploaded_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "kind",
+                    models.CharField(choices=[("dataset", "Dataset"), ("outputs", "System outputs")], max_length=20),
+                ),
+                ("dataset_name", models.CharField(max_length=100)),
+                ("system_name", models.CharField(blank=True, max_length=100)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("file_name", models.CharField(max_length=255)),
+                ("sha256", models.CharField(max_length=64)),
+                ("size", models.PositiveBigIntegerField(default=0)),
+                ("format", models.CharField(blank=True, max_length=20)),
+                ("texts", models.PositiveIntegerField(default=0)),
+                ("triples", models.PositiveIntegerField(default=0)),
+                ("warnings", models.PositiveIntegerField(default=0)),
+                (
+                    "outcome",
+                    models.CharField(
+                        choices=[
+                            ("imported", "Imported"),
+                            ("unchanged", "Unchanged (same file as before)"),
+                            ("failed", "Failed"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("message", models.TextField(blank=True)),
+                (
+                    "uploaded_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-pk'],
+                "ordering": ["-created_at", "-pk"],
             },
         ),
         migrations.CreateModel(
-            name='Output',
+            name="Output",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('triples', models.JSONField(blank=True, default=list, validators=[scoring.models.validate_triple_list])),
-                ('raw', models.TextField(blank=True, help_text="The model's whole reply, when raw generations were uploaded.")),
-                ('parse_warnings', models.JSONField(blank=True, default=list)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('system', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='outputs', to='scoring.system')),
-                ('text', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='outputs', to='scoring.text')),
-                ('upload', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='outputs', to='scoring.upload')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "triples",
+                    models.JSONField(blank=True, default=list, validators=[scoring.models.validate_triple_list]),
+                ),
+                (
+                    "raw",
+                    models.TextField(
+                        blank=True, help_text="The model's whole reply, when raw generations were uploaded."
+                    ),
+                ),
+                ("parse_warnings", models.JSONField(blank=True, default=list)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "system",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="outputs", to="scoring.system"
+                    ),
+                ),
+                (
+                    "text",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="outputs", to="scoring.text"
+                    ),
+                ),
+                (
+                    "upload",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="outputs",
+                        to="scoring.upload",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['text__position', 'system'],
+                "ordering": ["text__position", "system"],
             },
         ),
         migrations.AddConstraint(
-            model_name='text',
-            constraint=models.UniqueConstraint(fields=('dataset', 'content_sha256'), name='unique_text_per_dataset'),
+            model_name="text",
+            constraint=models.UniqueConstraint(fields=("dataset", "content_sha256"), name="unique_text_per_dataset"),
         ),
         migrations.AddConstraint(
-            model_name='text',
-            constraint=models.UniqueConstraint(fields=('dataset', 'position'), name='unique_text_position'),
+            model_name="text",
+            constraint=models.UniqueConstraint(fields=("dataset", "position"), name="unique_text_position"),
         ),
         migrations.AddConstraint(
-            model_name='text',
-            constraint=models.UniqueConstraint(condition=models.Q(('external_id', ''), _negated=True), fields=('dataset', 'external_id'), name='unique_external_id_per_dataset'),
+            model_name="text",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("external_id", ""), _negated=True),
+                fields=("dataset", "external_id"),
+                name="unique_external_id_per_dataset",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='output',
-            constraint=models.UniqueConstraint(fields=('system', 'text'), name='one_output_per_system_and_text'),
+            model_name="output",
+            constraint=models.UniqueConstraint(fields=("system", "text"), name="one_output_per_system_and_text"),
         ),
     ]

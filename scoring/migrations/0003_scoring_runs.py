@@ -6,102 +6,198 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('scoring', '0002_apitoken'),
+        ("scoring", "0002_apitoken"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='CachedResponse',
+            name="CachedResponse",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('model', models.CharField(max_length=200)),
-                ('request_hash', models.CharField(max_length=64)),
-                ('reply', models.JSONField(blank=True, null=True)),
-                ('vector', models.BinaryField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("model", models.CharField(max_length=200)),
+                ("request_hash", models.CharField(max_length=64)),
+                ("reply", models.JSONField(blank=True, null=True)),
+                ("vector", models.BinaryField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('request_hash', 'model'), name='one_cached_response_per_request'), models.CheckConstraint(condition=models.Q(('reply__isnull', True), ('vector__isnull', True), _connector='XOR'), name='cached_response_is_reply_or_vector')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("request_hash", "model"), name="one_cached_response_per_request"),
+                    models.CheckConstraint(
+                        condition=models.Q(("reply__isnull", True), ("vector__isnull", True), _connector="XOR"),
+                        name="cached_response_is_reply_or_vector",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='ScoringRun',
+            name="ScoringRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('metrics', models.JSONField(help_text='The metrics computed, in the order of scorer.METRICS.')),
-                ('score_settings', models.JSONField(help_text='The ScoreSettings asked for, LDA topic count resolved.')),
-                ('chunk_texts', models.PositiveIntegerField(default=50)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], db_index=True, default='queued', max_length=20)),
-                ('provenance', models.JSONField(blank=True, help_text='What the scores were computed with.', null=True)),
-                ('fingerprint', models.CharField(blank=True, db_index=True, max_length=64)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('error', models.TextField(blank=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='scoring_runs', to='scoring.dataset')),
-                ('systems', models.ManyToManyField(related_name='scoring_runs', to='scoring.system')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("metrics", models.JSONField(help_text="The metrics computed, in the order of scorer.METRICS.")),
+                (
+                    "score_settings",
+                    models.JSONField(help_text="The ScoreSettings asked for, LDA topic count resolved."),
+                ),
+                ("chunk_texts", models.PositiveIntegerField(default=50)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("done", "Done"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        db_index=True,
+                        default="queued",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "provenance",
+                    models.JSONField(blank=True, help_text="What the scores were computed with.", null=True),
+                ),
+                ("fingerprint", models.CharField(blank=True, db_index=True, max_length=64)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("error", models.TextField(blank=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="scoring_runs", to="scoring.dataset"
+                    ),
+                ),
+                ("systems", models.ManyToManyField(related_name="scoring_runs", to="scoring.system")),
             ],
             options={
-                'ordering': ['-created_at', '-pk'],
+                "ordering": ["-created_at", "-pk"],
             },
         ),
         migrations.CreateModel(
-            name='RunChunk',
+            name="RunChunk",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('index', models.PositiveIntegerField()),
-                ('text_ids', models.JSONField(help_text='The texts of this chunk, scored for every system of the run.')),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('queued', 'Queued'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], default='pending', max_length=20)),
-                ('job_id', models.CharField(blank=True, help_text='The job that holds the chunk.', max_length=100)),
-                ('attempts', models.PositiveIntegerField(default=0)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('heartbeat_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('error', models.TextField(blank=True)),
-                ('requests', models.PositiveIntegerField(default=0)),
-                ('cache_hits', models.PositiveIntegerField(default=0)),
-                ('prompt_tokens', models.PositiveBigIntegerField(default=0)),
-                ('completion_tokens', models.PositiveBigIntegerField(default=0)),
-                ('cost_usd', models.FloatField(default=0.0)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='chunks', to='scoring.scoringrun')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("index", models.PositiveIntegerField()),
+                (
+                    "text_ids",
+                    models.JSONField(help_text="The texts of this chunk, scored for every system of the run."),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("done", "Done"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="pending",
+                        max_length=20,
+                    ),
+                ),
+                ("job_id", models.CharField(blank=True, help_text="The job that holds the chunk.", max_length=100)),
+                ("attempts", models.PositiveIntegerField(default=0)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("heartbeat_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("error", models.TextField(blank=True)),
+                ("requests", models.PositiveIntegerField(default=0)),
+                ("cache_hits", models.PositiveIntegerField(default=0)),
+                ("prompt_tokens", models.PositiveBigIntegerField(default=0)),
+                ("completion_tokens", models.PositiveBigIntegerField(default=0)),
+                ("cost_usd", models.FloatField(default=0.0)),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="chunks", to="scoring.scoringrun"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['run', 'index'],
-                'constraints': [models.UniqueConstraint(fields=('run', 'index'), name='unique_chunk_index_per_run')],
+                "ordering": ["run", "index"],
+                "constraints": [models.UniqueConstraint(fields=("run", "index"), name="unique_chunk_index_per_run")],
             },
         ),
         migrations.CreateModel(
-            name='SystemScore',
+            name="SystemScore",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('values', models.JSONField()),
-                ('outputs_updated_at', models.DateTimeField(help_text="The newest of the scored outputs' updated_at.")),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='system_scores', to='scoring.scoringrun')),
-                ('system', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='system_scores', to='scoring.system')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("values", models.JSONField()),
+                ("outputs_updated_at", models.DateTimeField(help_text="The newest of the scored outputs' updated_at.")),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="system_scores",
+                        to="scoring.scoringrun",
+                    ),
+                ),
+                (
+                    "system",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="system_scores", to="scoring.system"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-system__is_ground_truth', 'system__name'],
-                'constraints': [models.UniqueConstraint(fields=('run', 'system'), name='one_aggregate_per_run_and_system')],
+                "ordering": ["-system__is_ground_truth", "system__name"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("run", "system"), name="one_aggregate_per_run_and_system")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='TextScore',
+            name="TextScore",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('metric', models.CharField(choices=[('ts', 'ts'), ('us', 'us'), ('fs', 'fs'), ('gs', 'gs'), ('cs', 'cs'), ('prf', 'prf')], max_length=10)),
-                ('fingerprint', models.CharField(max_length=64)),
-                ('output_updated_at', models.DateTimeField(help_text="The output's updated_at when it was scored.")),
-                ('values', models.JSONField(help_text='{"fs": 0.5}; prf holds its six values.')),
-                ('details', models.JSONField(blank=True, default=list, help_text='fs and gs: the verdict on each triple, in order.')),
-                ('output', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='scores', to='scoring.output')),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='text_scores', to='scoring.scoringrun')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "metric",
+                    models.CharField(
+                        choices=[("ts", "ts"), ("us", "us"), ("fs", "fs"), ("gs", "gs"), ("cs", "cs"), ("prf", "prf")],
+                        max_length=10,
+                    ),
+                ),
+                ("fingerprint", models.CharField(max_length=64)),
+                ("output_updated_at", models.DateTimeField(help_text="The output's updated_at when it was scored.")),
+                ("values", models.JSONField(help_text='{"fs": 0.5}; prf holds its six values.')),
+                (
+                    "details",
+                    models.JSONField(
+                        blank=True, default=list, help_text="fs and gs: the verdict on each triple, in order."
+                    ),
+                ),
+                (
+                    "output",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="scores", to="scoring.output"
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="text_scores", to="scoring.scoringrun"
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('output', 'fingerprint', 'metric'), name='one_score_per_output_settings_metric')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("output", "fingerprint", "metric"), name="one_score_per_output_settings_metric"
+                    )
+                ],
             },
         ),
     ]

@@ -5,33 +5,72 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('scoring', '0003_scoring_runs'),
+        ("scoring", "0003_scoring_runs"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='runchunk',
-            name='missing_verdicts',
-            field=models.PositiveIntegerField(default=0, help_text='Recorded judge: triples of the chunk without a recorded verdict (left out of fs/gs).'),
+            model_name="runchunk",
+            name="missing_verdicts",
+            field=models.PositiveIntegerField(
+                default=0,
+                help_text="Recorded judge: triples of the chunk without a recorded verdict (left out of fs/gs).",
+            ),
         ),
         migrations.CreateModel(
-            name='ImportedVerdict',
+            name="ImportedVerdict",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('source', models.CharField(help_text='The name the verdicts were imported under.', max_length=100)),
-                ('aspect', models.CharField(choices=[('fs', 'factualness'), ('gs', 'granularity')], max_length=2)),
-                ('triple', models.JSONField()),
-                ('triple_hash', models.CharField(help_text='SHA-256 of the triple as JSON: what is unique.', max_length=64)),
-                ('supported', models.BooleanField(help_text='fs: whether the judge found the triple supported.', null=True)),
-                ('reply', models.TextField(blank=True, help_text="gs: the judge's reply, whose bracketed sub-triples count.")),
-                ('sub_triples', models.PositiveIntegerField(blank=True, help_text='gs without a reply: the count.', null=True)),
-                ('system', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='imported_verdicts', to='scoring.system')),
-                ('text', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='imported_verdicts', to='scoring.text')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("source", models.CharField(help_text="The name the verdicts were imported under.", max_length=100)),
+                ("aspect", models.CharField(choices=[("fs", "factualness"), ("gs", "granularity")], max_length=2)),
+                ("triple", models.JSONField()),
+                (
+                    "triple_hash",
+                    models.CharField(help_text="SHA-256 of the triple as JSON: what is unique.", max_length=64),
+                ),
+                (
+                    "supported",
+                    models.BooleanField(help_text="fs: whether the judge found the triple supported.", null=True),
+                ),
+                (
+                    "reply",
+                    models.TextField(blank=True, help_text="gs: the judge's reply, whose bracketed sub-triples count."),
+                ),
+                (
+                    "sub_triples",
+                    models.PositiveIntegerField(blank=True, help_text="gs without a reply: the count.", null=True),
+                ),
+                (
+                    "system",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="imported_verdicts",
+                        to="scoring.system",
+                    ),
+                ),
+                (
+                    "text",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="imported_verdicts", to="scoring.text"
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('source', 'system', 'text', 'aspect', 'triple_hash'), name='one_imported_verdict_per_triple'), models.CheckConstraint(condition=models.Q(models.Q(('aspect', 'fs'), ('supported__isnull', False)), models.Q(('aspect', 'gs'), ('supported__isnull', True)), _connector='OR'), name='imported_verdict_fits_its_aspect')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("source", "system", "text", "aspect", "triple_hash"),
+                        name="one_imported_verdict_per_triple",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(("aspect", "fs"), ("supported__isnull", False)),
+                            models.Q(("aspect", "gs"), ("supported__isnull", True)),
+                            _connector="OR",
+                        ),
+                        name="imported_verdict_fits_its_aspect",
+                    ),
+                ],
             },
         ),
     ]

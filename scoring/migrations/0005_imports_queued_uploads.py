@@ -4,20 +4,28 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('scoring', '0004_judges_recorded_verdicts'),
+        ("scoring", "0004_judges_recorded_verdicts"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='upload',
-            name='source',
-            field=models.FileField(blank=True, upload_to='imports/'),
+            model_name="upload",
+            name="source",
+            field=models.FileField(blank=True, upload_to="imports/"),
         ),
         migrations.AlterField(
-            model_name='upload',
-            name='outcome',
-            field=models.CharField(choices=[('imported', 'Imported'), ('unchanged', 'Unchanged (same file as before)'), ('failed', 'Failed'), ('queued', 'Queued'), ('running', 'Importing')], max_length=20),
+            model_name="upload",
+            name="outcome",
+            field=models.CharField(
+                choices=[
+                    ("imported", "Imported"),
+                    ("unchanged", "Unchanged (same file as before)"),
+                    ("failed", "Failed"),
+                    ("queued", "Queued"),
+                    ("running", "Importing"),
+                ],
+                max_length=20,
+            ),
         ),
     ]

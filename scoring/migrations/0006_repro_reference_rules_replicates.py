@@ -5,37 +5,73 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('scoring', '0005_imports_queued_uploads'),
+        ("scoring", "0005_imports_queued_uploads"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='output',
-            name='malformed',
-            field=models.JSONField(blank=True, default=list, help_text='Items of the file that are not triples.'),
+            model_name="output",
+            name="malformed",
+            field=models.JSONField(blank=True, default=list, help_text="Items of the file that are not triples."),
         ),
         migrations.AddField(
-            model_name='system',
-            name='replicate_group',
-            field=models.CharField(blank=True, help_text='The model this system is one run of, e.g. "gpt-4"; blank for a single run.', max_length=100, validators=[django.core.validators.RegexValidator('^[\\w][\\w .+()-]*$', 'Use letters, digits, spaces and . + ( ) - _ only, starting with a letter or digit.')]),
+            model_name="system",
+            name="replicate_group",
+            field=models.CharField(
+                blank=True,
+                help_text='The model this system is one run of, e.g. "gpt-4"; blank for a single run.',
+                max_length=100,
+                validators=[
+                    django.core.validators.RegexValidator(
+                        "^[\\w][\\w .+()-]*$",
+                        "Use letters, digits, spaces and . + ( ) - _ only, starting with a letter or digit.",
+                    )
+                ],
+            ),
         ),
         migrations.AddField(
-            model_name='system',
-            name='seed',
-            field=models.CharField(blank=True, help_text='Labels the run in its group.', max_length=40, validators=[django.core.validators.RegexValidator('^[\\w][\\w .+()-]*$', 'Use letters, digits, spaces and . + ( ) - _ only, starting with a letter or digit.')]),
+            model_name="system",
+            name="seed",
+            field=models.CharField(
+                blank=True,
+                help_text="Labels the run in its group.",
+                max_length=40,
+                validators=[
+                    django.core.validators.RegexValidator(
+                        "^[\\w][\\w .+()-]*$",
+                        "Use letters, digits, spaces and . + ( ) - _ only, starting with a letter or digit.",
+                    )
+                ],
+            ),
         ),
         migrations.AddConstraint(
-            model_name='system',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('replicate_group', ''), ('seed', '')), models.Q(models.Q(('replicate_group', ''), _negated=True), models.Q(('seed', ''), _negated=True)), _connector='OR'), name='replicate_group_and_seed_together', violation_error_message='A run of a replicate group needs both the group and a seed.'),
+            model_name="system",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("replicate_group", ""), ("seed", "")),
+                    models.Q(models.Q(("replicate_group", ""), _negated=True), models.Q(("seed", ""), _negated=True)),
+                    _connector="OR",
+                ),
+                name="replicate_group_and_seed_together",
+                violation_error_message="A run of a replicate group needs both the group and a seed.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='system',
-            constraint=models.CheckConstraint(condition=models.Q(('is_ground_truth', False), ('replicate_group', ''), _connector='OR'), name='ground_truth_has_no_replicates', violation_error_message='The gold triples are not a run of a model.'),
+            model_name="system",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("is_ground_truth", False), ("replicate_group", ""), _connector="OR"),
+                name="ground_truth_has_no_replicates",
+                violation_error_message="The gold triples are not a run of a model.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='system',
-            constraint=models.UniqueConstraint(condition=models.Q(('replicate_group', ''), _negated=True), fields=('replicate_group', 'seed'), name='one_system_per_replicate_seed', violation_error_message="Another system is already this seed's run of the group."),
+            model_name="system",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("replicate_group", ""), _negated=True),
+                fields=("replicate_group", "seed"),
+                name="one_system_per_replicate_seed",
+                violation_error_message="Another system is already this seed's run of the group.",
+            ),
         ),
     ]

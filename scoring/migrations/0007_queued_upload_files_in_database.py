@@ -37,7 +37,6 @@ def move_waiting_files_into_the_database(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("scoring", "0006_repro_reference_rules_replicates"),
     ]

@@ -118,9 +118,11 @@ class System(models.Model):
         max_length=100,
         blank=True,
         validators=[name_validator],
-        help_text="The model this system is one run of, e.g. \"gpt-4\"; blank for a single run.",
+        help_text='The model this system is one run of, e.g. "gpt-4"; blank for a single run.',
     )
-    seed = models.CharField(max_length=40, blank=True, validators=[name_validator], help_text="Labels the run in its group.")
+    seed = models.CharField(
+        max_length=40, blank=True, validators=[name_validator], help_text="Labels the run in its group."
+    )
 
     class Meta:
         ordering = ["-is_ground_truth", "name"]

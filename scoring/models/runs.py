@@ -421,8 +421,10 @@ class RunChunk(models.Model):
 
     def hand_to(self, job_id):
         """Give the chunk to a new job, a job that held it before losing it; False once it is done."""
-        handed = RunChunk.objects.filter(pk=self.pk).exclude(status=self.Status.DONE).update(
-            status=self.Status.QUEUED, job_id=job_id, error=""
+        handed = (
+            RunChunk.objects.filter(pk=self.pk)
+            .exclude(status=self.Status.DONE)
+            .update(status=self.Status.QUEUED, job_id=job_id, error="")
         )
         self.refresh_from_db()
         return bool(handed)
@@ -562,9 +564,7 @@ def latest_system_scores(dataset, fingerprint):
     latest = {}
     finished = {"run__dataset": dataset, "run__fingerprint": fingerprint, "run__status": ScoringRun.Status.DONE}
     rows = (
-        SystemScore.objects.filter(**finished)
-        .select_related("system", "run")
-        .order_by("-run__finished_at", "-run__pk")
+        SystemScore.objects.filter(**finished).select_related("system", "run").order_by("-run__finished_at", "-run__pk")
     )
     for row in rows:
         latest.setdefault(row.system_id, row)

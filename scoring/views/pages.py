@@ -1,6 +1,5 @@
 """The signed-in pages: datasets, one dataset, one text, and the staff upload page."""
 
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.core.exceptions import BadRequest
@@ -24,8 +23,6 @@ TEXTS_PER_PAGE = 50
 EXCERPT_CHARS = 160
 RECENT_UPLOADS = 20
 UPLOAD_FORMS = {"dataset": DatasetUploadForm, "outputs": OutputsUploadForm}
-
-
 
 
 @login_required

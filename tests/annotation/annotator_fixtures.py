@@ -20,12 +20,18 @@ TEXTS = (
     (
         "Marie Curie was born in Warsaw and later moved to Paris, where she studied physics.",
         [["Marie Curie", "born in", "Warsaw"], ["Marie Curie", "moved to", "Paris"]],
-        [[["Marie Curie", "born in", "Warsaw"], ["Marie Curie", "moved to", "Paris"]], [["Curie", "studied", "physics"]]],
+        [
+            [["Marie Curie", "born in", "Warsaw"], ["Marie Curie", "moved to", "Paris"]],
+            [["Curie", "studied", "physics"]],
+        ],
     ),
     (
         "The Danube flows through Vienna and Budapest before reaching the Black Sea.",
         [["Danube", "flows through", "Vienna"], ["Danube", "flows into", "Black Sea"]],
-        [[["Danube", "flows through", "Vienna"]], [["Danube", "flows through", "Budapest"], ["Danube", "ends in", "Black Sea"]]],
+        [
+            [["Danube", "flows through", "Vienna"]],
+            [["Danube", "flows through", "Budapest"], ["Danube", "ends in", "Black Sea"]],
+        ],
     ),
     (
         # Scraped text can carry markup too: the page must show it as text, never run it.

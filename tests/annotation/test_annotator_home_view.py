@@ -76,7 +76,9 @@ def test_review_lists_judged_items_most_recent_first_with_reopen_links(signed_in
 
 
 def test_review_link_is_absent_before_any_judgement(signed_in, setup):
-    assert reverse("annotation:annotate_review") not in signed_in.get(reverse("annotation:annotate_home")).content.decode()
+    assert (
+        reverse("annotation:annotate_review") not in signed_in.get(reverse("annotation:annotate_home")).content.decode()
+    )
 
 
 def test_home_requires_signing_in(client, setup):

@@ -38,7 +38,9 @@ def test_another_annotators_item_is_not_found(signed_in, setup, people):
 def test_saving_another_annotators_item_is_not_found_and_changes_nothing(signed_in, setup, people):
     other = bobs_assignment(setup, people)
     response = signed_in.post(
-        reverse("annotation:annotate_item", args=[other.public_id]), {"version": 0, "ts": "left"}, HTTP_ACCEPT="application/json"
+        reverse("annotation:annotate_item", args=[other.public_id]),
+        {"version": 0, "ts": "left"},
+        HTTP_ACCEPT="application/json",
     )
     assert response.status_code == 404
     assert not Judgement.objects.exists()

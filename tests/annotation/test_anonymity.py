@@ -27,7 +27,12 @@ DATA_ATTRIBUTE = re.compile(r"\b(data-[a-z-]+)")
 INPUT_NAME = re.compile(r'<input[^>]*\bname="([^"]+)"')
 # data-gold lists the numbers, in the page's gold list, of the gold triples a triple nearly equals.
 ALLOWED_DATA_ATTRIBUTES = {
-    "data-public-id", "data-stage", "data-aspect", "data-show-shortcuts", "data-aspect-step", "data-gold"
+    "data-public-id",
+    "data-stage",
+    "data-aspect",
+    "data-show-shortcuts",
+    "data-aspect-step",
+    "data-gold",
 }
 ALLOWED_INPUTS = {"csrfmiddlewaretoken", "version", "opened_at", "seconds", "return_to", "review_page", *ASPECTS}
 NOT_CRAWLED = ("/static/", "/accounts/logout/")
@@ -71,14 +76,18 @@ def judge_through_the_page(client, setup, annotator):
             bodies.append(response.content.decode())
         bodies.append(client.post(url, {"version": 2, "cs": "left"}).content.decode())
         bodies.append(client.get(url).content.decode())
-    bodies.append(client.post(reverse("annotation:annotate_skip", args=[third.public_id]), follow=True).content.decode())
+    bodies.append(
+        client.post(reverse("annotation:annotate_skip", args=[third.public_id]), follow=True).content.decode()
+    )
     return bodies
 
 
 def test_no_reachable_page_or_response_reveals_systems(client, setup, annotator):
     client.force_login(annotator)
     saved = judge_through_the_page(client, setup, annotator)
-    pages = crawl(client, [reverse("annotation:annotate_home"), reverse("annotation:annotate_review"), reverse("scoring:home")])
+    pages = crawl(
+        client, [reverse("annotation:annotate_home"), reverse("annotation:annotate_review"), reverse("scoring:home")]
+    )
 
     item_pages = [url for url in pages if re.fullmatch(r"/annotate/[0-9a-f-]{36}/", url)]
     assert len(item_pages) == 3, "the crawl reaches every item of the annotator"

@@ -14,7 +14,14 @@ from scoring.imports import import_outputs
 from tests.scoring.run_fixtures import ECHO_OUTPUTS, jsonl, tiny_dataset
 
 pytestmark = pytest.mark.django_db
-NAMES = ["--system-name", "Groundtruth=Ground truth", "--system-name", "Echo-7b=Echo", "--system-name", "Other-70b=Other"]
+NAMES = [
+    "--system-name",
+    "Groundtruth=Ground truth",
+    "--system-name",
+    "Echo-7b=Echo",
+    "--system-name",
+    "Other-70b=Other",
+]
 HEADER = "sample_id,model_A_name,model_B_name,win\n"
 # Topical: the order matters for a single pass (Other wins late); ties count half.
 TOPICAL = [
@@ -50,14 +57,29 @@ def write_csv(path, rows: list[tuple[int, str, str, str]]) -> str:
 def study(tmp_path) -> list[str]:
     tiny_dataset()  # texts #1 to #3 (sample ids 0 to 2), Echo and Ground truth
     import_outputs(jsonl(ECHO_OUTPUTS), file_name="Other.jsonl", dataset="tiny", system_name="Other")
-    return [write_csv(tmp_path / "Topical_merged.csv", TOPICAL), write_csv(tmp_path / "Completeness_merged.csv", COMPLETENESS)]
+    return [
+        write_csv(tmp_path / "Topical_merged.csv", TOPICAL),
+        write_csv(tmp_path / "Completeness_merged.csv", COMPLETENESS),
+    ]
 
 
 def test_authors_judgements_rated_in_one_pass_equal_a_hand_played_elo(study, capsys):
     call_command("import_judgments", *study, "--dataset", "tiny", "--campaign", "paper", "--layout", "authors", *NAMES)
     capsys.readouterr()
-    call_command("compute_ratings", "--dataset", "tiny", "--bootstrap", "0", "--k", "16", "--order", "import",
-                 "--aspect", "ts", "--json")
+    call_command(
+        "compute_ratings",
+        "--dataset",
+        "tiny",
+        "--bootstrap",
+        "0",
+        "--k",
+        "16",
+        "--order",
+        "import",
+        "--aspect",
+        "ts",
+        "--json",
+    )
     board = json.loads(capsys.readouterr().out)["aspects"]["ts"]
     expected = hand_played_elo(TOPICAL)
     assert {system: row["rating"] for system, row in board.items()} == pytest.approx(expected)
@@ -68,7 +90,9 @@ def test_authors_judgements_rated_in_one_pass_equal_a_hand_played_elo(study, cap
 
 
 def test_a_bad_authors_file_names_the_file_and_line_and_imports_nothing(study, tmp_path):
-    bad = write_csv(tmp_path / "Granularity_merged.csv", [(0, "Groundtruth", "Echo-7b", "tie"), (7, "Echo-7b", "Other-70b", "tie")])
+    bad = write_csv(
+        tmp_path / "Granularity_merged.csv", [(0, "Groundtruth", "Echo-7b", "tie"), (7, "Echo-7b", "Other-70b", "tie")]
+    )
     with pytest.raises(CommandError, match=r"Granularity_merged.csv line 3: sample_id '7.0' is not a position"):
         call_command("import_judgments", *study, bad, "--dataset", "tiny", "--layout", "authors", *NAMES)
     unnamed = write_csv(tmp_path / "votes.csv", TOPICAL)

@@ -40,7 +40,10 @@ def test_page_counts_and_progress_per_annotator(admin_client, campaign_and_peopl
     assert response.status_code == 200
     context = response.context
     assert (context["text_count"], context["item_count"], context["assignment_count"], context["done_count"]) == (
-        3, 9, 18, 3
+        3,
+        9,
+        18,
+        3,
     )
     assert context["doubly_judged_texts"] == 3
     progress = {row.username: row for row in context["progress"]}

@@ -12,6 +12,7 @@ from tests.factories import make_dataset
 
 pytestmark = pytest.mark.django_db
 
+
 def import_csv(tmp_path, body, name="pilot"):
     import_judgement_rows(tmp_path, body, name)
 

@@ -67,9 +67,7 @@ def text_of(public_id):
 def pairs_lacking_first_aspects(annotator, campaign, text_id):
     pairs = Assignment.objects.filter(annotator=annotator, item__campaign=campaign, item__text_id=text_id)
     return [
-        pair.pk
-        for pair in pairs
-        if not set(FIRST_ASPECTS) <= set(pair.judgements.values_list("aspect", flat=True))
+        pair.pk for pair in pairs if not set(FIRST_ASPECTS) <= set(pair.judgements.values_list("aspect", flat=True))
     ]
 
 

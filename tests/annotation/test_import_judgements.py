@@ -14,7 +14,6 @@ from tests.factories import make_dataset
 pytestmark = pytest.mark.django_db
 
 
-
 @pytest.fixture
 def dataset():
     dataset, _ = make_dataset(texts=3, systems=("alpha", "beta", "gamma"))
@@ -80,7 +79,9 @@ def test_rows_are_stored_in_canonical_order_and_file_order(tmp_path, dataset):
 
 def test_the_former_command_name_still_imports(tmp_path, dataset):
     out = io.StringIO()
-    call_command("import_judgments", str(write(tmp_path, "toy-1,alpha,beta,ts,carol,a\n")), "--dataset", "toy", stdout=out)
+    call_command(
+        "import_judgments", str(write(tmp_path, "toy-1,alpha,beta,ts,carol,a\n")), "--dataset", "toy", stdout=out
+    )
     assert out.getvalue().startswith("Imported 1 judgement of 1 item") and Judgement.objects.count() == 1
 
 
@@ -131,7 +132,10 @@ def test_a_complete_item_is_done_and_a_partial_one_pending(tmp_path, dataset):
         ("toy-1,alpha,beta,ts,carol,c\n", "line 3: unknown winner 'c' (expected a, b or tie)."),
         ("toy-1,alpha,alpha,ts,carol,a\n", "line 3: system_a and system_b are both alpha."),
         ("toy-1,alpha,beta,ts,,a\n", "line 3: annotator '': This field cannot be blank."),
-        ("toy-1,beta,alpha,ts,carol,b\n", "line 3: duplicate of line 2 (same text, systems, aspect ts and annotator carol)."),
+        (
+            "toy-1,beta,alpha,ts,carol,b\n",
+            "line 3: duplicate of line 2 (same text, systems, aspect ts and annotator carol).",
+        ),
         ("toy-1,alpha,beta\n", "line 3: expected 6 fields, found fewer."),
     ],
 )
@@ -177,7 +181,6 @@ def test_unknown_dataset_and_invalid_campaign_name(tmp_path, dataset):
         run(path)
     with pytest.raises(CommandError, match="No dataset named 'nope'"):
         call_command("import_judgements", str(path), "--dataset", "nope", "--campaign", "ok")
-
 
 
 def test_the_summary_counts_in_the_singular_too(tmp_path, dataset):

@@ -140,4 +140,6 @@ def test_a_finished_item_cannot_be_skipped(signed_in, setup, annotator):
     save_judgements(assignment, {"cs": "left"}, expected_version=1, seconds=1)
     response = signed_in.post(reverse("annotation:annotate_skip", args=[assignment.public_id]), follow=True)
     assert "already finished" in response.content.decode()
-    assert 'action="' + reverse("annotation:annotate_skip", args=[assignment.public_id]) not in response.content.decode()
+    assert (
+        'action="' + reverse("annotation:annotate_skip", args=[assignment.public_id]) not in response.content.decode()
+    )

@@ -1,6 +1,5 @@
 """import_judgements: a text reference means exactly what it says before any spreadsheet unescaping."""
 
-
 import pytest
 from django.core.management import CommandError
 
@@ -9,6 +8,7 @@ from tests.annotation.campaign_factories import import_judgement_rows
 from tests.factories import make_dataset
 
 pytestmark = pytest.mark.django_db
+
 
 def import_rows(tmp_path, body, name="study"):
     import_judgement_rows(tmp_path, body, name)
@@ -61,7 +61,7 @@ def test_a_reference_naming_two_texts_is_refused_with_its_line(tmp_path, dataset
     third = dataset.texts.get(position=2)
     set_id(dataset, 0, third.content)
     with pytest.raises(CommandError) as refusal:
-        import_rows(tmp_path, "toy-2,alpha,beta,ts,carol,a\n" f'"{third.content}",alpha,beta,us,carol,b\n')
+        import_rows(tmp_path, f'toy-2,alpha,beta,ts,carol,a\n"{third.content}",alpha,beta,us,carol,b\n')
     message = str(refusal.value)
     assert "line 3: the text reference" in message and "is the id of text 1 and the content of text 3" in message
     assert "line 2" not in message

@@ -31,7 +31,9 @@ def test_database_refuses_reversed_items_written_in_bulk():
     campaign, _ = make_campaign()
     item = campaign.items.first()
     with pytest.raises(IntegrityError), transaction.atomic():
-        Item.objects.bulk_create([Item(campaign=campaign, text=item.text, system_a=item.system_b, system_b=item.system_a)])
+        Item.objects.bulk_create(
+            [Item(campaign=campaign, text=item.text, system_a=item.system_b, system_b=item.system_a)]
+        )
 
 
 def test_canonical_pair_orders_by_id():
@@ -45,8 +47,14 @@ def test_canonical_pair_orders_by_id():
 
 @pytest.mark.parametrize(
     "a_on_left, side, label",
-    [(True, "left", Label.A), (True, "right", Label.B), (False, "left", Label.B), (False, "right", Label.A),
-     (True, "tie", Label.TIE), (False, "tie", Label.TIE)],
+    [
+        (True, "left", Label.A),
+        (True, "right", Label.B),
+        (False, "left", Label.B),
+        (False, "right", Label.A),
+        (True, "tie", Label.TIE),
+        (False, "tie", Label.TIE),
+    ],
 )
 def test_sides_map_to_canonical_labels_and_back(a_on_left, side, label):
     assignment = Assignment(a_on_left=a_on_left)

@@ -164,7 +164,9 @@ def test_attention_checks_never_reach_ratings_or_agreement_and_their_pass_rate_i
     rows = list(judgement_queries.judgement_rows(judgement_queries.campaigns_of(campaign.dataset)))
     assert len(rows) == Judgement.objects.count() - checked.count()
     for aspect in ASPECTS:
-        judgement_queries.human_battles(judgement_queries.campaigns_of(campaign.dataset), aspect)  # a self-battle would raise
+        judgement_queries.human_battles(
+            judgement_queries.campaigns_of(campaign.dataset), aspect
+        )  # a self-battle would raise
     by_annotator = {row.username: row for row in quality.campaign_quality(campaign)}
     results = quality.attention_results(campaign)
     for person in people:

@@ -48,11 +48,15 @@ def test_an_annotator_cannot_open_the_quality_page_or_change_exclusions(client, 
     client.force_login(reader)
     campaign = setup.campaign
     assert client.get(reverse("annotation:campaign_quality", args=[campaign.pk])).status_code == 403
-    response = client.post(reverse("annotation:campaign_exclusion", args=[campaign.pk]), {"annotator": "reader", "excluded": "1"})
+    response = client.post(
+        reverse("annotation:campaign_exclusion", args=[campaign.pk]), {"annotator": "reader", "excluded": "1"}
+    )
     assert response.status_code == 403
     upload = SimpleUploadedFile("p.jsonl", practice_file())
     assert (
-        client.post(reverse("annotation:campaign_practice_upload", args=[campaign.pk]), {"practice_file": upload}).status_code
+        client.post(
+            reverse("annotation:campaign_practice_upload", args=[campaign.pk]), {"practice_file": upload}
+        ).status_code
         == 403
     )
     assert not CampaignAnnotator.objects.get(annotator=reader).excluded
@@ -116,7 +120,8 @@ def test_the_practice_round_comes_first_shows_the_reference_and_then_opens_the_i
     assert client.get(reverse("annotation:annotate_continue", args=[setup.campaign.pk])).url == practice_url
     assert client.get(reverse("annotation:annotate_item", args=[first.public_id])).url == practice_url
     assert (
-        client.post(reverse("annotation:annotate_item", args=[first.public_id]), {"version": 0, "ts": "left"}).url == practice_url
+        client.post(reverse("annotation:annotate_item", args=[first.public_id]), {"version": 0, "ts": "left"}).url
+        == practice_url
     )
 
     page = client.get(practice_url).content.decode()
@@ -203,7 +208,9 @@ def test_a_save_from_a_page_opened_before_the_practice_round_is_refused_in_words
     client.force_login(reader)
     first = setup.assignments(reader)[0]
     response = client.post(
-        reverse("annotation:annotate_item", args=[first.public_id]), {"version": 0, "ts": "left"}, HTTP_ACCEPT="application/json"
+        reverse("annotation:annotate_item", args=[first.public_id]),
+        {"version": 0, "ts": "left"},
+        HTTP_ACCEPT="application/json",
     )
     assert response.status_code == 409 and "practice round" in response.json()["message"]
     assert not first.judgements.exists()

@@ -22,6 +22,7 @@ from tests.annotation.campaign_factories import (
 
 pytestmark = pytest.mark.django_db
 
+
 def pending_load(campaign):
     return Counter(
         Assignment.objects.filter(

@@ -46,7 +46,9 @@ def test_a_save_from_the_review_returns_to_its_row(signed_in, setup, annotator, 
 
 def test_an_unknown_way_back_is_refused(signed_in, setup, annotator):
     first = setup.assignments(annotator)[0]
-    response = signed_in.post(item_url(first), {"version": 0, "ts": "left", "return_to": "https://elsewhere.example"}, **JSON)
+    response = signed_in.post(
+        item_url(first), {"version": 0, "ts": "left", "return_to": "https://elsewhere.example"}, **JSON
+    )
     assert response.status_code == 400 and not response.json()["saved"]
 
 

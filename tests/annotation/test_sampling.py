@@ -79,7 +79,9 @@ def test_queues_are_balanced_by_items_and_keep_a_text_together():
 
 def test_queues_are_reproducible():
     overlap = select_overlap(TEXTS, 0.5, seed=2)
-    assert assign_queues(text_items(), overlap, [1, 2, 3], seed=2) == assign_queues(text_items(), overlap, [1, 2, 3], seed=2)
+    assert assign_queues(text_items(), overlap, [1, 2, 3], seed=2) == assign_queues(
+        text_items(), overlap, [1, 2, 3], seed=2
+    )
 
 
 def test_overlap_needs_two_annotators():

@@ -130,8 +130,13 @@ def test_a_changed_first_aspect_is_refused_once_gold_is_shown_with_ground_truth_
     dataset, systems = make_dataset(texts=2, systems=("alpha", "beta"))
     person = make_annotators(1, prefix="gt-reader")[0]
     campaign = create_campaign(
-        name="against-gold", dataset=dataset, systems=[*systems, System.ground_truth()], annotators=[person],
-        seed=5, overlap_share=0.0, sample_size=2,
+        name="against-gold",
+        dataset=dataset,
+        systems=[*systems, System.ground_truth()],
+        annotators=[person],
+        seed=5,
+        overlap_share=0.0,
+        sample_size=2,
     ).campaign
     pairs = text_pairs(campaign, person)
     for pair in pairs[:2]:

@@ -12,6 +12,7 @@ from tests.factories import make_dataset
 
 pytestmark = pytest.mark.django_db
 
+
 def test_hand_played_elo_with_k_16():
     rating = played_by_hand(16)
     # 1: ±8. 2: beta at 992 expects 0.4885 against gamma at 1000 and loses 7.816.
@@ -33,7 +34,19 @@ def test_compute_ratings_bootstrap_zero_plays_the_imported_judgements_once(tmp_p
     call_command("import_judgements", str(path), "--dataset", "toy", stdout=io.StringIO())
     for k in (16, 32):
         out = io.StringIO()
-        call_command("compute_ratings", "--dataset", "toy", "--aspect", "ts", "--bootstrap", "0", "--k", str(k), "--json", stdout=out)
+        call_command(
+            "compute_ratings",
+            "--dataset",
+            "toy",
+            "--aspect",
+            "ts",
+            "--bootstrap",
+            "0",
+            "--k",
+            str(k),
+            "--json",
+            stdout=out,
+        )
         result = json.loads(out.getvalue())
         assert result["bootstrap"] == 0
         board = result["aspects"]["ts"]

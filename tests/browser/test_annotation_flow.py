@@ -124,7 +124,7 @@ def test_keyboard_annotation_flow(live_server, page, screenshot_dir, admin_user)
     # Edit pair 1 from the review list: its first four are final, completeness can still change,
     # and the save returns to the review list.
     page.click("text=Review my judgements")
-    page.click(f'#item-{first.public_id} a.reopen')
+    page.click(f"#item-{first.public_id} a.reopen")
     page.wait_for_url(f"{base}{reverse('annotation:annotate_item', args=[first.public_id])}?from=review")
     press(page, "Backspace", "Backspace")
     expect(current_aspect(page)).to_have_attribute("data-aspect", "cs")
@@ -139,7 +139,8 @@ def test_keyboard_annotation_flow(live_server, page, screenshot_dir, admin_user)
     assert second_labels == {"ts": second_right, "us": Label.TIE, "fs": Label.TIE, "gs": second_right, "cs": Label.TIE}
     third_left = Label.A if third.a_on_left else Label.B
     assert dict(Judgement.objects.filter(assignment=third).values_list("aspect", "label")) == {
-        **dict.fromkeys(("ts", "us", "fs", "gs"), Label.TIE), "cs": third_left
+        **dict.fromkeys(("ts", "us", "fs", "gs"), Label.TIE),
+        "cs": third_left,
     }
     done = Assignment.objects.filter(annotator=annotator, status=Assignment.Status.DONE)
     assert done.count() == 9 and all(assignment.seconds_spent > 0 for assignment in done)

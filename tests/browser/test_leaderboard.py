@@ -112,9 +112,11 @@ def console_errors(page):
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on(
         "console",
-        lambda message: errors.append(message.text)
-        if message.type == "error" and not message.location.get("url", "").endswith("favicon.ico")
-        else None,
+        lambda message: (
+            errors.append(message.text)
+            if message.type == "error" and not message.location.get("url", "").endswith("favicon.ico")
+            else None
+        ),
     )
     return errors
 

@@ -109,7 +109,9 @@ def test_long_item_by_keyboard_at_desktop_width(live_server, page, long_setup, s
     press(page, "1", "3", "2", "1", "Enter")
     expect(page.locator(".gold-card")).to_be_visible()
     expect(page.locator(".gold-card li.triple")).to_have_count(25)
-    left, gold, right = (page.locator(selector).bounding_box() for selector in (".side-left", ".gold-card", ".side-right"))
+    left, gold, right = (
+        page.locator(selector).bounding_box() for selector in (".side-left", ".gold-card", ".side-right")
+    )
     assert left["x"] + left["width"] <= gold["x"] and gold["x"] + gold["width"] <= right["x"]
     assert abs(left["y"] - gold["y"]) < 2 and abs(gold["y"] - right["y"]) < 2
     expect(page.locator("fieldset.aspect.current")).to_have_attribute("data-aspect", "cs")

@@ -34,7 +34,9 @@ def admin_page(live_server, sized_page, settings, tmp_path):
 def test_the_form_greys_out_what_cannot_run_here(live_server, admin_page, monkeypatch, screenshot_dir):
     page = admin_page
     real = scoring_forms.find_spec
-    monkeypatch.setattr(scoring_forms, "find_spec", lambda name: None if name in scoring_forms.MINILM_MODULES else real(name))
+    monkeypatch.setattr(
+        scoring_forms, "find_spec", lambda name: None if name in scoring_forms.MINILM_MODULES else real(name)
+    )
     dataset = tiny_dataset()
     page.goto(f"{live_server.url}/datasets/{dataset.name}/runs/new/")
     embedder = page.locator("#id_embedder")

@@ -79,7 +79,7 @@ def test_completion_and_chat_renderings_hold_the_same_examples():
     assert [m["role"] for m in messages[1:]] == ["user", "assistant"] * len(prompts.SUPPORT_EXAMPLES) + ["user"]
     for question, answer in prompt.examples:
         assert f"{question} {answer}" in completion
-    assert completion.endswith("Triple: [\"a\", \"b\", \"c\"]\nSupported:")
+    assert completion.endswith('Triple: ["a", "b", "c"]\nSupported:')
     assert messages[-1]["content"] == prompt.question
 
 

@@ -35,7 +35,10 @@ def test_it_follows_the_embedder_protocol():
     embedder = OpenAIEmbedder(base_url="http://127.0.0.1:9/v1")
     assert isinstance(embedder, Embedder)
     assert (embedder.name, embedder.model, embedder.dimension, embedder.default_threshold) == (
-        "openai", "text-embedding-ada-002", 1536, 0.95,
+        "openai",
+        "text-embedding-ada-002",
+        1536,
+        0.95,
     )
 
 

@@ -54,7 +54,9 @@ def test_a_triple_after_a_run_of_unreadable_lists_is_still_found():
 
     # Past the allowance of slow parses the rest is read as JSON only, which this triple is.
     assert triples == [["s", "r", "o"]]
-    assert warnings[-1].startswith(f"more than {ListReader.SLOW_PARSES + int(len(reply) * ListReader.SLOW_PARSES_PER_CHAR):,} lists could not be read")
+    assert warnings[-1].startswith(
+        f"more than {ListReader.SLOW_PARSES + int(len(reply) * ListReader.SLOW_PARSES_PER_CHAR):,} lists could not be read"
+    )
 
 
 def test_a_run_of_opening_brackets_is_one_unterminated_list():

@@ -77,8 +77,11 @@ def test_scores_are_plain_json_values(scorer):
 
 def test_judge_gets_each_task_once_for_the_whole_chunk(scorer, judge):
     scorer.score(records(), ["fs", "gs"])
-    pairs = [(CURIE, ["Marie Curie", "born in", "Warsaw"]), (CURIE, ["Curie", "won", "Nobel Prize"]),
-             (DANUBE, ["Danube", "flows into", "Black Sea"])]
+    pairs = [
+        (CURIE, ["Marie Curie", "born in", "Warsaw"]),
+        (CURIE, ["Curie", "won", "Nobel Prize"]),
+        (DANUBE, ["Danube", "flows into", "Black Sea"]),
+    ]
     assert judge.batches == [("support", pairs), ("split", pairs)]
 
 

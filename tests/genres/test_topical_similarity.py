@@ -42,13 +42,22 @@ def test_default_topic_count_scales_with_the_square_root_of_the_corpus():
 
 def test_tokens_are_lower_case_words_without_stop_words_or_numbers():
     assert text_tokens("The Danube flows into the Black Sea, 2,850 kilometres away!") == [
-        "danube", "flows", "black", "sea", "kilometres", "away"
+        "danube",
+        "flows",
+        "black",
+        "sea",
+        "kilometres",
+        "away",
     ]
 
 
 def test_each_triple_is_tokenised_on_its_own():
     assert triple_tokens([["New York", "hosts", "Olympics"], ["it", "is", "big"]]) == [
-        "new", "york", "hosts", "olympics", "big"
+        "new",
+        "york",
+        "hosts",
+        "olympics",
+        "big",
     ]
 
 

@@ -43,7 +43,9 @@ def test_numbers_are_typed_and_the_page_links_every_table(admin_client):
     assert tests["shared_texts"].dtype == "float64"  # pandas' default: integers with gaps (human rows) as float
     assert tests.loc[tests["source"] == "elo", "shared_texts"].isna().all()
     assert frame.loc[frame["system"] == "alpha", "ts"].item() == pytest.approx(0.9)
-    page = get_built(admin_client, reverse("leaderboard:dataset", args=[dataset.name]), {"margin": "0.5"}).content.decode()
+    page = get_built(
+        admin_client, reverse("leaderboard:dataset", args=[dataset.name]), {"margin": "0.5"}
+    ).content.decode()
     for table in CSV_TABLES:
         assert f'href="{reverse("leaderboard:parquet", args=[dataset.name, table])}?margin=0.5"' in page
 

@@ -38,12 +38,17 @@ def test_mean_spread_and_range_over_runs_by_hand():
 
 
 def test_the_plot_has_points_and_a_mean_bar_per_aspect():
-    rows = [row("m", "m", "1", ts=0.5, us=0.5, fs=0.5, gs=0.5, cs=0.5), row("m 2", "m", "2", ts=0.7, us=0.7, fs=0.7, gs=0.7, cs=0.7)]
+    rows = [
+        row("m", "m", "1", ts=0.5, us=0.5, fs=0.5, gs=0.5, cs=0.5),
+        row("m 2", "m", "2", ts=0.7, us=0.7, fs=0.7, gs=0.7, cs=0.7),
+    ]
     figure = replicate_points(replicate_groups(rows, ["ts", "us", "fs", "gs", "cs"]), ASPECT_NAMES)
     assert len(figure["data"]) == 2 * len(ASPECT_NAMES)
     mean, points = figure["data"][:2]  # the points drawn over the mean
     assert points["y"] == [50.0, 70.0] and points["customdata"] == ["1", "2"]
-    assert mean["y"] == [pytest.approx(60.0)] and mean["error_y"]["array"] == [pytest.approx(100 * 0.02**0.5)]  # sqrt((0.1² + 0.1²) / 1)
+    assert mean["y"] == [pytest.approx(60.0)] and mean["error_y"]["array"] == [
+        pytest.approx(100 * 0.02**0.5)
+    ]  # sqrt((0.1² + 0.1²) / 1)
     assert [trace.get("visible") for trace in figure["data"][2:4]] == [False, False]
 
 
@@ -64,7 +69,9 @@ SEED_SCORES = {"m (seed 1)": 0.5, "m (seed 2)": 0.7, "m (seed 3)": 0.9, "solo": 
 
 @pytest.mark.django_db
 def test_page_and_csv_show_the_replicates(admin_client):
-    dataset, systems = scored_dataset(systems=tuple(SEED_SCORES), score_of=lambda system, _position, _aspect: SEED_SCORES[system])
+    dataset, systems = scored_dataset(
+        systems=tuple(SEED_SCORES), score_of=lambda system, _position, _aspect: SEED_SCORES[system]
+    )
     for system in systems:
         if system.name != "solo":
             system.join_replicates("m", system.name[-2])

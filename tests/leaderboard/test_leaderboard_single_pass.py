@@ -27,9 +27,7 @@ def dataset(tmp_path):
 
 def test_human_side_holds_the_hand_played_single_pass(dataset):
     single_pass = human_side(dataset, rounds=10)["single_pass"]
-    assert {system: entry["rating"] for system, entry in single_pass["ts"].items()} == pytest.approx(
-        played_by_hand(16)
-    )
+    assert {system: entry["rating"] for system, entry in single_pass["ts"].items()} == pytest.approx(played_by_hand(16))
     assert single_pass["fs"] == {}  # no judgements of that aspect, no ratings
 
 

@@ -77,8 +77,6 @@ def echo():
     return System.objects.get(name="Echo")
 
 
-
-
 def work():
     """Work the queue here, each job in this process, until it is empty."""
     django_rq.get_worker(QUEUE, worker_class=SimpleWorker).work(burst=True)

@@ -12,8 +12,15 @@ def records(admin_user):
     text = Text.objects.create(dataset=dataset, position=0, content="<script>alert(1)</script>", gold=[["a", "b", "c"]])
     system = System.objects.create(name="GPT-4", family="GPT")
     upload = Upload.objects.create(
-        kind=Upload.Kind.OUTPUTS, dataset_name="CDR", system_name="GPT-4", file_name="gpt.jsonl",
-        sha256="ab" * 32, outcome=Upload.Outcome.IMPORTED, uploaded_by=admin_user, texts=1, triples=2,
+        kind=Upload.Kind.OUTPUTS,
+        dataset_name="CDR",
+        system_name="GPT-4",
+        file_name="gpt.jsonl",
+        sha256="ab" * 32,
+        outcome=Upload.Outcome.IMPORTED,
+        uploaded_by=admin_user,
+        texts=1,
+        triples=2,
     )
     output = Output.objects.create(system=system, text=text, triples=[["a", "b", "c"], ["d", "e", "f"]], upload=upload)
     token, _ = ApiToken.issue(admin_user, name="laptop")

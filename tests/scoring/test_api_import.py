@@ -77,9 +77,16 @@ def test_lists_datasets_with_counts(client, admin_key):
 
     assert response.status_code == 200
     [listed] = response.json()["datasets"]
-    assert {key: listed[key] for key in ("name", "level", "domain", "description", "texts", "gold_triples", "systems")} == {
-        "name": "CDR", "level": "sentence", "domain": "biomedical", "description": "<b>x</b>",
-        "texts": 1, "gold_triples": 2, "systems": 0,
+    assert {
+        key: listed[key] for key in ("name", "level", "domain", "description", "texts", "gold_triples", "systems")
+    } == {
+        "name": "CDR",
+        "level": "sentence",
+        "domain": "biomedical",
+        "description": "<b>x</b>",
+        "texts": 1,
+        "gold_triples": 2,
+        "systems": 0,
     }
 
 
@@ -156,7 +163,11 @@ def test_importing_a_dataset_is_201_with_counts(client, admin_user, admin_key):
     assert response.status_code == 201
     upload = Upload.objects.get()
     assert response.json() == {
-        "texts": 2, "triples": 3, "warnings": 0, "unchanged": False, "upload": upload.pk,
+        "texts": 2,
+        "triples": 3,
+        "warnings": 0,
+        "unchanged": False,
+        "upload": upload.pk,
         "status_url": f"/api/uploads/{upload.pk}/",
     }
     assert upload.uploaded_by == admin_user

@@ -13,8 +13,6 @@ from tests.scoring.run_fixtures import echo, tiny_dataset
 pytestmark = pytest.mark.django_db
 
 
-
-
 @pytest.fixture
 def run():
     dataset = tiny_dataset()

@@ -40,4 +40,3 @@ def test_the_heartbeat_thread_beats_while_the_chunk_runs_and_stops_with_it():
     assert not heartbeat.thread.is_alive()
     RunChunk.objects.filter(pk=chunk.pk).update(heartbeat_at=long_ago)
     assert heartbeat_of(chunk) == long_ago  # nothing beats any more
-

@@ -14,7 +14,9 @@ def dataset():
 
 def add_texts(dataset, count):
     return [
-        Text.objects.create(dataset=dataset, position=position, content=f"Text number {position}.", gold=[["a", "b", "c"]])
+        Text.objects.create(
+            dataset=dataset, position=position, content=f"Text number {position}.", gold=[["a", "b", "c"]]
+        )
         for position in range(count)
     ]
 
@@ -31,7 +33,9 @@ def test_users_without_the_view_output_permission_get_403(client, annotator_user
 
 
 def test_researchers_with_the_view_output_permission_see_it(client, annotator_user, dataset):
-    annotator_user.user_permissions.add(Permission.objects.get(codename="view_output", content_type__app_label="scoring"))
+    annotator_user.user_permissions.add(
+        Permission.objects.get(codename="view_output", content_type__app_label="scoring")
+    )
     client.force_login(annotator_user)
     assert client.get(dataset.get_absolute_url()).status_code == 200
 
@@ -44,8 +48,13 @@ def test_system_statistics(admin_client, dataset, admin_user):
     first, second, third = add_texts(dataset, 3)
     gpt = System.objects.create(name="GPT-4", family="GPT")
     upload = Upload.objects.create(
-        kind=Upload.Kind.OUTPUTS, dataset_name="CDR", system_name="GPT-4", file_name="gpt.jsonl",
-        sha256="0" * 64, outcome=Upload.Outcome.IMPORTED, uploaded_by=admin_user,
+        kind=Upload.Kind.OUTPUTS,
+        dataset_name="CDR",
+        system_name="GPT-4",
+        file_name="gpt.jsonl",
+        sha256="0" * 64,
+        outcome=Upload.Outcome.IMPORTED,
+        uploaded_by=admin_user,
     )
     Output.objects.create(system=gpt, text=first, triples=[["a", "b", "c"], ["d", "e", "f"]], upload=upload)
     Output.objects.create(system=gpt, text=second, triples=[["g", "h", "i"]], parse_warnings=["x", "y"], upload=upload)

@@ -34,7 +34,9 @@ def test_a_failed_run_is_logged_with_its_id(caplog):
 
 
 def test_a_request_that_fails_for_good_is_logged(caplog):
-    service = OpenAIService(base_url="http://127.0.0.1:9/v1", api_key="test", retry=RetryPolicy(max_attempts=1, timeout=2))
+    service = OpenAIService(
+        base_url="http://127.0.0.1:9/v1", api_key="test", retry=RetryPolicy(max_attempts=1, timeout=2)
+    )
 
     async def call(client):
         return await client.models.list()

@@ -60,7 +60,9 @@ def test_a_folder_by_naming_pattern(release, capsys):
     result = import_release(release)
     assert "6/6" in capsys.readouterr().err  # the progress bar
     assert sorted(Dataset.objects.values_list("name", flat=True)) == ["mini", "toy"]
-    runs = {system.name: (system.replicate_group, system.seed) for system in System.objects.exclude(is_ground_truth=True)}
+    runs = {
+        system.name: (system.replicate_group, system.seed) for system in System.objects.exclude(is_ground_truth=True)
+    }
     assert runs == {
         "model-a": ("model-a", "1"),
         "model-a (seed 54)": ("model-a", "54"),
@@ -104,7 +106,9 @@ def test_a_manifest_with_raw_replies_and_replicates(tmp_path):
     write(tmp_path / "manifest.json", {"datasets": [{"file": "toy.json", "name": "toy"}], "outputs": outputs})
     call_command("import_benchmark", "--manifest", str(tmp_path / "manifest.json"), stdout=io.StringIO())
     assert Output.objects.get(system__name="llm run 1", text__content=CURIE).raw.startswith("Triples:")
-    assert Output.objects.get(system__name="llm run 2", text__content=PARIS).triples == [["Paris", "capital of", "France"]]
+    assert Output.objects.get(system__name="llm run 2", text__content=PARIS).triples == [
+        ["Paris", "capital of", "France"]
+    ]
     assert sorted(System.objects.filter(replicate_group="llm").values_list("seed", flat=True)) == ["1", "2"]
 
 
@@ -123,7 +127,10 @@ def test_a_bad_file_stops_the_command_and_names_it(release):
         ((), "either --manifest FILE or a FOLDER"),
         (("{folder}",), "a folder needs --outputs"),
         (("{folder}", "--outputs", "processed_results/{system}.json"), r"needs the placeholder\(s\) \{dataset\}"),
-        (("{folder}", "--outputs", "processed_results/{dataset}_rand_{size}_{system}_{seed}.json"), 'dataset "mini" is neither found'),
+        (
+            ("{folder}", "--outputs", "processed_results/{dataset}_rand_{size}_{system}_{seed}.json"),
+            'dataset "mini" is neither found',
+        ),
         (("{folder}/nowhere", "--outputs", "{dataset}_{system}.json"), "there is no folder"),
     ],
 )
@@ -137,7 +144,7 @@ def test_requests_that_cannot_work_are_refused_before_any_import(release, argume
 def test_two_files_for_one_system_and_dataset_are_refused_unless_one_is_skipped(release):
     # The release's human-evaluation subset names the same dataset and system as the full sample.
     write(release / "processed_results/toy_rand_1_model-a_1.json", {CURIE: []})
-    with pytest.raises(CommandError, match=r'toy_rand_1_model-a_1\.json and .*toy_rand_2_model-a_1\.json both hold'):
+    with pytest.raises(CommandError, match=r"toy_rand_1_model-a_1\.json and .*toy_rand_2_model-a_1\.json both hold"):
         import_release(release)
     assert not Upload.objects.exists()
     result = import_release(release, "--skip", "toy_rand_1_*")

@@ -79,7 +79,9 @@ def test_completions_and_embeddings_then_a_second_run_from_the_cache(file_databa
     assert paths[COMPLETIONS] == 2 and paths[EMBEDDINGS] >= 1 and paths[CHAT] == 0
     provenance = first.provenance
     assert (provenance["judge_model"], provenance["embedder_model"], provenance["threshold"]) == (
-        "gpt-3.5-turbo-instruct", "text-embedding-ada-002", 0.95,
+        "gpt-3.5-turbo-instruct",
+        "text-embedding-ada-002",
+        0.95,
     )
     assert provenance["heuristic_judge"] is False
     state = first.progress_state()
@@ -98,8 +100,13 @@ def test_completions_and_embeddings_then_a_second_run_from_the_cache(file_databa
 def test_chat_with_a_429_and_a_timeout_before_the_answers(file_database, dataset, server):
     server.script(Failure(429, retry_after="0"), Hang(5))
     run = score(
-        file_database, dataset, server, ["fs"],
-        GENRES_JUDGE_MODEL="gpt-4o-mini", GENRES_OPENAI_CONCURRENCY="1", GENRES_OPENAI_TIMEOUT="1",
+        file_database,
+        dataset,
+        server,
+        ["fs"],
+        GENRES_JUDGE_MODEL="gpt-4o-mini",
+        GENRES_OPENAI_CONCURRENCY="1",
+        GENRES_OPENAI_TIMEOUT="1",
     )
     assert run.status == "done", run.error
     # Two distinct questions (t3 repeats one triple), one rate-limited and one timed-out attempt.
@@ -114,8 +121,13 @@ def test_chat_with_a_429_and_a_timeout_before_the_answers(file_database, dataset
 def test_a_judge_request_that_keeps_failing_is_an_unsupported_verdict_with_its_error(file_database, dataset, server):
     server.script(Failure(500), Failure(500))
     run = score(
-        file_database, dataset, server, ["fs"],
-        GENRES_OPENAI_CONCURRENCY="1", GENRES_OPENAI_MAX_ATTEMPTS="2", GENRES_JUDGE_BATCH_SIZE="1",
+        file_database,
+        dataset,
+        server,
+        ["fs"],
+        GENRES_OPENAI_CONCURRENCY="1",
+        GENRES_OPENAI_MAX_ATTEMPTS="2",
+        GENRES_JUDGE_BATCH_SIZE="1",
     )
     assert run.status == "done", run.error
     # One question per request, one at a time: the first (about the first text) got both 500s.

@@ -75,7 +75,10 @@ def test_the_api_can_be_chosen(server):
 def test_provenance():
     judge = OpenAIJudge(model="gpt-3.5-turbo-instruct", base_url="http://127.0.0.1:9/v1")
     assert (judge.name, judge.model, judge.prompt_version, judge.heuristic) == (
-        "openai", "gpt-3.5-turbo-instruct", PROMPT_VERSION, False,
+        "openai",
+        "gpt-3.5-turbo-instruct",
+        PROMPT_VERSION,
+        False,
     )
 
 

@@ -22,10 +22,7 @@ from scoring.models.runs import ScoringRun
 from tests.fake_openai import FakeOpenAIServer
 from tests.scoring.run_fixtures import echo, tiny_dataset
 
-FS_TEMPLATE = (
-    "Say whether the source states the fact. Reply true or false.\n\n"
-    "Source: $TEXT$\nFact: $TRIPLE$\nVerdict:"
-)
+FS_TEMPLATE = "Say whether the source states the fact. Reply true or false.\n\nSource: $TEXT$\nFact: $TRIPLE$\nVerdict:"
 GS_TEMPLATE = (
     "Break the fact into its smallest facts, one [e, r, o] per line, then write Granularity: N.\n\n"
     "Fact: $TRIPLE$\nParts:"
@@ -101,7 +98,8 @@ def test_the_judge_sends_the_filled_template_and_reads_the_authors_reply_format(
     assert [verdict.n for verdict in split] == [0, 0, 2]
     assert all(verdict.parsed for verdict in [*support, *split])
     assert split[2].sub_triples == [
-        ["Charles Babbage", "worked in", "London"], ["Charles Babbage", "worked in", "Paris"]
+        ["Charles Babbage", "worked in", "London"],
+        ["Charles Babbage", "worked in", "Paris"],
     ]
     sent = {entry.body["prompt"] for entry in server.log}  # in any order: requests go concurrently
     assert FS_TEMPLATE.replace("$TEXT$", TEXT).replace("$TRIPLE$", json.dumps(PAIRS[0][1])) in sent
@@ -147,7 +145,8 @@ def test_the_template_hash_is_in_the_provenance_so_scores_never_mix():
     reworded, reworded_fingerprint = provenance({"fs": FS_TEMPLATE + " Be brief.", "gs": GS_TEMPLATE})
     assert "prompt_templates" not in own
     assert theirs["prompt_templates"] == {
-        "fs": PromptTemplate("fs", FS_TEMPLATE).sha256, "gs": PromptTemplate("gs", GS_TEMPLATE).sha256
+        "fs": PromptTemplate("fs", FS_TEMPLATE).sha256,
+        "gs": PromptTemplate("gs", GS_TEMPLATE).sha256,
     }
     assert len({own_fingerprint, their_fingerprint, reworded_fingerprint}) == 3
     assert reworded["prompt_templates"]["gs"] == theirs["prompt_templates"]["gs"]

@@ -29,8 +29,6 @@ CAPITAL = ["Paris", "capital of", "France"]
 LOUVRE = ["Paris", "hosts", "Louvre"]
 
 
-
-
 @pytest.fixture
 def no_llm(monkeypatch):
     def refuse(*args, **kwargs):
@@ -63,7 +61,12 @@ def recorded(tmp_path):
         {"text": "t1", "triple": BORN, "aspect": "gs", "verdict": 0},
         {"text": "t3", "triple": CAPITAL, "aspect": "fs", "verdict": True},
         {"text": PARIS, "triple": LOUVRE, "aspect": "fs", "verdict": False},
-        {"text": "t3", "triple": LOUVRE, "aspect": "gs", "verdict": '["Paris", "hosts", "a museum"], ["Paris", "hosts", "art"]'},
+        {
+            "text": "t3",
+            "triple": LOUVRE,
+            "aspect": "gs",
+            "verdict": '["Paris", "hosts", "a museum"], ["Paris", "hosts", "art"]',
+        },
     ]
     import_file(write(tmp_path / "gt.jsonl", "\n".join(json.dumps(line) for line in lines)), "Ground truth", "jsonl")
 
@@ -88,8 +91,19 @@ def test_a_missing_verdict_is_left_out_and_counted():
 def test_recorded_verdicts_score_fs_and_gs_with_no_request(recorded, capsys, no_llm):
     assert ImportedVerdict.objects.count() == 2 + 1 + 5  # Echo judged its repeated t3 triple once
     capsys.readouterr()  # what the imports printed
-    call_command("score_outputs", "--dataset", "tiny", "--metrics", "fs,gs", "--judge", "recorded",
-                 "--verdict-source", "mine", "--sync", "--json")
+    call_command(
+        "score_outputs",
+        "--dataset",
+        "tiny",
+        "--metrics",
+        "fs,gs",
+        "--judge",
+        "recorded",
+        "--verdict-source",
+        "mine",
+        "--sync",
+        "--json",
+    )
     result = json.loads(capsys.readouterr().out)
     echo, truth = result["systems"]["Echo"], result["systems"]["Ground truth"]
     # Echo: fs t1 1, t2 0 (no triple), t3 0; gs t1 1 (one sub-triple counts as 0), t2 0, t3 without verdicts.
@@ -99,16 +113,30 @@ def test_recorded_verdicts_score_fs_and_gs_with_no_request(recorded, capsys, no_
     assert result["missing_verdicts"] == 3  # Echo's two t3 triples and Ground truth's capital, for gs
     run = ScoringRun.objects.get()
     assert (run.provenance["judge"], run.provenance["judge_model"], run.provenance["prompt_version"]) == (
-        "recorded", "mine", "recorded",
+        "recorded",
+        "mine",
+        "recorded",
     )
     assert run.progress_state()["requests"] == 0
 
 
 def test_the_command_and_the_run_page_report_the_triples_without_a_verdict(recorded, capsys, client, django_user_model):
-    call_command("score_outputs", "--dataset", "tiny", "--metrics", "fs,gs", "--judge", "recorded",
-                 "--verdict-source", "mine", "--sync")
+    call_command(
+        "score_outputs",
+        "--dataset",
+        "tiny",
+        "--metrics",
+        "fs,gs",
+        "--judge",
+        "recorded",
+        "--verdict-source",
+        "mine",
+        "--sync",
+    )
     out = capsys.readouterr().out
-    assert 'Recorded verdicts from "mine": 3 triple judgement(s) without a verdict, left out of the fs and gs means' in out
+    assert (
+        'Recorded verdicts from "mine": 3 triple judgement(s) without a verdict, left out of the fs and gs means' in out
+    )
     user = django_user_model.objects.create_user("researcher", password="researcher-pass-123")
     user.user_permissions.add(Permission.objects.get(codename="view_output"))
     client.force_login(user)
@@ -126,10 +154,26 @@ def test_authors_factualness_can_be_aligned_with_the_triples_they_judged(tmp_pat
     judged = {PARIS: [CAPITAL, ["Paris", "France"], CAPITAL]}
     fs = {PARIS: {"score": 2 / 3, "results": [True, False, True]}}
     import_file(write(tmp_path / "fs.json", fs), "Echo", "authors-fs", "--triples", write(tmp_path / "t.json", judged))
-    assert list(ImportedVerdict.objects.values_list("triple", "supported")) == [(CAPITAL, True), (["Paris", "France"], False)]
+    assert list(ImportedVerdict.objects.values_list("triple", "supported")) == [
+        (CAPITAL, True),
+        (["Paris", "France"], False),
+    ]
     assert capsys.readouterr().out == '2 fs verdicts of Echo on 1 texts of "tiny" stored under source "mine"\n'
-    call_command("score_outputs", "--dataset", "tiny", "--systems", "Echo", "--metrics", "fs", "--judge", "recorded",
-                 "--verdict-source", "mine", "--sync", "--json")
+    call_command(
+        "score_outputs",
+        "--dataset",
+        "tiny",
+        "--systems",
+        "Echo",
+        "--metrics",
+        "fs",
+        "--judge",
+        "recorded",
+        "--verdict-source",
+        "mine",
+        "--sync",
+        "--json",
+    )
     result = json.loads(capsys.readouterr().out)
     assert result["systems"]["Echo"]["fs"] == pytest.approx((0 + 0 + 1) / 2)  # t1 without a verdict: out
     assert result["missing_verdicts"] == 1
@@ -143,18 +187,38 @@ def test_authors_factualness_can_be_aligned_with_the_triples_they_judged(tmp_pat
         ("authors-fs", {CURIE: {"results": ["yes"]}}, "list of true/false"),
         ("authors-gs", {CURIE: {"not json": "reply"}}, "is not a triple in JSON"),
         ("authors-gs", [1, 2], "one object keyed by text"),
-        ("jsonl", '{"text": "t9", "triple": ["a", "b", "c"], "aspect": "fs", "verdict": true}', 'not in dataset "tiny"'),
-        ("jsonl", '{"text": "t1", "triple": ["a", "b", "c"], "aspect": "fs", "verdict": "true"}', "line 1: an fs verdict is true or false"),
-        ("jsonl", '\n{"text": "t1", "triple": ["a", "b", "c"], "aspect": "cs", "verdict": 1}', "line 2: aspect must be fs or gs"),
+        (
+            "jsonl",
+            '{"text": "t9", "triple": ["a", "b", "c"], "aspect": "fs", "verdict": true}',
+            'not in dataset "tiny"',
+        ),
+        (
+            "jsonl",
+            '{"text": "t1", "triple": ["a", "b", "c"], "aspect": "fs", "verdict": "true"}',
+            "line 1: an fs verdict is true or false",
+        ),
+        (
+            "jsonl",
+            '\n{"text": "t1", "triple": ["a", "b", "c"], "aspect": "cs", "verdict": 1}',
+            "line 2: aspect must be fs or gs",
+        ),
         ("jsonl", '{"text": "t1", "triple": "a b c", "aspect": "gs", "verdict": 1}', "a triple is a list of strings"),
-        ("jsonl", '{"text": "t1", "triple": ["a", "b", "c"], "aspect": "gs", "verdict": "[x]\\u0000"}', "line 1: a NUL"),
+        (
+            "jsonl",
+            '{"text": "t1", "triple": ["a", "b", "c"], "aspect": "gs", "verdict": "[x]\\u0000"}',
+            "line 1: a NUL",
+        ),
         ("authors-gs", {CURIE: {'["a", "b", "\\udfff"]': "[x]"}}, "a lone surrogate"),
         ("jsonl", "[" * 100_000, "line 1: not JSON"),
     ],
 )
 def test_a_bad_verdict_file_imports_nothing_and_names_the_record(tmp_path, layout, content, message):
     tiny_dataset()
-    import_file(write(tmp_path / "good.jsonl", '{"text": "t1", "triple": ["a", "b", "c"], "aspect": "gs", "verdict": 2}'), "Echo", "jsonl")
+    import_file(
+        write(tmp_path / "good.jsonl", '{"text": "t1", "triple": ["a", "b", "c"], "aspect": "gs", "verdict": 2}'),
+        "Echo",
+        "jsonl",
+    )
     with pytest.raises(CommandError, match=f"nothing imported: .*{message}"):
         import_file(write(tmp_path / "bad", content), "Echo", layout)
     assert list(ImportedVerdict.objects.values_list("sub_triples", flat=True)) == [2]
@@ -171,10 +235,14 @@ def test_what_the_authors_release_holds_is_kept_and_reported_not_refused(tmp_pat
     import_file(write(tmp_path / "gs.json", gs), "Echo", "authors-gs")
     output = capsys.readouterr()
     assert list(ImportedVerdict.objects.order_by("aspect").values_list("aspect", "supported")) == [
-        ("fs", True), ("gs", None)
+        ("fs", True),
+        ("gs", None),
     ]
-    assert f'1 triples occur twice in a text with two different verdicts; the first verdict is kept: t3: fs {json.dumps(CAPITAL)}' in output.err
-    assert '1 verdicts on items with a non-string element skipped' in output.err
+    assert (
+        f"1 triples occur twice in a text with two different verdicts; the first verdict is kept: t3: fs {json.dumps(CAPITAL)}"
+        in output.err
+    )
+    assert "1 verdicts on items with a non-string element skipped" in output.err
     assert "founded in" in output.err
 
 
@@ -185,8 +253,23 @@ def test_reference_rules_leave_missing_verdicts_out_and_find_triples_stored_stri
     gs = {CURIE: {json.dumps([" Marie Curie", "born in", "Warsaw "]): reply}}
     import_file(write(tmp_path / "gs.json", gs), "Echo", "authors-gs")
     capsys.readouterr()
-    call_command("score_outputs", "--dataset", "tiny", "--systems", "Echo", "--metrics", "gs", "--judge", "recorded",
-                 "--verdict-source", "mine", "--rules", "reference", "--sync", "--json")
+    call_command(
+        "score_outputs",
+        "--dataset",
+        "tiny",
+        "--systems",
+        "Echo",
+        "--metrics",
+        "gs",
+        "--judge",
+        "recorded",
+        "--verdict-source",
+        "mine",
+        "--rules",
+        "reference",
+        "--sync",
+        "--json",
+    )
     result = json.loads(capsys.readouterr().out)
     # t1: two sub-triples, e^-2; t2 (no triples) and t3 (no verdicts) are left out.
     assert result["systems"]["Echo"]["gs"] == pytest.approx(math.exp(-2))
@@ -202,8 +285,13 @@ def test_a_new_import_replaces_the_sources_verdicts_of_its_aspects(recorded, tmp
 
 def test_the_run_form_starts_a_recorded_run_with_no_judge_request(recorded, admin_client):
     url = reverse("scoring:run_new", args=["tiny"])
-    form = {"systems": [System.objects.get(name="Echo").pk], "metrics": ["fs", "gs"], "embedder": "hashing",
-            "judge": "recorded", "chunk_texts": 50}
+    form = {
+        "systems": [System.objects.get(name="Echo").pk],
+        "metrics": ["fs", "gs"],
+        "embedder": "hashing",
+        "judge": "recorded",
+        "chunk_texts": 50,
+    }
     page = admin_client.post(url, {**form, "action": "estimate"}).content.decode()
     assert '<option value="mine">mine</option>' in page
     assert "Choose recorded verdicts with the recorded judge" in page and not ScoringRun.objects.exists()

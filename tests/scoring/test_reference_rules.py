@@ -48,7 +48,7 @@ def test_sub_triples_are_the_smaller_bracket_count(reply, count):
 
 def test_granularity_of_a_text_runs_over_its_distinct_triples():
     items = [CURIE, PARIS, CURIE]
-    replies = ['["x", "y", "z"]', '[a] [b]', "[c] [d] [e]"]  # n = 1 -> 0, then n = 2; the repeat is not read
+    replies = ['["x", "y", "z"]', "[a] [b]", "[c] [d] [e]"]  # n = 1 -> 0, then n = 2; the repeat is not read
     assert reference_granularity(items, replies) == pytest.approx((1 + math.exp(-2)) / 2)
     assert reference_granularity([], []) is None
 
@@ -95,7 +95,9 @@ def score(rules, records):
 
 def test_scorer_follows_the_rules_it_is_given():
     records = [
-        TextRecord("a", "Marie Curie won Physics and Chemistry. Paris is the capital of France.", [CURIE, CURIE, PARIS]),
+        TextRecord(
+            "a", "Marie Curie won Physics and Chemistry. Paris is the capital of France.", [CURIE, CURIE, PARIS]
+        ),
         TextRecord("b", "Nothing here.", []),
     ]
     reference = score("reference", records)
@@ -114,7 +116,12 @@ def test_scorer_follows_the_rules_it_is_given():
 
 def test_reference_rules_judge_malformed_items_with_string_elements():
     text = "Ada Lovelace wrote notes on the engine of Charles Babbage."
-    record = TextRecord("c", text, [["Ada Lovelace", "wrote", "notes"]], malformed=[["Ada Lovelace", "", "Babbage"], ["Ada", "born", None]])
+    record = TextRecord(
+        "c",
+        text,
+        [["Ada Lovelace", "wrote", "notes"]],
+        malformed=[["Ada Lovelace", "", "Babbage"], ["Ada", "born", None]],
+    )
     [reference] = score("reference", [record])
     [app] = score("app", [record])
     assert reference.values["triples"] == 3 and app.values["triples"] == 1
@@ -165,7 +172,19 @@ def test_score_outputs_with_reference_rules_on_a_release_layout_file(capsys, set
     assert Output.objects.get(system__name="model", text__position=0).malformed == [["Marie Curie", "", "Nobel Prize"]]
 
     def run(rules):
-        call_command("score_outputs", "--dataset", "toy", "--systems", "model", "--metrics", "gs", "--rules", rules, "--sync", "--json")
+        call_command(
+            "score_outputs",
+            "--dataset",
+            "toy",
+            "--systems",
+            "model",
+            "--metrics",
+            "gs",
+            "--rules",
+            rules,
+            "--sync",
+            "--json",
+        )
         return json.loads(capsys.readouterr().out)["systems"]["model"]
 
     reference, app = run("reference"), run("app")

@@ -14,7 +14,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def without_minilm(monkeypatch):
     real = scoring_forms.find_spec
-    monkeypatch.setattr(scoring_forms, "find_spec", lambda name: None if name in scoring_forms.MINILM_MODULES else real(name))
+    monkeypatch.setattr(
+        scoring_forms, "find_spec", lambda name: None if name in scoring_forms.MINILM_MODULES else real(name)
+    )
 
 
 @pytest.fixture

@@ -9,8 +9,6 @@ from tests.scoring.run_fixtures import echo, tiny_dataset
 pytestmark = pytest.mark.django_db
 
 
-
-
 def start(client, dataset, **choices):
     data = {"systems": [echo().pk], "metrics": ["gs"], "embedder": "hashing", "judge": "heuristic", "chunk_texts": 50}
     response = client.post(reverse("scoring:run_new", args=[dataset.name]), {**data, **choices, "action": "start"})

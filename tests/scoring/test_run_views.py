@@ -15,8 +15,6 @@ from tests.scoring.run_fixtures import echo
 pytestmark = pytest.mark.django_db
 
 
-
-
 @pytest.fixture
 def researcher(client, django_user_model):
     """Signed in, may see outputs and runs, is not staff."""

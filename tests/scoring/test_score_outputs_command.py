@@ -10,11 +10,22 @@ from tests.scoring.run_fixtures import ECHO_EXPECTED, GROUND_TRUTH_EXPECTED, tin
 
 pytestmark = pytest.mark.django_db
 VALUE_KEYS = {
-    "texts", "triples_per_text", "tokens_per_triple", "ts", "us", "fs", "gs", "cs", "precision", "recall", "f1",
-    "relaxed_precision", "relaxed_recall", "relaxed_f1", "empty_share",
+    "texts",
+    "triples_per_text",
+    "tokens_per_triple",
+    "ts",
+    "us",
+    "fs",
+    "gs",
+    "cs",
+    "precision",
+    "recall",
+    "f1",
+    "relaxed_precision",
+    "relaxed_recall",
+    "relaxed_f1",
+    "empty_share",
 }
-
-
 
 
 def score(capsys, *args):

@@ -18,8 +18,6 @@ LIAR_OUTPUTS = [
 ]
 
 
-
-
 @pytest.fixture
 def dataset():
     dataset = tiny_dataset()
@@ -48,7 +46,7 @@ def test_the_dataset_page_shows_each_systems_scores_with_the_heuristic_judge_lab
     content = admin_client.get(reverse("scoring:dataset", args=[dataset.name])).content.decode()
     assert "heuristic judge (no LLM)" in content and "FS and GS come from the heuristic judge" in content
     assert f'href="{run.get_absolute_url()}"' in content
-    echo_row = content[content.index("<td class=\"nowrap\">Echo") :].split("</tr>")[0]
+    echo_row = content[content.index('<td class="nowrap">Echo') :].split("</tr>")[0]
     assert "33.3" in echo_row and "66.7" in echo_row  # ×100: us 1/3; fs = gs = 2/3
     assert "outdated" not in content
 
@@ -87,9 +85,9 @@ def test_outputs_uploaded_again_lose_their_scores_until_scored_again(admin_clien
     again = [{"id": "t1", "triples": [["Marie Curie", "born in", "Poland"]]}]
     import_outputs(jsonl(again), file_name="liar-2.jsonl", dataset="tiny", system_name="Liar")
     content = admin_client.get(reverse("scoring:dataset", args=[dataset.name])).content.decode()
-    liar_row = content[content.index("<td class=\"nowrap\">Liar") :].split("</tr>")[0]
+    liar_row = content[content.index('<td class="nowrap">Liar') :].split("</tr>")[0]
     assert "outdated" in liar_row
-    echo_row = content[content.index("<td class=\"nowrap\">Echo") :].split("</tr>")[0]
+    echo_row = content[content.index('<td class="nowrap">Echo') :].split("</tr>")[0]
     assert "outdated" not in echo_row
     curie = text_page(admin_client, dataset, CURIE)
     assert "No current scores with these settings" in curie[curie.index("<h3>Liar") :]

@@ -12,8 +12,6 @@ from tests.scoring.run_fixtures import ECHO_OUTPUTS, echo, jsonl
 pytestmark = pytest.mark.django_db
 
 
-
-
 def create(dataset, metrics=("us",), chunk_texts=2, **settings):
     return ScoringRun.create(dataset, [echo()], metrics, ScoreSettings(**settings), chunk_texts=chunk_texts)
 

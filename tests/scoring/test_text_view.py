@@ -16,7 +16,9 @@ def dataset():
 @pytest.fixture
 def texts(dataset):
     return [
-        Text.objects.create(dataset=dataset, position=position, external_id=f"doc-{position}", content=f"Text {position}.")
+        Text.objects.create(
+            dataset=dataset, position=position, external_id=f"doc-{position}", content=f"Text {position}."
+        )
         for position in range(3)
     ]
 
@@ -46,8 +48,11 @@ def test_shows_text_gold_and_each_system_with_warnings_and_raw_reply(admin_clien
     gpt = System.objects.create(name="GPT-4", family="GPT")
     llama = System.objects.create(name="LLaMA-2")
     Output.objects.create(
-        system=gpt, text=text, triples=[["Aspirin", "relieves", "headache"]],
-        raw='[["Aspirin", "relieves", "headache"], ["pain"]]', parse_warnings=["triple 2: expected 3 items, got 1"],
+        system=gpt,
+        text=text,
+        triples=[["Aspirin", "relieves", "headache"]],
+        raw='[["Aspirin", "relieves", "headache"], ["pain"]]',
+        parse_warnings=["triple 2: expected 3 items, got 1"],
     )
     Output.objects.create(system=llama, text=text, triples=[])
     Output.objects.create(system=System.ground_truth(), text=text, triples=text.gold)
@@ -85,7 +90,10 @@ def test_untrusted_text_triples_and_raw_reply_are_escaped(admin_client, dataset)
     )
     system = System.objects.create(name="GPT-4")
     Output.objects.create(
-        system=system, text=text, triples=[["<b>x</b>", HOSTILE, "y"]], raw=f"Reply {HOSTILE} <b>raw</b>",
+        system=system,
+        text=text,
+        triples=[["<b>x</b>", HOSTILE, "y"]],
+        raw=f"Reply {HOSTILE} <b>raw</b>",
         parse_warnings=[f"could not parse {HOSTILE}"],
     )
 
@@ -95,6 +103,9 @@ def test_untrusted_text_triples_and_raw_reply_are_escaped(admin_client, dataset)
     assert "<b>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt; a &lt;b&gt;bold&lt;/b&gt; claim" in page
     assert '<span class="r">&lt;b&gt;is&lt;/b&gt;</span>' in page
-    assert '<span class="s">&lt;b&gt;x&lt;/b&gt;</span><span class="r">&lt;script&gt;alert(1)&lt;/script&gt;</span>' in page
+    assert (
+        '<span class="s">&lt;b&gt;x&lt;/b&gt;</span><span class="r">&lt;script&gt;alert(1)&lt;/script&gt;</span>'
+        in page
+    )
     assert "Reply &lt;script&gt;alert(1)&lt;/script&gt; &lt;b&gt;raw&lt;/b&gt;" in page
     assert "could not parse &lt;script&gt;" in page

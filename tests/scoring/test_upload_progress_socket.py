@@ -21,7 +21,10 @@ application = AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
 @pytest.fixture
 def queued_upload(admin_user):
     return Upload.objects.create(
-        kind=Upload.Kind.DATASET, dataset_name="People", file_name="people.jsonl", outcome=Upload.Outcome.QUEUED,
+        kind=Upload.Kind.DATASET,
+        dataset_name="People",
+        file_name="people.jsonl",
+        outcome=Upload.Outcome.QUEUED,
         uploaded_by=admin_user,
     )
 

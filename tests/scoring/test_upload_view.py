@@ -30,16 +30,27 @@ OUTPUTS_FILE = jsonl(
 
 
 def dataset_post(file_content=DATASET_FILE, **fields):
-    data = {"kind": "dataset", "dataset-name": "Demo", "dataset-level": "sentence", "dataset-domain": "general",
-            "dataset-description": "", "dataset-format": "auto"}
+    data = {
+        "kind": "dataset",
+        "dataset-name": "Demo",
+        "dataset-level": "sentence",
+        "dataset-domain": "general",
+        "dataset-description": "",
+        "dataset-format": "auto",
+    }
     data.update({f"dataset-{key}": value for key, value in fields.items()})
     data["dataset-file"] = SimpleUploadedFile("demo.jsonl", file_content)
     return data
 
 
 def outputs_post(file_content=OUTPUTS_FILE, file_name="gpt.jsonl", **fields):
-    data = {"kind": "outputs", "outputs-dataset": "Demo", "outputs-system": "GPT-4", "outputs-family": "GPT",
-            "outputs-format": "auto"}
+    data = {
+        "kind": "outputs",
+        "outputs-dataset": "Demo",
+        "outputs-system": "GPT-4",
+        "outputs-family": "GPT",
+        "outputs-format": "auto",
+    }
     data.update({f"outputs-{key}": value for key, value in fields.items()})
     data["outputs-file"] = SimpleUploadedFile(file_name, file_content)
     return data
@@ -126,7 +137,9 @@ def test_same_file_again_says_unchanged(admin_client, demo_dataset):
 
 
 def test_a_bad_record_changes_nothing_names_the_record_and_keeps_the_form(admin_client, demo_dataset):
-    bad_file = jsonl({"id": "s1", "triples": [["Marie Curie", "born in", "Warsaw"]]}, {"id": "s2", "triples": [["x", "", "y"]]})
+    bad_file = jsonl(
+        {"id": "s1", "triples": [["Marie Curie", "born in", "Warsaw"]]}, {"id": "s2", "triples": [["x", "", "y"]]}
+    )
 
     response = admin_client.post(UPLOAD_URL, outputs_post(bad_file, system="New system", family="Fam"))
 
@@ -168,7 +181,9 @@ def test_an_unknown_form_kind_is_400(admin_client):
 def test_oversized_file_is_refused_with_the_limit_and_nothing_imported(admin_client, settings):
     settings.GENRES_MAX_UPLOAD_BYTES = 1024
 
-    response = admin_client.post(UPLOAD_URL, dataset_post(b'{"id": "s1", "text": "' + b"x" * 4000 + b'", "triples": []}'))
+    response = admin_client.post(
+        UPLOAD_URL, dataset_post(b'{"id": "s1", "text": "' + b"x" * 4000 + b'", "triples": []}')
+    )
 
     assert response.status_code == 413
     [message] = page_messages(response)
@@ -201,13 +216,19 @@ def test_recent_uploads_list_who_what_and_outcome_escaped(admin_client, demo_dat
     assert HOSTILE_FILE_NAME not in page
     assert "&lt;img src=x onerror=alert(1)&gt;.jsonl" in page
     assert uploads[1].sha256[:12] in page
-    assert 'has no text with id &quot;nope&quot;' in page
+    assert "has no text with id &quot;nope&quot;" in page
 
 
 def test_recent_uploads_are_limited_to_twenty(admin_client, admin_user):
     for index in range(25):
-        Upload.objects.create(kind="dataset", dataset_name=f"D{index}", file_name="f.jsonl", sha256="0" * 64,
-                              outcome=Upload.Outcome.FAILED, uploaded_by=admin_user)
+        Upload.objects.create(
+            kind="dataset",
+            dataset_name=f"D{index}",
+            file_name="f.jsonl",
+            sha256="0" * 64,
+            outcome=Upload.Outcome.FAILED,
+            uploaded_by=admin_user,
+        )
 
     response = admin_client.get(UPLOAD_URL)
 

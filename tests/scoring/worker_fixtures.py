@@ -74,7 +74,15 @@ def worker_environment(database, **variables):
 
 
 def worker_command(burst=True, worker_class="rq.worker.Worker"):
-    return [sys.executable, "manage.py", "rqworker", QUEUE, "--worker-class", worker_class, *(["--burst"] if burst else [])]
+    return [
+        sys.executable,
+        "manage.py",
+        "rqworker",
+        QUEUE,
+        "--worker-class",
+        worker_class,
+        *(["--burst"] if burst else []),
+    ]
 
 
 def run_burst_worker(env, timeout=120, worker_class="rq.worker.Worker"):
@@ -135,8 +143,16 @@ def start_web(env):
     port = free_port()
     web = subprocess.Popen(
         [
-            sys.executable, "-m", "gunicorn", "--config", "genres_site/gunicorn_conf.py",
-            "--bind", f"127.0.0.1:{port}", "--workers", "1", "genres_site.asgi:application",
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--config",
+            "genres_site/gunicorn_conf.py",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            "1",
+            "genres_site.asgi:application",
         ],  # fmt: skip
         cwd=BASE_DIR,
         env=dict(env, DEBUG="1"),

@@ -70,7 +70,9 @@ class Command(BaseCommand):
                     seed=options["seed"],
                 )
             else:
-                board = ratings.bradley_terry_leaderboard(aspect_battles, rounds=options["bootstrap"], seed=options["seed"])
+                board = ratings.bradley_terry_leaderboard(
+                    aspect_battles, rounds=options["bootstrap"], seed=options["seed"]
+                )
             result["aspects"][aspect] = board
 
         if options["json"]:

@@ -13,7 +13,9 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("files", nargs="+", metavar="FILE", help="CSV file of judgements (authors: one per aspect).")
+        parser.add_argument(
+            "files", nargs="+", metavar="FILE", help="CSV file of judgements (authors: one per aspect)."
+        )
         parser.add_argument("--dataset", required=True, help="Name of the dataset the texts belong to.")
         parser.add_argument("--campaign", help="Name of the campaign to create (default: the (first) file name).")
         parser.add_argument(

@@ -19,14 +19,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     arguments = parser.parse_args(argv)
 
     result = calibrate(get_embedder(arguments.embedder), arguments.mode)
-    print(f"{result['embedder']} ({result['model']}), mode {result['mode']}: "
-          f"{result['pairs']['same']} paraphrase pairs, {result['pairs']['different']} different-fact pairs")
+    print(
+        f"{result['embedder']} ({result['model']}), mode {result['mode']}: "
+        f"{result['pairs']['same']} paraphrase pairs, {result['pairs']['different']} different-fact pairs"
+    )
     print(f"{'cosine':>10} " + " ".join(f"{name:>7}" for name in result["cosine_quantiles"]["same"]))
     for group, values in result["cosine_quantiles"].items():
         print(f"{group:>10} " + " ".join(f"{value:7.3f}" for value in values.values()))
-    print(f"φ = {result['threshold']}: balanced accuracy {result['balanced_accuracy']:.3f}, "
-          f"F1 {result['f1']:.3f} (paraphrases kept {result['recall_same']:.0%}, "
-          f"different facts told apart {result['specificity_different']:.0%})")
+    print(
+        f"φ = {result['threshold']}: balanced accuracy {result['balanced_accuracy']:.3f}, "
+        f"F1 {result['f1']:.3f} (paraphrases kept {result['recall_same']:.0%}, "
+        f"different facts told apart {result['specificity_different']:.0%})"
+    )
 
     if not arguments.dry_run:
         results = json.loads(RESULTS_FILE.read_text()) if RESULTS_FILE.exists() else {}

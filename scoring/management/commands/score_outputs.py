@@ -160,7 +160,7 @@ class Command(BaseCommand):
         if provenance["judge"] == "recorded":
             missing = run.progress_state()["missing_verdicts"]
             self.stdout.write(
-                f"Recorded verdicts from \"{provenance['judge_model']}\": {missing} triple judgement(s) without a "
+                f'Recorded verdicts from "{provenance["judge_model"]}": {missing} triple judgement(s) without a '
                 "verdict, left out of the fs and gs means"
             )
 
