@@ -13,7 +13,10 @@ Only the aspect named by the method is scored; the other four are the annotator'
 
 import math
 import random
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from scoring.genres.triples import Triple
 
 DUPLICATED, UNSUPPORTED = "duplicated", "unsupported"
 ASPECT_OF_METHOD = {DUPLICATED: "us", UNSUPPORTED: "fs"}
@@ -24,10 +27,10 @@ MIN_ADDED = 3
 class WorseCopy:
     method: str
     aspect: str  # the aspect on which the original must win
-    triples: list
+    triples: list[list[str]]
 
 
-def check_count(real_items, share):
+def check_count(real_items: int, share: float) -> int:
     """How many checks to add to a queue of ``real_items`` so that they make up ``share`` of it
     (at least one when the share is above 0 and the queue is not empty)."""
     if share <= 0 or real_items == 0:
@@ -35,7 +38,7 @@ def check_count(real_items, share):
     return max(1, round(real_items * share / (1 - share)))
 
 
-def duplicated(triples):
+def duplicated(triples: Sequence[Triple]) -> list[list[str]] | None:
     """Every triple twice, and more repeats until :data:`MIN_ADDED` were added; None without triples."""
     if not triples:
         return None
@@ -43,7 +46,9 @@ def duplicated(triples):
     return [list(triple) for triple in triples for _ in range(1 + repeats)]
 
 
-def unsupported(triples, content, foreign, rng):
+def unsupported(
+    triples: Sequence[Triple], content: str, foreign: Iterable[Triple], rng: random.Random
+) -> list[list[str]] | None:
     """The triples with foreign triples mixed in at random places; None when too few foreign
     triples are unrelated to ``content`` (neither their subject nor their object appears in it)."""
     lowered = content.lower()
@@ -60,7 +65,7 @@ def unsupported(triples, content, foreign, rng):
     return copy
 
 
-def worse_copy(triples, content, foreign, seed):
+def worse_copy(triples: Sequence[Triple], content: str, foreign: Iterable[Triple], seed: float) -> WorseCopy | None:
     """A :class:`WorseCopy` of ``triples`` (the extraction of a text with ``content``), by a method
     drawn with ``seed``; the other method when the drawn one cannot apply; None when neither can."""
     rng = random.Random(seed)

@@ -8,14 +8,16 @@ sits on which side is random for every assignment.
 
 from dataclasses import dataclass
 
+GuidelineTriple = tuple[str, str, str]
+
 
 @dataclass(frozen=True)
 class Example:
     text: str
-    a_triples: tuple
-    b_triples: tuple
+    a_triples: tuple[GuidelineTriple, ...]
+    b_triples: tuple[GuidelineTriple, ...]
     verdict: str
-    gold: tuple = ()
+    gold: tuple[GuidelineTriple, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ A practice file is a JSON array of objects, or JSON Lines with one object a line
 "b" or "tie") of one or more aspects; ``reason`` says why, shown after each answer.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from scoring.genres.formats import FormatError, checked_text, json_type, load_json, read_triples
@@ -26,13 +27,13 @@ MAX_REASON_CHARS = 2_000
 @dataclass(frozen=True)
 class PracticeRecord:
     text: str
-    triples_a: list
-    triples_b: list
-    reference: dict  # aspect -> "a", "b" or "tie"
+    triples_a: list[list[str]]
+    triples_b: list[list[str]]
+    reference: dict[str, str]  # aspect -> "a", "b" or "tie"
     reason: str
 
 
-def read_practice_file(data):
+def read_practice_file(data: bytes) -> list[PracticeRecord]:
     """The :class:`PracticeRecord` list of a practice file's bytes; ``FormatError`` naming the
     record and the reason otherwise."""
     if len(data) > MAX_FILE_BYTES:
@@ -58,7 +59,7 @@ def read_practice_file(data):
     return [practice_record(value, place) for value, place in zip(values, where)]
 
 
-def practice_record(value, where):
+def practice_record(value: object, where: str) -> PracticeRecord:
     if not isinstance(value, dict):
         raise FormatError(f"{where}: expected an object, got {json_type(value)}")
     missing, unknown = KEYS - set(value), set(value) - KEYS
@@ -69,7 +70,7 @@ def practice_record(value, where):
     text = checked_text(value["text"], where, "text")
     if len(text) > MAX_TEXT_CHARS:
         raise FormatError(f"{where}: the text is longer than {MAX_TEXT_CHARS:,} characters")
-    sides = {}
+    sides: dict[str, list[list[str]]] = {}
     for side in ("a", "b"):
         triples, _, _ = read_triples(value[side], f"{where}, {side}", lenient=False)
         if len(triples) > MAX_TRIPLES:
@@ -89,11 +90,11 @@ def practice_record(value, where):
     return PracticeRecord(text, sides["a"], sides["b"], dict(reference), reason)
 
 
-def matches(reference, answers):
+def matches(reference: Mapping[str, str], answers: Mapping[str, str]) -> int:
     """How many of the reference's aspects ``answers`` (aspect -> "a", "b" or "tie") matched."""
     return sum(answers.get(aspect) == answer for aspect, answer in reference.items())
 
 
-def passed(correct, total, pass_mark):
+def passed(correct: int, total: int, pass_mark: float) -> bool:
     """Whether an attempt with ``correct`` of ``total`` reference answers reaches ``pass_mark`` (0–1)."""
     return total > 0 and correct / total >= pass_mark - 1e-9

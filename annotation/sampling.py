@@ -15,15 +15,19 @@ Load is counted in items.
 
 import random
 from collections import defaultdict
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
+
+_Value = TypeVar("_Value")
 
 
-def seeded_random(seed, *parts):
+def seeded_random(seed: object, *parts: object) -> random.Random:
     # String seeds are hashed with SHA-512 by ``random``: stable across runs and machines.
     return random.Random(":".join(str(part) for part in (seed, *parts)))
 
 
-def sample_texts(text_ids, count, seed):
+def sample_texts(text_ids: Iterable[int], count: int, seed: object) -> list[int]:
     """Pick ``count`` of ``text_ids`` at random, returned in their original order."""
     text_ids = list(text_ids)
     if count < 1:
@@ -34,7 +38,7 @@ def sample_texts(text_ids, count, seed):
     return [text_id for text_id in text_ids if text_id in chosen]
 
 
-def select_overlap(text_ids, share, seed):
+def select_overlap(text_ids: Iterable[int], share: float, seed: object) -> set[int]:
     """The texts judged twice: ``round(share * len(text_ids))`` of them, chosen at random."""
     if not 0.0 <= share <= 1.0:
         raise ValueError(f"The overlap share must lie between 0 and 1, not {share}.")
@@ -43,12 +47,14 @@ def select_overlap(text_ids, share, seed):
     return set(seeded_random(seed, "overlap").sample(text_ids, count))
 
 
-def a_on_left(seed, item_id, annotator_id):
+def a_on_left(seed: object, item_id: int, annotator_id: int) -> bool:
     """The side system A is shown on, for one assignment: a fair coin seeded by campaign and assignment."""
     return seeded_random(seed, "side", item_id, annotator_id).random() < 0.5
 
 
-def assign_queues(text_items, overlap, annotators, seed):
+def assign_queues(
+    text_items: Mapping[int, Sequence[int]], overlap: Collection[int], annotators: Iterable[int], seed: object
+) -> dict[int, list[int]]:
     """Give every text's items to one annotator, and overlap texts to a second, different one.
 
     ``text_items`` maps text id -> list of item ids (in a fixed order); ``annotators`` is a list
@@ -68,13 +74,13 @@ def assign_queues(text_items, overlap, annotators, seed):
 
     tie_order = {annotator: rank for rank, annotator in enumerate(_shuffled(annotators, seed, "tie-order"))}
     load = dict.fromkeys(annotators, 0)
-    groups = defaultdict(list)  # annotator -> [(text, items)]
+    groups: defaultdict[int, list[tuple[int, list[int]]]] = defaultdict(list)  # annotator -> [(text, items)]
     # Larger groups first, then text order: the greedy choice balances best that way.
     ordered_texts = sorted(text_items, key=lambda text: -len(text_items[text]))
     for text in ordered_texts:
         items = list(text_items[text])
         copies = 2 if text in overlap else 1
-        holders = set()
+        holders: set[int] = set()
         for _ in range(copies):
             annotator = min(
                 (candidate for candidate in annotators if candidate not in holders),
@@ -86,14 +92,14 @@ def assign_queues(text_items, overlap, annotators, seed):
     return {annotator: _queue_from_groups(groups[annotator], seed, annotator) for annotator in annotators}
 
 
-def _shuffled(values, seed, *parts):
+def _shuffled(values: Iterable[_Value], seed: object, *parts: object) -> list[_Value]:
     values = list(values)
     seeded_random(seed, *parts).shuffle(values)
     return values
 
 
-def _queue_from_groups(groups, seed, annotator):
-    queue = []
+def _queue_from_groups(groups: list[tuple[int, list[int]]], seed: object, annotator: int) -> list[int]:
+    queue: list[int] = []
     for text, items in _shuffled(groups, seed, "queue", annotator):
         queue.extend(_shuffled(items, seed, "pairs", annotator, text))
     return queue
@@ -103,7 +109,7 @@ def _queue_from_groups(groups, seed, annotator):
 class Slot:
     """One existing assignment, as the rebalancer sees it."""
 
-    key: object  # the assignment's id, passed back in the plan
+    key: int  # the assignment's id, passed back in the plan
     item: int
     text: int
     annotator: int
@@ -114,12 +120,17 @@ class Slot:
 
 @dataclass
 class RebalancePlan:
-    moves: dict = field(default_factory=dict)  # slot key -> new annotator id
-    dropped: list = field(default_factory=list)  # slot keys no active annotator can take
-    queues: dict = field(default_factory=dict)  # annotator id -> slot keys of pending work, in order
+    moves: dict[int, int] = field(default_factory=dict)  # slot key -> new annotator id
+    dropped: list[int] = field(default_factory=list)  # slot keys no active annotator can take
+    queues: dict[int, list[int]] = field(default_factory=dict)  # annotator id -> slot keys of pending work, in order
 
 
-def plan_rebalance(slots, active_annotators, seed, gold_seen=frozenset()):
+def plan_rebalance(
+    slots: Sequence[Slot],
+    active_annotators: Iterable[int],
+    seed: object,
+    gold_seen: Collection[tuple[int, int]] = frozenset(),
+) -> RebalancePlan:
     """Plan how pending work moves after annotators join or leave.
 
     Done slots never move. Pending slots of annotators no longer active go, a text group at a
@@ -143,33 +154,37 @@ def plan_rebalance(slots, active_annotators, seed, gold_seen=frozenset()):
 
 
 class _Rebalancer:
-    def __init__(self, slots, active, seed, gold_seen):
+    def __init__(
+        self, slots: Sequence[Slot], active: list[int], seed: object, gold_seen: Collection[tuple[int, int]]
+    ) -> None:
         self.slots = {slot.key: slot for slot in slots}
         self.active = active
         self.gold_seen = gold_seen
         self.tie_order = {annotator: rank for rank, annotator in enumerate(_shuffled(active, seed, "rebalance"))}
         self.owner = {slot.key: slot.annotator for slot in slots}
-        self.items_held = defaultdict(set)  # annotator -> items they hold, done or pending
-        self.text_slots = defaultdict(int)  # (annotator, text) -> how many slots they hold on it
+        self.items_held: defaultdict[int, set[int]] = defaultdict(set)  # annotator -> items they hold, done or pending
+        self.text_slots: defaultdict[tuple[int, int], int] = defaultdict(
+            int
+        )  # (annotator, text) -> how many slots they hold on it
         self.load = dict.fromkeys(active, 0)  # pending items of each active annotator
         for slot in slots:
             self.items_held[slot.annotator].add(slot.item)
             self.text_slots[(slot.annotator, slot.text)] += 1
             if not slot.done and slot.annotator in self.load:
                 self.load[slot.annotator] += 1
-        self.moves = {}
-        self.dropped = []
+        self.moves: dict[int, int] = {}
+        self.dropped: list[int] = []
 
-    def rank(self, annotator):
+    def rank(self, annotator: int) -> tuple[int, int]:
         return (self.load[annotator], self.tie_order[annotator])
 
-    def holds_text(self, annotator, text):
+    def holds_text(self, annotator: int, text: int) -> bool:
         return self.text_slots[(annotator, text)] > 0
 
-    def may_take(self, annotator, slot):
+    def may_take(self, annotator: int, slot: Slot) -> bool:
         return slot.item not in self.items_held[annotator] and (annotator, slot.text) not in self.gold_seen
 
-    def move(self, slot, annotator):
+    def move(self, slot: Slot, annotator: int) -> None:
         previous = self.owner[slot.key]
         self.items_held[previous].discard(slot.item)
         self.text_slots[(previous, slot.text)] -= 1
@@ -181,16 +196,16 @@ class _Rebalancer:
         self.load[annotator] += 1
         self.moves[slot.key] = annotator
 
-    def movable_groups(self, annotator):
-        groups = defaultdict(list)
+    def movable_groups(self, annotator: int) -> dict[int, list[Slot]]:
+        groups: defaultdict[int, list[Slot]] = defaultdict(list)
         for key, holder in self.owner.items():
             slot = self.slots[key]
             if holder == annotator and not slot.done:
                 groups[slot.text].append(slot)
         return {text: group for text, group in groups.items() if not any(slot.started for slot in group)}
 
-    def place_orphans(self):
-        orphans = defaultdict(list)
+    def place_orphans(self) -> None:
+        orphans: defaultdict[tuple[int, int], list[Slot]] = defaultdict(list)
         for key, holder in self.owner.items():
             slot = self.slots[key]
             if holder not in self.load and not slot.done:
@@ -211,7 +226,7 @@ class _Rebalancer:
         for key in self.dropped:
             del self.owner[key]
 
-    def even_out(self):
+    def even_out(self) -> None:
         """Move whole pending groups from busier to idler annotators while each move narrows the gap.
 
         A move of g items from a giver with load x to a receiver with load y < x - g lowers the
@@ -220,7 +235,7 @@ class _Rebalancer:
         while self._move_one_group():
             pass
 
-    def _move_one_group(self):
+    def _move_one_group(self) -> bool:
         for giver in sorted(self.active, key=self.rank, reverse=True):
             groups = self.movable_groups(giver)
             # Groups at the end of the giver's queue are the furthest from being started.
@@ -235,10 +250,10 @@ class _Rebalancer:
                         return True
         return False
 
-    def plan(self):
+    def plan(self) -> RebalancePlan:
         # A group can move away and back while loads even out: that is no move at all.
         self.moves = {key: owner for key, owner in self.moves.items() if owner != self.slots[key].annotator}
-        queues = {}
+        queues: dict[int, list[int]] = {}
         for annotator in self.active:
             mine = [
                 self.slots[key]
@@ -246,7 +261,7 @@ class _Rebalancer:
                 if holder == annotator and not self.slots[key].done
             ]
             queue = [slot.key for slot in sorted(mine, key=_queue_order) if slot.key not in self.moves]
-            arrived = defaultdict(list)
+            arrived: defaultdict[int, list[Slot]] = defaultdict(list)
             for slot in mine:
                 if slot.key in self.moves:
                     arrived[slot.text].append(slot)
@@ -256,5 +271,5 @@ class _Rebalancer:
         return RebalancePlan(moves=self.moves, dropped=self.dropped, queues=queues)
 
 
-def _queue_order(slot):
+def _queue_order(slot: Slot) -> tuple[int, str]:
     return (slot.position, str(slot.key))

@@ -30,25 +30,28 @@ import json
 import math
 import re
 import unicodedata
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import product
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 import openai
 
 from scoring.genres import prompts
-from scoring.genres.cache import InMemoryRequestCache, request_key
+from scoring.genres.cache import InMemoryRequestCache, RequestCache, request_key
 from scoring.genres.openai_backend import (
     DEFAULT_JUDGE_MODEL,
     MalformedResponse,
     OpenAIService,
+    Request,
     RequestFailed,
     SendInstead,
     Usage,
     environment,
     post_json,
 )
+from scoring.genres.triples import Triple
 
 SUPPORT = "support"
 SPLIT = "split"
@@ -69,24 +72,27 @@ class SupportVerdict:
 @dataclass(frozen=True)
 class SplitVerdict:
     n: int  # finer triples, with n = 1 already counted as 0
-    sub_triples: list = field(default_factory=list)
+    sub_triples: list[list[str]] = field(default_factory=list)
     parsed: bool = True
     reply: str = ""
     error: str = ""
     missing: bool = False  # recorded verdicts only: none was recorded for this triple
 
     @property
-    def score(self):
+    def score(self) -> float:
         return math.exp(-self.n)
 
 
-def _judged(verdicts):
+_Verdict = TypeVar("_Verdict", SupportVerdict, SplitVerdict)
+
+
+def _judged(verdicts: Sequence[_Verdict]) -> list[_Verdict] | None:
     """The verdicts that exist; None when the text has triples but none has a verdict."""
     judged = [verdict for verdict in verdicts if not verdict.missing]
     return judged if judged or not verdicts else None
 
 
-def factualness(verdicts):
+def factualness(verdicts: Sequence[SupportVerdict]) -> float | None:
     """fs of one text: the share of its triples' verdicts that say supported; 0 without triples.
 
     A missing (recorded) verdict is left out; a text with none left is None, out of the mean.
@@ -97,7 +103,7 @@ def factualness(verdicts):
     return sum(verdict.supported for verdict in judged) / len(judged) if judged else 0.0
 
 
-def granularity(verdicts):
+def granularity(verdicts: Sequence[SplitVerdict]) -> float | None:
     """gs of one text: the mean of e^(-n) over its triples' verdicts; 0 without triples.
 
     A missing (recorded) verdict is left out; a text with none left is None, out of the mean.
@@ -117,8 +123,14 @@ class RequestCount:
     cached: int  # of which answered by the cache
 
     @property
-    def to_send(self):
+    def to_send(self) -> int:
         return self.requests - self.cached
+
+
+# Each item a judge is asked about: a text and one of its triples.
+Pairs = Sequence[tuple[str, Triple]]
+# A request body as sent (less the model) and cached, and a response as read: JSON objects.
+Payload = dict[str, Any]
 
 
 class Judge(Protocol):
@@ -127,17 +139,17 @@ class Judge(Protocol):
     prompt_version: str
     heuristic: bool
 
-    def check_support(self, pairs: list[tuple[str, list[str]]]) -> list[SupportVerdict]: ...
+    def check_support(self, pairs: Pairs) -> list[SupportVerdict]: ...
 
-    def split(self, pairs: list[tuple[str, list[str]]]) -> list[SplitVerdict]: ...
+    def split(self, pairs: Pairs) -> list[SplitVerdict]: ...
 
-    def count_requests(self, pairs: list[tuple[str, list[str]]], task: str) -> RequestCount: ...
+    def count_requests(self, pairs: Pairs, task: str) -> RequestCount: ...
 
     @property
     def usage(self) -> Usage: ...
 
 
-def _check_task(task):
+def _check_task(task: str) -> None:
     if task not in TASKS:
         raise ValueError(f"unknown judge task {task!r}; choose one of {', '.join(TASKS)}")
 
@@ -166,17 +178,17 @@ _CONJUNCTION = re.compile(r"\s*,?\s+(?:and|as well as|&)\s+", re.IGNORECASE)
 _LIST_COMMA = re.compile(r"\s*,\s+")
 
 
-def fold(text):
+def fold(text: str) -> str:
     """Case- and accent-free text: "Zürich" and "zurich" compare equal."""
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     return "".join(character for character in decomposed if not unicodedata.combining(character))
 
 
-def _stems(words):
+def _stems(words: Iterable[str]) -> set[str]:
     return {word[:STEM_LENGTH] for word in words}
 
 
-def coverage(element, folded_text, text_stems):
+def coverage(element: str, folded_text: str, text_stems: set[str]) -> float:
     """Share of an element's content words found in the text (all its words if it has no
     content word; for an element without any word, 1 or 0 as it occurs verbatim or not)."""
     words = _WORDS.findall(fold(element))
@@ -186,9 +198,9 @@ def coverage(element, folded_text, text_stems):
     return sum(word[:STEM_LENGTH] in text_stems for word in content) / len(content)
 
 
-def conjuncts(phrase):
+def conjuncts(phrase: str) -> list[str]:
     """The items of a coordinated list: "A, B and C", "A as well as B", "A; B" -> parts."""
-    parts = []
+    parts: list[str] = []
     for segment in _SEMICOLON.split(phrase):
         pieces = _CONJUNCTION.split(segment)
         if len(pieces) > 1:  # commas separate items only in a list closed by a conjunction
@@ -200,12 +212,12 @@ def conjuncts(phrase):
 class OfflineJudge:
     """What a judge that sends no request answers about requests and their cost."""
 
-    def count_requests(self, pairs, task):
+    def count_requests(self, pairs: Pairs, task: str) -> RequestCount:
         _check_task(task)
         return RequestCount(judgements=len(pairs), requests=0, cached=0)
 
     @property
-    def usage(self):
+    def usage(self) -> Usage:
         return Usage()
 
 
@@ -225,10 +237,10 @@ class HeuristicJudge(OfflineJudge):
     prompt_version = "rules-2"
     heuristic = True
 
-    def check_support(self, pairs):
+    def check_support(self, pairs: Pairs) -> list[SupportVerdict]:
         return [self._support(text, triple) for text, triple in pairs]
 
-    def _support(self, text, triple):
+    def _support(self, text: str, triple: Triple) -> SupportVerdict:
         folded = fold(text)
         stems = _stems(_WORDS.findall(folded))
         subject, relation, object_ = (coverage(element, folded, stems) for element in triple)
@@ -236,10 +248,10 @@ class HeuristicJudge(OfflineJudge):
         reply = f"content words found: subject {subject:.0%}, relation {relation:.0%}, object {object_:.0%}"
         return SupportVerdict(supported=supported, parsed=True, reply=reply)
 
-    def split(self, pairs):
+    def split(self, pairs: Pairs) -> list[SplitVerdict]:
         return [self._split(triple) for _text, triple in pairs]
 
-    def _split(self, triple):
+    def _split(self, triple: Triple) -> SplitVerdict:
         subject, relation, object_ = triple
         subjects, objects = conjuncts(subject), conjuncts(object_)
         sub_triples = [[s, relation, o] for s, o in product(subjects, objects)]
@@ -256,7 +268,7 @@ class HeuristicJudge(OfflineJudge):
 MISSING_VERDICT = "no recorded verdict for this triple"
 
 
-def triple_key(triple):
+def triple_key(triple: Triple) -> str:
     """How a triple is looked up among recorded verdicts: its elements, exactly, as JSON."""
     return json.dumps(list(triple), ensure_ascii=False)
 
@@ -268,7 +280,7 @@ class RecordedVerdict:
 
     aspect: str  # "fs" or "gs"
     text: str
-    triple: tuple
+    triple: tuple[str, ...]
     supported: bool | None = None
     reply: str = ""
     sub_triples: int | None = None
@@ -287,36 +299,38 @@ class RecordedJudge(OfflineJudge):
     prompt_version = "recorded"
     heuristic = False
 
-    def __init__(self, source, verdicts):
+    def __init__(self, source: str, verdicts: Iterable[RecordedVerdict]) -> None:
         self.model = source  # the name the verdicts were imported under
         self._verdicts = {(verdict.aspect, verdict.text, triple_key(verdict.triple)): verdict for verdict in verdicts}
         self.missing = 0
 
-    def check_support(self, pairs):
+    def check_support(self, pairs: Pairs) -> list[SupportVerdict]:
         return [self._support(self._lookup("fs", text, triple)) for text, triple in pairs]
 
-    def split(self, pairs):
+    def split(self, pairs: Pairs) -> list[SplitVerdict]:
         return [self._split(self._lookup("gs", text, triple)) for text, triple in pairs]
 
-    def _lookup(self, aspect, text, triple):
+    def _lookup(self, aspect: str, text: str, triple: Triple) -> RecordedVerdict | None:
         verdict = self._verdicts.get((aspect, text, triple_key(triple)))
         if verdict is None:
             self.missing += 1
         return verdict
 
     @staticmethod
-    def _support(verdict):
+    def _support(verdict: RecordedVerdict | None) -> SupportVerdict:
         if verdict is None:
             return SupportVerdict(supported=False, parsed=False, reply="", error=MISSING_VERDICT, missing=True)
+        assert verdict.supported is not None, "the importers record every fs verdict with supported"
         return SupportVerdict(supported=verdict.supported, parsed=True, reply="true" if verdict.supported else "false")
 
     @staticmethod
-    def _split(verdict):
+    def _split(verdict: RecordedVerdict | None) -> SplitVerdict:
         if verdict is None:
             return SplitVerdict(n=0, parsed=False, error=MISSING_VERDICT, missing=True)
         if verdict.reply:
             count = prompts.bracketed_sub_triples(verdict.reply)
             return SplitVerdict(n=prompts.finer_triples(count), reply=prompts.keep_reply(verdict.reply))
+        assert verdict.sub_triples is not None, "the importers record every gs verdict with a reply or a count"
         count = verdict.sub_triples
         return SplitVerdict(n=prompts.finer_triples(count), reply=f"{count} sub-triple(s), recorded")
 
@@ -360,16 +374,16 @@ class OpenAIJudge:
 
     def __init__(
         self,
-        model=None,
-        api=None,
-        cache=None,
-        progress=None,
-        chunk_size=DEFAULT_CHUNK_SIZE,
-        batch_size=None,
-        templates=(),
-        **service,
-    ):
-        self.model = model or environment("GENRES_JUDGE_MODEL", DEFAULT_JUDGE_MODEL)
+        model: str | None = None,
+        api: str | None = None,
+        cache: RequestCache | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
+        batch_size: int | None = None,
+        templates: Iterable[prompts.PromptTemplate] = (),
+        **service: Any,
+    ) -> None:
+        self.model: str = model or environment("GENRES_JUDGE_MODEL", DEFAULT_JUDGE_MODEL)
         api = api or environment("GENRES_JUDGE_API", "auto")
         if api == "auto":
             api = COMPLETIONS if self.model.endswith("-instruct") else CHAT
@@ -383,21 +397,21 @@ class OpenAIJudge:
         self.batch_size = batch_size if api == COMPLETIONS else 1
         self.lists_refused = False
         self.templates = {template.aspect: template for template in templates}
-        self.cache = cache if cache is not None else InMemoryRequestCache()
+        self.cache: RequestCache = cache if cache is not None else InMemoryRequestCache()
         self.progress = progress
         self.chunk_size = chunk_size
         self.service = OpenAIService(**service)
 
     @property
-    def usage(self):
+    def usage(self) -> Usage:
         return self.service.usage.snapshot()
 
     @property
-    def prompt_templates(self):
+    def prompt_templates(self) -> dict[str, str]:
         """The SHA-256 of each aspect's own prompt template, for provenance; {} with the app's prompts."""
         return {aspect: template.sha256 for aspect, template in sorted(self.templates.items())}
 
-    def check_support(self, pairs):
+    def check_support(self, pairs: Pairs) -> list[SupportVerdict]:
         verdicts = []
         for reply in self._replies(self._payloads(pairs, SUPPORT), SUPPORT):
             if reply.error:
@@ -407,7 +421,7 @@ class OpenAIJudge:
                 verdicts.append(SupportVerdict(supported, parsed, prompts.keep_reply(reply.text)))
         return verdicts
 
-    def split(self, pairs):
+    def split(self, pairs: Pairs) -> list[SplitVerdict]:
         verdicts = []
         for reply in self._replies(self._payloads(pairs, SPLIT), SPLIT):
             if reply.error:
@@ -417,17 +431,17 @@ class OpenAIJudge:
                 verdicts.append(SplitVerdict(n, sub_triples, parsed, prompts.keep_reply(reply.text)))
         return verdicts
 
-    def count_requests(self, pairs, task):
+    def count_requests(self, pairs: Pairs, task: str) -> RequestCount:
         """Distinct questions, and how many the cache holds; ``requests`` counts questions, so
         with batching fewer HTTP requests carry them."""
         keys = {self._key(payload, task) for payload in self._payloads(pairs, task)}
         return RequestCount(judgements=len(pairs), requests=len(keys), cached=len(self.cache.get_many(keys)))
 
-    def _payloads(self, pairs, task):
+    def _payloads(self, pairs: Pairs, task: str) -> list[Payload]:
         """The exact request body (less the model) for each pair: what is sent and cached."""
         _check_task(task)
         max_tokens = prompts.SUPPORT_MAX_TOKENS if task == SUPPORT else prompts.SPLIT_MAX_TOKENS
-        parameters = {"temperature": 0, "max_tokens": max_tokens}
+        parameters: Payload = {"temperature": 0, "max_tokens": max_tokens}
         template = self.templates.get(ASPECT_OF_TASK[task])
         if template:
             rendered = [template.render(text, triple) for text, triple in pairs]
@@ -444,22 +458,22 @@ class OpenAIJudge:
             ]
         return [{"messages": prompt.as_messages(), **parameters} for prompt in built]
 
-    def _key(self, payload, task):
+    def _key(self, payload: Payload, task: str) -> str:
         """The cache key of a request: the request itself, and the hash of the template it came from."""
         template = self.templates.get(ASPECT_OF_TASK[task])
         return request_key(self.model, {**payload, "template_sha256": template.sha256} if template else payload)
 
-    def _replies(self, payloads, task):
+    def _replies(self, payloads: list[Payload], task: str) -> list[_Reply]:
         """One reply per payload: from the cache, else streamed from the endpoint and cached."""
         keys = [self._key(payload, task) for payload in payloads]
         payload_of = dict(zip(keys, payloads))
         replies = {key: _Reply(text=value["reply"]) for key, value in self.cache.get_many(payload_of).items()}
         self.service.usage.cache_hits += len(replies)
         missing = [key for key in payload_of if key not in replies]
-        fresh = {}
-        reported = None
+        fresh: dict[str, _Reply] = {}
+        reported: int | None = None
 
-        def store():
+        def store() -> None:
             nonlocal reported
             self.cache.set_many({key: {"reply": reply.text} for key, reply in fresh.items() if not reply.error})
             fresh.clear()
@@ -476,7 +490,7 @@ class OpenAIJudge:
             store()
         return [replies[key] for key in keys]
 
-    def _requests(self, keys, payload_of):
+    def _requests(self, keys: list[str], payload_of: dict[str, Payload]) -> Iterator[tuple[tuple[str, ...], Request]]:
         """``(keys, request)`` pairs for the service, built as it asks for them: a batch of up to
         ``batch_size`` prompts while the endpoint takes lists, single prompts once it refused one."""
         start = 0
@@ -489,36 +503,37 @@ class OpenAIJudge:
             else:
                 yield batch, partial(self._create_completions, batch=batch, payloads=[payload_of[key] for key in batch])
 
-    def _request(self, payload):
+    def _request(self, payload: Payload) -> Request:
         create = self._create_completion if self.api == COMPLETIONS else self._create_chat
         return partial(create, payload=payload)
 
-    async def _create_completion(self, client: openai.AsyncOpenAI, payload: dict) -> dict:
+    async def _create_completion(self, client: openai.AsyncOpenAI, payload: Payload) -> Payload:
         return _with_choices(await post_json(client, "/completions", {"model": self.model, **payload}))
 
     async def _create_completions(
-        self, client: openai.AsyncOpenAI, batch: tuple[str, ...], payloads: list[dict]
-    ) -> dict:
+        self, client: openai.AsyncOpenAI, batch: tuple[str, ...], payloads: list[Payload]
+    ) -> Payload:
         """Several prompts in one request (the payloads of one task share their parameters).
 
         A refusal, or an answer without exactly one choice per prompt, means the endpoint does
         not take lists: the prompts are sent one by one instead, and so is every later batch.
         """
+        response: Payload | None
         try:
             batched = {"model": self.model, **payloads[0], "prompt": [payload["prompt"] for payload in payloads]}
             response = await post_json(client, "/completions", batched)
         except LIST_REFUSALS:
             response = None
         indexes = sorted(choice.get("index", -1) for choice in response.get("choices") or ()) if response else None
-        if indexes != list(range(len(batch))):
+        if response is None or indexes != list(range(len(batch))):
             self.lists_refused = True
             raise SendInstead([((key,), self._request(payload)) for key, payload in zip(batch, payloads)])
         return response
 
-    async def _create_chat(self, client: openai.AsyncOpenAI, payload: dict) -> dict:
+    async def _create_chat(self, client: openai.AsyncOpenAI, payload: Payload) -> Payload:
         return _with_choices(await post_json(client, "/chat/completions", {"model": self.model, **payload}))
 
-    def _read(self, response: dict | RequestFailed, count: int) -> list["_Reply"]:
+    def _read(self, response: Payload | RequestFailed, count: int) -> list[_Reply]:
         """The replies to the ``count`` prompts of one request, in order."""
         if isinstance(response, RequestFailed):
             return [_Reply(error=prompts.keep_reply(response.error))] * count
@@ -530,7 +545,7 @@ class OpenAIJudge:
         return [_Reply(text=(text or "").strip()) for text in texts]
 
 
-def _with_choices(response: dict) -> dict:
+def _with_choices(response: Payload) -> Payload:
     """The response, checked inside the request so that an empty or malformed one counts as a failure."""
     choices = response.get("choices") if isinstance(response, dict) else None
     if not choices:
@@ -540,10 +555,10 @@ def _with_choices(response: dict) -> dict:
     return response
 
 
-JUDGES = {"heuristic": HeuristicJudge, "openai": OpenAIJudge}
+JUDGES: dict[str, type[HeuristicJudge] | type[OpenAIJudge]] = {"heuristic": HeuristicJudge, "openai": OpenAIJudge}
 
 
-def get_judge(name="heuristic", **options):
+def get_judge(name: str = "heuristic", **options: Any) -> Judge:
     """The judge registered as ``name``; ``options`` go to its constructor (the heuristic judge
     takes none; see ``OpenAIJudge`` for the other)."""
     try:
