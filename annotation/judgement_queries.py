@@ -6,16 +6,19 @@ come in primary-key order, which is the order they were saved or imported: onlin
 "import order".
 """
 
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable, Mapping
 
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, QuerySet
 
 from annotation import agreement, ratings
 from annotation.models import ASPECTS, Campaign, CampaignAnnotator, Judgement
 from scoring.models import Dataset, System
 
+# (item id, aspect, annotator id, label, system A name, system B name)
+JudgementRow = tuple[int, str, int, str, str, str]
 
-def campaigns_of(dataset, campaign=None):
+
+def campaigns_of(dataset: Dataset, campaign: Campaign | None = None) -> QuerySet[Campaign]:
     """The campaigns of ``dataset`` (all of them, or just ``campaign``, which must belong to it)."""
     campaigns = Campaign.objects.filter(dataset=dataset)
     if campaign is not None:
@@ -23,7 +26,7 @@ def campaigns_of(dataset, campaign=None):
     return campaigns
 
 
-def find_campaigns(dataset_name, campaign_name=None):
+def find_campaigns(dataset_name: str, campaign_name: str | None = None) -> QuerySet[Campaign]:
     """``campaigns_of`` by name; LookupError with a message for the user when a name is unknown."""
     dataset = Dataset.objects.filter(name=dataset_name).first()
     if dataset is None:
@@ -36,7 +39,7 @@ def find_campaigns(dataset_name, campaign_name=None):
     return campaigns_of(dataset, campaign)
 
 
-def rated_judgements(campaigns):
+def rated_judgements(campaigns: QuerySet[Campaign]) -> QuerySet[Judgement]:
     """The judgements of ``campaigns`` that ratings and agreement count: not those of attention
     checks, nor those of an annotator left out of the campaign's ratings (the quality view)."""
     excluded = CampaignAnnotator.objects.filter(
@@ -49,7 +52,9 @@ def rated_judgements(campaigns):
     ).exclude(Exists(excluded))
 
 
-def judgement_rows(campaigns, aspects=ASPECTS):
+def judgement_rows(
+    campaigns: QuerySet[Campaign], aspects: Iterable[str] = ASPECTS
+) -> QuerySet[Judgement, JudgementRow]:
     """``(item id, aspect, annotator id, label, system A name, system B name)`` in import order."""
     return (
         rated_judgements(campaigns)
@@ -66,12 +71,12 @@ def judgement_rows(campaigns, aspects=ASPECTS):
     )
 
 
-def agreement_judgements(campaigns, aspects=ASPECTS):
+def agreement_judgements(campaigns: QuerySet[Campaign], aspects: Iterable[str] = ASPECTS) -> list[agreement.Judgement]:
     """Judgements as :class:`annotation.agreement.Judgement`, ready for ``agreement()`` and ``merge()``."""
     return as_agreement_judgements(judgement_rows(campaigns, aspects))
 
 
-def as_agreement_judgements(rows: Iterable[tuple]) -> list[agreement.Judgement]:
+def as_agreement_judgements(rows: Iterable[JudgementRow]) -> list[agreement.Judgement]:
     """``judgement_rows`` as :class:`annotation.agreement.Judgement`."""
     return [
         agreement.Judgement(item=item, aspect=aspect, annotator=annotator, label=label)
@@ -79,24 +84,29 @@ def as_agreement_judgements(rows: Iterable[tuple]) -> list[agreement.Judgement]:
     ]
 
 
-def item_pairs(rows: Iterable[tuple]) -> dict:
+def item_pairs(rows: Iterable[JudgementRow]) -> dict[Hashable, tuple[str, str]]:
     """``{item id: (system A name, system B name)}`` of ``judgement_rows``."""
     return {item: (system_a, system_b) for item, _, _, _, system_a, system_b in rows}
 
 
-def merged_battles(merged_labels: dict, pair_of_item: dict, aspect: str, systems: list) -> ratings.Battles:
+def merged_battles(
+    merged_labels: Mapping[tuple[Hashable, str], str],
+    pair_of_item: Mapping[Hashable, tuple[str, str]],
+    aspect: str,
+    systems: list[str],
+) -> ratings.Battles:
     """One aspect's battles from merged labels ``{(item, aspect): label}`` (``agreement.merge``),
     each where its item was first judged."""
     records = [(*pair_of_item[item], label) for (item, code), label in merged_labels.items() if code == aspect]
     return ratings.Battles.from_labels(records, systems=systems)
 
 
-def systems_of(campaigns):
+def systems_of(campaigns: QuerySet[Campaign]) -> list[str]:
     """Names of every system the campaigns compare, in the systems' usual order."""
     return list(System.objects.filter(campaigns__in=campaigns).distinct().values_list("name", flat=True))
 
 
-def human_battles(campaigns, aspect, *, merged=True):
+def human_battles(campaigns: QuerySet[Campaign], aspect: str, *, merged: bool = True) -> ratings.Battles:
     """The battles of one aspect as :class:`annotation.ratings.Battles`.
 
     ``merged`` first merges the judgements of an item judged more than once (the rule of

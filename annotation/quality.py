@@ -15,12 +15,13 @@ An annotator is flagged when (docs/human-evaluation.md, "Quality control"):
 """
 
 import statistics
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 from django.db.models import F
 
 from annotation import agreement
-from annotation.models import Assignment, Judgement, Label
+from annotation.models import Assignment, Campaign, CampaignAnnotator, Judgement, Label, PracticeAnswer
 
 MIN_ATTENTION_ACCURACY = 0.8
 AGREEMENT_GAP = 0.15
@@ -31,7 +32,7 @@ MIN_ANNOTATORS_FOR_MEDIAN = 3
 
 @dataclass
 class AnnotatorQuality:
-    membership: object  # CampaignAnnotator, with annotator and exclusion_changed_by
+    membership: CampaignAnnotator  # with annotator and exclusion_changed_by
     judgements: int = 0
     items_done: int = 0
     median_seconds: float | None = None
@@ -42,20 +43,20 @@ class AnnotatorQuality:
     checks_passed: int = 0
     practice_correct: int | None = None  # in the latest attempt with answers
     practice_total: int | None = None
-    flags: list = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
 
     @property
-    def username(self):
+    def username(self) -> str:
         return self.membership.annotator.get_username()
 
     @property
-    def attention_accuracy(self):
+    def attention_accuracy(self) -> float | None:
         return self.checks_passed / self.checks_answered if self.checks_answered else None
 
 
-def outlier_flags(row, median_agreement):
+def outlier_flags(row: AnnotatorQuality, median_agreement: float | None) -> list[str]:
     """The reasons, in words, to look at this annotator's work (module docstring)."""
-    flags = []
+    flags: list[str] = []
     accuracy = row.attention_accuracy
     if accuracy is not None and accuracy < MIN_ATTENTION_ACCURACY:
         flags.append(f"attention checks {accuracy:.0%} < {MIN_ATTENTION_ACCURACY:.0%}")
@@ -71,7 +72,7 @@ def outlier_flags(row, median_agreement):
     return flags
 
 
-def attention_results(campaign):
+def attention_results(campaign: Campaign) -> list[tuple[int, int, bool]]:
     """``(assignment id, annotator id, passed)`` of every answered attention check of ``campaign``:
     passed when the checked aspect went to the side left as it was."""
     rows = (
@@ -79,18 +80,21 @@ def attention_results(campaign):
         .exclude(assignment__item__attention_worse="")
         .values_list("assignment_id", "assignment__annotator_id", "assignment__item__attention_worse", "label")
     )
-    expected = {Label.A: Label.B, Label.B: Label.A}
+    expected: dict[str, str] = {Label.A: Label.B, Label.B: Label.A}
     return [
         (assignment_id, annotator_id, label == expected[worse]) for assignment_id, annotator_id, worse, label in rows
     ]
 
 
-def campaign_quality(campaign):
+def campaign_quality(campaign: Campaign) -> list[AnnotatorQuality]:
     """One :class:`AnnotatorQuality` per annotator who joined ``campaign``, in order of joining."""
     memberships = list(
         campaign.memberships.select_related("annotator", "exclusion_changed_by").prefetch_related("practice_answers")
     )
-    rows = {membership.annotator_id: AnnotatorQuality(membership) for membership in memberships}
+    # Keyed by annotator id, as ``agreement.annotator_agreement`` keys its figures.
+    rows: dict[Hashable, AnnotatorQuality] = {
+        membership.annotator_id: AnnotatorQuality(membership) for membership in memberships
+    }
 
     real = list(
         Judgement.objects.filter(assignment__item__campaign=campaign, assignment__item__attention_worse="").values_list(
@@ -99,25 +103,25 @@ def campaign_quality(campaign):
     )
     for _, _, annotator_id, _ in real:
         rows[annotator_id].judgements += 1
-    for annotator_id, figures in agreement.annotator_agreement(agreement.Judgement(*row) for row in real).items():
-        rows[annotator_id].agreement = figures["accuracy"]
-        rows[annotator_id].kappa = figures["kappa"]
-        rows[annotator_id].agreement_pairs = figures["pairs"]
+    for annotator, figures in agreement.annotator_agreement(agreement.Judgement(*row) for row in real).items():
+        rows[annotator].agreement = figures["accuracy"]
+        rows[annotator].kappa = figures["kappa"]
+        rows[annotator].agreement_pairs = figures["pairs"]
 
     for _, annotator_id, passed in attention_results(campaign):
         rows[annotator_id].checks_answered += 1
         rows[annotator_id].checks_passed += passed
 
-    seconds = {}
+    seconds: dict[int, list[float]] = {}
     for annotator_id, spent in Assignment.objects.filter(
         item__campaign=campaign, status=Assignment.Status.DONE
     ).values_list("annotator_id", "seconds_spent"):
         seconds.setdefault(annotator_id, []).append(spent)
-    for annotator_id, spent in seconds.items():
-        rows[annotator_id].items_done = len(spent)
-        rows[annotator_id].median_seconds = statistics.median(spent)
+    for annotator_id, times in seconds.items():
+        rows[annotator_id].items_done = len(times)
+        rows[annotator_id].median_seconds = statistics.median(times)
 
-    latest = {}
+    latest: dict[int, dict[int, list[PracticeAnswer]]] = {}
     for membership in memberships:
         for answer in membership.practice_answers.all():
             latest.setdefault(membership.annotator_id, {}).setdefault(answer.attempt, []).append(answer)

@@ -4,6 +4,10 @@ Everything is read through ``annotation.judgement_queries`` (the one query that 
 judgements) and computed by the pure modules; the result is plain data, ready to store.
 """
 
+from collections.abc import Callable, Hashable, Mapping
+from datetime import datetime
+from typing import Any
+
 import numpy as np
 from django.db.models import Count, Max, QuerySet
 
@@ -12,26 +16,32 @@ from annotation.models import ASPECTS, Campaign, CampaignAnnotator, Item, Judgem
 from leaderboard.correlation import interval_ranks
 from scoring.models import Dataset
 
-RATING_METHODS = {"elo": ratings.elo_leaderboard, "bt": ratings.bradley_terry_leaderboard}
+# A method's leaderboard of one aspect: each system's rating figures and its "rank" range.
+RatedBoard = dict[str, dict[str, Any]]
+
+RATING_METHODS: dict[str, Callable[..., ratings.Leaderboard]] = {
+    "elo": ratings.elo_leaderboard,
+    "bt": ratings.bradley_terry_leaderboard,
+}
 
 
-def rate(battles_of_aspect, rounds):
+def rate(battles_of_aspect: ratings.Battles, rounds: int) -> dict[str, RatedBoard]:
     """Both methods' leaderboards of one aspect's battles, each entry with its rank range.
 
     No battles, no ratings: every system would sit at the initial rating, which ranks nothing.
     """
-    rated = {method: {} for method in RATING_METHODS}
+    rated: dict[str, RatedBoard] = {method: {} for method in RATING_METHODS}
     if not len(battles_of_aspect):
         return rated
     for method, leaderboard_of in RATING_METHODS.items():
-        board = leaderboard_of(battles_of_aspect, rounds=rounds)
+        board: RatedBoard = leaderboard_of(battles_of_aspect, rounds=rounds)
         for system, (best, worst) in interval_ranks(board).items():
             board[system]["rank"] = [best, worst]
         rated[method] = board
     return rated
 
 
-def win_rate_matrix(battles: ratings.Battles) -> dict:
+def win_rate_matrix(battles: ratings.Battles) -> dict[str, list[Any]]:
     """Row system's share of points against the column system (a tie counts half), and battle counts.
 
     Returns ``{"systems": [...], "rates": [[share or None]], "battles": [[count]]}``; a pair
@@ -51,7 +61,9 @@ def win_rate_matrix(battles: ratings.Battles) -> dict:
     }
 
 
-def judgement_version(dataset):
+def judgement_version(
+    dataset: Dataset,
+) -> tuple[int, int | None, int, int | None, datetime | None, datetime | None]:
     """Changes whenever a campaign of the dataset is made, a judgement saved, edited or deleted,
     or an annotator left out of ratings or taken back in."""
     campaigns = Campaign.objects.filter(dataset=dataset).aggregate(count=Count("pk"), last=Max("pk"))
@@ -71,7 +83,7 @@ def judgement_version(dataset):
     )
 
 
-def campaign_summaries(dataset):
+def campaign_summaries(dataset: Dataset) -> list[dict[str, Any]]:
     return [
         {
             "name": campaign.name,
@@ -85,16 +97,18 @@ def campaign_summaries(dataset):
     ]
 
 
-def merged_item_labels(campaigns: QuerySet, merged: dict) -> dict:
+def merged_item_labels(
+    campaigns: QuerySet[Campaign], merged: Mapping[tuple[Hashable, str], str]
+) -> dict[str, dict[tuple[int, str, str], str]]:
     """``{aspect: {(text id, system A, system B): merged label}}`` from the campaigns' merged labels
     ``{(item, aspect): label}`` (``agreement.merge``)."""
-    item_keys = {
+    item_keys: dict[Hashable, tuple[int, str, str]] = {
         pk: (text_id, system_a, system_b)
         for pk, text_id, system_a, system_b in Item.objects.filter(campaign__in=campaigns).values_list(
             "pk", "text_id", "system_a__name", "system_b__name"
         )
     }
-    labels = {aspect: {} for aspect in ASPECTS}
+    labels: dict[str, dict[tuple[int, str, str], str]] = {aspect: {} for aspect in ASPECTS}
     for (item, aspect), label in merged.items():
         # Two campaigns may hold the same text and pair: their merged labels are merged again.
         key = item_keys[item]
@@ -103,7 +117,7 @@ def merged_item_labels(campaigns: QuerySet, merged: dict) -> dict:
     return labels
 
 
-def human_side(dataset: Dataset, rounds: int = ratings.BOOTSTRAP_ROUNDS) -> dict:
+def human_side(dataset: Dataset, rounds: int = ratings.BOOTSTRAP_ROUNDS) -> dict[str, Any]:
     """Campaigns, agreement, ratings (Elo and Bradley–Terry), win rates and merged labels.
 
     ``single_pass`` holds, beside the bootstrap medians, one pass of online Elo in import order:

@@ -6,6 +6,9 @@ finished run with that setting (``scoring.models.runs.latest_system_scores``) an
 the current per-text scores stored under it.
 """
 
+from datetime import datetime
+from typing import Any
+
 from django.db.models import Count, Max
 
 from scoring.genres.aspects import ASPECT_CODES, COLUMNS
@@ -17,7 +20,7 @@ from scoring.models.runs import ScoringRun, TextScore, latest_system_scores, set
 COLUMN_KEYS = tuple(column.code for column in COLUMNS)
 
 
-def column_provenance(provenance):
+def column_provenance(provenance: dict[str, Any]) -> dict[str, str]:
     """What each column's values were computed with, in words (the headers' tooltips)."""
     embedder = f"embedder {provenance['embedder']}"
     if provenance.get("embedder_model"):
@@ -49,7 +52,7 @@ def column_provenance(provenance):
     }
 
 
-def describe(run):
+def describe(run: ScoringRun) -> dict[str, Any]:
     """A setting as the page's selector and the JSON show it."""
     provenance = run.provenance or {}
     label = (
@@ -69,12 +72,12 @@ def describe(run):
     }
 
 
-def scoring_settings(dataset):
+def scoring_settings(dataset: Dataset) -> list[dict[str, Any]]:
     """The dataset's settings with a finished run, newest first."""
     return [describe(run) for run in settings_choices(dataset)]
 
 
-def scores_version(dataset):
+def scores_version(dataset: Dataset) -> tuple[int, datetime | None, datetime | None]:
     """Changes whenever a run of the dataset finishes or an output of it is uploaded again."""
     runs = ScoringRun.objects.filter(dataset=dataset, status=ScoringRun.Status.DONE).aggregate(
         count=Count("pk"), last=Max("finished_at")
@@ -83,7 +86,7 @@ def scores_version(dataset):
     return (runs["count"], runs["last"], outputs["last"])
 
 
-def metric_scores(dataset: Dataset, fingerprint: str) -> dict:
+def metric_scores(dataset: Dataset, fingerprint: str) -> dict[str, Any]:
     """Aggregated rows per system, and per-text scores of the five aspects, for one setting.
 
     ``rows``: ``[{"system", "ground_truth", "replicate_group", "seed", "current", "run", "texts",
@@ -103,7 +106,7 @@ def metric_scores(dataset: Dataset, fingerprint: str) -> dict:
         }
         for row in latest_system_scores(dataset, fingerprint)
     ]
-    per_text = {aspect: {} for aspect in ASPECT_CODES}
+    per_text: dict[str, dict[int, dict[str, float | None]]] = {aspect: {} for aspect in ASPECT_CODES}
     stored = (
         TextScore.objects.current()
         .filter(fingerprint=fingerprint, metric__in=ASPECT_CODES, output__text__dataset=dataset)
