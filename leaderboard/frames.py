@@ -14,6 +14,8 @@ given). They read the database and compute with the same code as the leaderboard
 and the page agree whenever they are built from the same data.
 """
 
+from typing import Any
+
 import pandas as pd
 from django.db.models import QuerySet
 
@@ -30,7 +32,7 @@ AGREEMENT_COLUMNS = ("aspect", "accuracy", "kappa", "alpha", "items", "pairs")
 RATING_COLUMNS = ("method", "aspect", "system", "rating", "ci_low", "ci_high", "battles", "rank_best", "rank_worst")
 
 
-def _dataset(dataset):
+def _dataset(dataset: Dataset | str) -> Dataset:
     if isinstance(dataset, Dataset):
         return dataset
     found = Dataset.objects.filter(name=dataset).first()
@@ -50,7 +52,7 @@ def _setting(dataset: Dataset, setting: str | None) -> str:
     return chosen["key"]
 
 
-def text_scores(dataset, setting=None):
+def text_scores(dataset: Dataset | str, setting: str | None = None) -> pd.DataFrame:
     """One row per text and system: the current per-text scores of one setting (shares in [0, 1]).
 
     Columns: :data:`TEXT_SCORE_COLUMNS` (``text`` is the external id, or ``#N`` by position);
@@ -58,7 +60,7 @@ def text_scores(dataset, setting=None):
     """
     dataset = _dataset(dataset)
     fingerprint = _setting(dataset, setting)
-    rows = {}
+    rows: dict[int, dict[str, Any]] = {}
     stored = (
         TextScore.objects.current()
         .filter(fingerprint=fingerprint, output__text__dataset=dataset)
@@ -85,11 +87,11 @@ def text_scores(dataset, setting=None):
     )
 
 
-def _score_tests(dataset: Dataset, setting: str | None) -> dict:
+def _score_tests(dataset: Dataset, setting: str | None) -> dict[str, Any]:
     return contents.significance_of_scores(metrics.metric_scores(dataset, _setting(dataset, setting)))
 
 
-def system_means(dataset, setting=None):
+def system_means(dataset: Dataset | str, setting: str | None = None) -> pd.DataFrame:
     """Per aspect and system: mean over texts, 95% bootstrap interval, texts, rank range.
 
     The ranks tie systems whose difference is not significant (paired tests, Holm-corrected).
@@ -98,7 +100,7 @@ def system_means(dataset, setting=None):
     return pd.DataFrame(significance.interval_records(tests), columns=significance.INTERVAL_FIELDS)
 
 
-def pairwise_tests(dataset, setting=None):
+def pairwise_tests(dataset: Dataset | str, setting: str | None = None) -> pd.DataFrame:
     """Per aspect, every ordered pair of systems: mean difference (row − column) on the texts both
     have, Holm-adjusted p-value, and ``apart``: 1 significantly above, −1 below, 0 neither."""
     tests = _score_tests(_dataset(dataset), setting)
@@ -109,7 +111,7 @@ def _campaigns(dataset: Dataset | str, campaign: str | None) -> QuerySet[Campaig
     return judgement_queries.find_campaigns(_dataset(dataset).name, campaign)
 
 
-def judgements(dataset, campaign=None):
+def judgements(dataset: Dataset | str, campaign: str | None = None) -> pd.DataFrame:
     """Every judgement, one row per item, aspect and annotator: the columns of the campaign export."""
     frames = [exports.judgement_frame(each) for each in _campaigns(dataset, campaign).order_by("created_at", "pk")]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=exports.COLUMNS)
@@ -129,7 +131,7 @@ def ratings(
 ) -> pd.DataFrame:
     """Per method (elo, bt), aspect and system: rating, 95% bootstrap interval, battles, rank range."""
     campaigns = _campaigns(dataset, campaign)
-    records = []
+    records: list[dict[str, Any]] = []
     for aspect in ASPECTS:
         for method, board in human.rate(judgement_queries.human_battles(campaigns, aspect), rounds).items():
             for system, entry in board.items():

@@ -3,7 +3,9 @@
 Cells carry the raw value (``sort``, for the client-side sorting) beside the text shown.
 """
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from scoring.genres.aspects import ASPECT_CODES, ASPECTS, COLUMNS, GENRES_GROUP, HIGHER, Column
 
@@ -30,11 +32,11 @@ def hundred(value: float | None) -> str:
     return OVERALL.shown(value) or NOT_APPLICABLE
 
 
-def fixed(value, digits=2):
+def fixed(value: float | None, digits: int = 2) -> str:
     return NOT_APPLICABLE if value is None else f"{value:.{digits}f}"
 
 
-def rank_text(rank):
+def rank_text(rank: Sequence[int] | None) -> str:
     if rank is None:
         return NOT_APPLICABLE
     best, worst = rank
@@ -46,18 +48,18 @@ NOT_SIGNIFICANT = "Not significantly different from some systems (paired tests, 
 EQUAL_AS_SHOWN = "Equal to other systems as shown (one decimal): they share this range of ranks"
 
 
-def _rank_cell(rank, tie_reason=INTERVALS_OVERLAP):
+def _rank_cell(rank: Sequence[int] | None, tie_reason: str = INTERVALS_OVERLAP) -> Cell:
     tied = rank is not None and rank[0] != rank[1]
     return Cell(rank_text(rank), sort=None if rank is None else rank[0], title=tie_reason if tied else "")
 
 
-def overall(values):
+def overall(values: Mapping[str, float | None]) -> float | None:
     """The overall score: the unweighted mean of the aspect scores computed (cs needs gold triples)."""
-    scores = [values[aspect] for aspect in ASPECT_CODES if values.get(aspect) is not None]
+    scores = [value for aspect in ASPECT_CODES if (value := values.get(aspect)) is not None]
     return sum(scores) / len(scores) if scores else None
 
 
-def column_ranks(rows: list[dict], column: Column) -> dict[str, tuple[int, int]]:
+def column_ranks(rows: list[dict[str, Any]], column: Column) -> dict[str, tuple[int, int]]:
     """``{system: (best, worst)}`` by one column, Ground truth left out; systems whose values are
     equal as shown (one decimal, in the column's unit) share the range of ranks they span."""
     shown = {
@@ -75,7 +77,7 @@ def column_ranks(rows: list[dict], column: Column) -> dict[str, tuple[int, int]]
     }
 
 
-def ranked_score_table(data: dict) -> dict:
+def ranked_score_table(data: dict[str, Any]) -> dict[str, Any]:
     """The leaderboard's score table: header cells with tooltips and one row per system, ranked by
     the overall score, best value per column marked; each cell carries the system's rank by its
     column for the client's sorting."""
@@ -87,10 +89,10 @@ def ranked_score_table(data: dict) -> dict:
     # The overall score heads the GENRES group, after the two counts.
     first_aspect = COLUMNS.index(ASPECTS[0])
     columns = [*COLUMNS[:first_aspect], OVERALL, *COLUMNS[first_aspect:]]
-    headers = []
-    best = {}
-    ranks = {}
-    groups = []
+    headers: list[dict[str, Any]] = []
+    best: dict[str, float] = {}
+    ranks: dict[str, dict[str, tuple[int, int]]] = {}
+    groups: list[dict[str, Any]] = []
     for column in columns:
         key = column.code
         tooltip = column.title + (f" · {provenance_of[key]}" if key in provenance_of else "")
@@ -104,9 +106,9 @@ def ranked_score_table(data: dict) -> dict:
         if column.better and values:
             best[key] = round(max(values) if column.better == HIGHER else min(values), 3)
             ranks[key] = column_ranks(rows, column)
-    table_rows = []
+    table_rows: list[dict[str, Any]] = []
     for row in rows:
-        cells = []
+        cells: list[Cell] = []
         for column in columns:
             value = row["values"][column.code]
             is_best = not row["ground_truth"] and value is not None and round(value, 3) == best.get(column.code)
@@ -125,15 +127,15 @@ def ranked_score_table(data: dict) -> dict:
     return {"groups": groups, "headers": headers, "rows": table_rows}
 
 
-def interval_table(data):
+def interval_table(data: dict[str, Any]) -> dict[str, Any] | None:
     """Per system (score table order), per aspect: mean ×100, its bootstrap interval and its tied rank."""
     tests = data["significance"]["scores"]
     if not tests:
         return None
     names = {aspect["code"]: aspect["name"] for aspect in data["aspects"]}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for row in data["scores"]:
-        cells = []
+        cells: list[dict[str, Any]] = []
         for aspect, entry in tests.items():
             interval = entry["intervals"].get(row["system"])
             if interval is None:
@@ -150,12 +152,12 @@ def interval_table(data):
     return {"aspects": [names[aspect] for aspect in tests], "rows": rows}
 
 
-def human_tables(data):
+def human_tables(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """Per method, per aspect: systems by rating, each with interval, battles and rank range."""
     if not data["human"]["judgements"]:
         return {}
     names = {aspect["code"]: aspect["name"] for aspect in data["aspects"]}
-    tables = {}
+    tables: dict[str, list[dict[str, Any]]] = {}
     for method, by_aspect in data["human"]["ratings"].items():
         tables[method] = []
         for aspect, board in by_aspect.items():
@@ -180,14 +182,14 @@ def human_tables(data):
     return tables
 
 
-def single_pass_table(data):
+def single_pass_table(data: dict[str, Any]) -> dict[str, Any] | None:
     """Systems by name with their single-pass Elo, one column per aspect; None when there is nothing to
     show (no judgements, or a leaderboard built before single passes were stored)."""
     by_aspect = data["human"].get("single_pass")
     if not data["human"]["judgements"] or not by_aspect:
         return None
     systems = sorted({system for board in by_aspect.values() for system in board})
-    rows = []
+    rows: list[dict[str, Any]] = []
     for system in systems:
         cells = [by_aspect[aspect].get(system, {}).get("rating") for aspect in by_aspect]
         rows.append({"system": system, "cells": [Cell(fixed(value, 0), sort=value) for value in cells]})
@@ -195,16 +197,16 @@ def single_pass_table(data):
     return {"aspects": [names[aspect] for aspect in by_aspect], "rows": rows}
 
 
-def replicate_table(data):
+def replicate_table(data: dict[str, Any]) -> dict[str, Any] | None:
     """Per replicate group: its runs and, per aspect, the mean ± sample SD over runs (×100) with the
     range in the tooltip; None when the dataset has no replicates (or an older build lacks them)."""
     groups = data.get("replicates")
     if not groups:
         return None
     codes = [aspect["code"] for aspect in data["aspects"]]
-    rows = []
+    rows: list[dict[str, Any]] = []
     for group in groups:
-        cells = []
+        cells: list[Cell] = []
         for code in codes:
             mean, spread = group["mean"][code], group["sd"][code]
             text = hundred(mean) if spread is None else f"{hundred(mean)} ± {hundred(spread)}"
@@ -215,7 +217,7 @@ def replicate_table(data):
     return {"aspects": [aspect["name"] for aspect in data["aspects"]], "rows": rows}
 
 
-def agreement_rows(data):
+def agreement_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
     names = {aspect["code"]: aspect["name"] for aspect in data["aspects"]}
     return [
         {
@@ -229,10 +231,10 @@ def agreement_rows(data):
     ]
 
 
-def comparison_tables(data):
+def comparison_tables(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """Per method: a summary row per aspect (τ, ρ, item agreement) and the side-by-side rankings."""
     names = {aspect["code"]: aspect["name"] for aspect in data["aspects"]}
-    tables = {}
+    tables: dict[str, list[dict[str, Any]]] = {}
     for method, by_aspect in data["comparison"].items():
         tables[method] = []
         for aspect, entry in by_aspect.items():
