@@ -7,6 +7,8 @@ per aspect carry plotly buttons to switch aspect, so they work unchanged in the 
 
 import json
 import math
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -24,8 +26,17 @@ SYSTEM_COLOURS = (
 )  # fmt: skip
 GROUND_TRUTH_COLOUR = "#b08a00"
 
+# The figures are drawn from the leaderboard's stored JSON (``leaderboard.contents``) and returned as JSON.
+Json = dict[str, Any]
+# (code, name) of each aspect shown, in order.
+Aspects = Sequence[tuple[str, str]]
+# aspect -> system -> {"rating", "ci_low", "ci_high", ...}
+RatingBoards = Mapping[str, Mapping[str, Mapping[str, Any]]]
+# One significance matrix: (systems, signs, hover data, cell texts).
+SignView = tuple[list[str], list[list[int | None]], list[list[Any]], list[list[str]]]
 
-def _layout(figure, height, margin, **extra):
+
+def _layout(figure: go.Figure, height: int, margin: Mapping[str, int], **extra: Any) -> go.Figure:
     figure.update_layout(
         height=height,
         font=FONT,
@@ -40,11 +51,11 @@ def _layout(figure, height, margin, **extra):
     return figure
 
 
-def _aspect_buttons(aspects, traces_per_aspect, layouts=None):
+def _aspect_buttons(aspects: Aspects, traces_per_aspect: int, layouts: Sequence[Json] | None = None) -> list[Json]:
     """A drop-down showing one aspect's traces at a time (narrow enough for a phone), with the
     aspect's own ``layouts[index]`` changes (an axis order, say) where given."""
     count = len(aspects)
-    buttons = []
+    buttons: list[Json] = []
     for index, (code, name) in enumerate(aspects):
         visible = [position // traces_per_aspect == index for position in range(count * traces_per_aspect)]
         args = [{"visible": visible}, layouts[index]] if layouts else [{"visible": visible}]
@@ -67,17 +78,17 @@ def _aspect_buttons(aspects, traces_per_aspect, layouts=None):
     ]
 
 
-def _legend_below(height, margin):
+def _legend_below(height: int, margin: Mapping[str, int]) -> Json:
     """A legend under the x axis title: above the plot it would sit under plotly's toolbar on a phone."""
     plot_height = height - margin["t"] - margin["b"]
     return dict(orientation="h", x=0, xanchor="left", y=-62 / plot_height, yanchor="top", font=dict(size=11))
 
 
-def _as_json(figure):
+def _as_json(figure: go.Figure) -> Json:
     return json.loads(figure.to_json())
 
 
-def _error_bars(entries):
+def _error_bars(entries: Sequence[Mapping[str, float]]) -> Json:
     """Asymmetric 95% intervals around each entry's rating."""
     return dict(
         type="data",
@@ -90,18 +101,18 @@ def _error_bars(entries):
     )
 
 
-def _by_human_rating(human, metric, aspect_codes):
+def _by_human_rating(human: RatingBoards, metric: RatingBoards, aspect_codes: Sequence[str]) -> list[str]:
     """Systems, best human rating (mean over ``aspect_codes``) first; systems humans never rated last."""
     systems = {system for code in aspect_codes for board in (human, metric) for system in board.get(code, {})}
 
-    def mean_human(system):
+    def mean_human(system: str) -> float:
         ratings = [human[code][system]["rating"] for code in aspect_codes if system in human.get(code, {})]
         return sum(ratings) / len(ratings) if ratings else -math.inf
 
     return sorted(systems, key=lambda system: (-mean_human(system), system))
 
 
-def rating_bars(human, metric, aspects, method_name):
+def rating_bars(human: RatingBoards, metric: RatingBoards, aspects: Aspects, method_name: str) -> Json:
     """Per aspect (a drop-down), each system's human rating beside its metric-battle rating, as
     points with their 95% intervals, best human rating on top.
 
@@ -110,7 +121,7 @@ def rating_bars(human, metric, aspects, method_name):
     sit near the initial 1000, where bars would all look alike; the dotted line marks 1000.
     """
     figure = go.Figure()
-    orders = []
+    orders: list[Json] = []
     for index, (code, name) in enumerate(aspects):
         order = _by_human_rating(human, metric, [code])
         orders.append({"yaxis.categoryarray": order[::-1]})
@@ -159,7 +170,7 @@ def rating_bars(human, metric, aspects, method_name):
     return _as_json(figure)
 
 
-def _initial_rating_line(axis="x"):
+def _initial_rating_line(axis: str = "x") -> Json:
     """A dotted line at the initial rating: right of it a system won more than it lost."""
     across = "y" if axis == "x" else "x"
     return {
@@ -174,7 +185,7 @@ def _initial_rating_line(axis="x"):
     }
 
 
-def ratings_by_aspect(human, metric, aspects, method_name):
+def ratings_by_aspect(human: RatingBoards, metric: RatingBoards, aspects: Aspects, method_name: str) -> Json:
     """Figure 5 of the GENRES paper as one plot: per system (best human rating first), the human
     and the GENRES metric-battle rating of every aspect side by side, bars from the initial 1000
     with their 95% intervals."""
@@ -219,12 +230,14 @@ def ratings_by_aspect(human, metric, aspects, method_name):
     return _as_json(figure)
 
 
-def _label_positions(count):
+def _label_positions(count: int) -> list[str]:
     """Point labels alternately above and below, so neighbours' names overlap less."""
     return ["top center" if index % 2 == 0 else "bottom center" for index in range(count)]
 
 
-def rating_vs_score(human, mean_scores, aspects, method_name):
+def rating_vs_score(
+    human: RatingBoards, mean_scores: Mapping[str, Mapping[str, Any]], aspects: Aspects, method_name: str
+) -> Json:
     """Small multiples, one per aspect: human rating (y) against the mean metric score ×100 (x),
     each point labelled with its system. A phone stacks them (static/js/leaderboard.js)."""
     figure = make_subplots(
@@ -258,7 +271,7 @@ def rating_vs_score(human, mean_scores, aspects, method_name):
     return _as_json(figure)
 
 
-def _matrix_figure(figure, aspects, size):
+def _matrix_figure(figure: go.Figure, aspects: Aspects, size: int) -> Json:
     """Lay out one heatmap per aspect of systems × systems (``size`` of the largest), a drop-down between them."""
     _layout(
         figure,
@@ -271,7 +284,7 @@ def _matrix_figure(figure, aspects, size):
     return _as_json(figure)
 
 
-def win_rate_heatmaps(win_rates, aspects):
+def win_rate_heatmaps(win_rates: Mapping[str, Json], aspects: Aspects) -> Json:
     """Per aspect, the share of points each row system took from each column system."""
     figure = go.Figure()
     for index, (code, name) in enumerate(aspects):
@@ -300,7 +313,7 @@ def win_rate_heatmaps(win_rates, aspects):
     return _matrix_figure(figure, aspects, size)
 
 
-def score_profile(rows, aspects):
+def score_profile(rows: Sequence[Json], aspects: Aspects) -> Json:
     """A radar of the five mean scores (×100) of every system; click the legend to compare a few."""
     figure = go.Figure()
     codes = [code for code, _ in aspects]
@@ -340,7 +353,7 @@ _SIGN_SCALE = [[bound, colour] for index, colour in enumerate(_SIGN_COLOURS) for
 _SIGN_LABELS = ("row below", "not apart", "row above")
 
 
-def _sign_heatmaps(views, aspects, hovertemplate, legend_title):
+def _sign_heatmaps(views: Mapping[str, SignView], aspects: Aspects, hovertemplate: str, legend_title: str) -> Json:
     """One heatmap per aspect of ``views[aspect] = (systems, signs, customdata, texts)``, a drop-down between them."""
     figure = go.Figure()
     for index, (code, name) in enumerate(aspects):
@@ -371,14 +384,16 @@ def _sign_heatmaps(views, aspects, hovertemplate, legend_title):
     return _matrix_figure(figure, aspects, size)
 
 
-def significance_heatmaps(score_tests, aspects):
+def significance_heatmaps(score_tests: Mapping[str, Json], aspects: Aspects) -> Json:
     """Per aspect, which system's mean score is significantly above which (paired tests, Holm-corrected).
 
     ``score_tests`` maps aspect → ``leaderboard.significance.score_significance`` output.
     """
-    views = {}
+    views: dict[str, SignView] = {}
     for code, tests in score_tests.items():
-        signs, customdata, texts = [], [], []
+        signs: list[list[int | None]] = []
+        customdata: list[list[Any]] = []
+        texts: list[list[str]] = []
         for differences, p_values in zip(tests["difference"], tests["p_value"]):
             signs.append([direction(difference, p) for difference, p in zip(differences, p_values)])
             customdata.append([[difference, p] for difference, p in zip(differences, p_values)])
@@ -392,9 +407,9 @@ def significance_heatmaps(score_tests, aspects):
     )
 
 
-def separation_heatmaps(separation, aspects, method_name):
+def separation_heatmaps(separation: Mapping[str, Json], aspects: Aspects, method_name: str) -> Json:
     """Per aspect, which human ratings are apart: their 95% intervals do not overlap."""
-    views = {
+    views: dict[str, SignView] = {
         code: (
             matrix["systems"],
             matrix["separated"],
@@ -411,7 +426,7 @@ def separation_heatmaps(separation, aspects, method_name):
     )
 
 
-def replicate_points(replicates, aspects):
+def replicate_points(replicates: Sequence[Json], aspects: Aspects) -> Json:
     """Per replicate group, the mean ± sample standard deviation as a bar and each run's score
     (×100) as a point drawn over it, one view per aspect (the paper's Figure 4)."""
     figure = go.Figure()
