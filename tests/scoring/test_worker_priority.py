@@ -1,11 +1,11 @@
 """Jobs run below the web server's CPU priority: a HealingWorker and its work horses are niced,
-but for the leaderboard's."""
+the leaderboard's less than the others."""
 
 import os
 
 from leaderboard.jobs import queue as leaderboard_queue
 from scoring.jobs import queue
-from scoring.workers import JOB_NICENESS, HealingWorker
+from scoring.workers import JOB_NICENESS, LEADERBOARD_NICENESS, HealingWorker
 from tests.scoring.worker_fixtures import (
     file_database,
     run_burst_worker,
@@ -23,9 +23,10 @@ def test_a_job_runs_niced_by_job_niceness(file_database):
     assert job.return_value() == min(os.nice(0) + JOB_NICENESS, 19)
 
 
-def test_a_leaderboard_worker_is_not_niced():
+def test_a_leaderboard_worker_is_niced_less_than_the_others():
     # Its builds are short and a researcher waits for them while annotators save.
     leaderboard, default = leaderboard_queue(), queue()
-    assert HealingWorker([leaderboard], connection=leaderboard.connection).niceness == 0
+    assert 0 < LEADERBOARD_NICENESS < JOB_NICENESS
+    assert HealingWorker([leaderboard], connection=leaderboard.connection).niceness == LEADERBOARD_NICENESS
     assert HealingWorker([default], connection=default.connection).niceness == JOB_NICENESS
-    assert HealingWorker([default, leaderboard], connection=default.connection).niceness == 0
+    assert HealingWorker([default, leaderboard], connection=default.connection).niceness == LEADERBOARD_NICENESS
