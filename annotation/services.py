@@ -325,11 +325,11 @@ def add_attention_checks(campaign: Campaign) -> int:
             if not candidates:
                 continue
             system = candidates[rng.randrange(len(candidates))]
+            # Read once per text: setdefault would run the two queries on every check.
+            if text_id not in foreign:
+                foreign[text_id] = _foreign_triples(campaign, text_id)
             copy = attention.worse_copy(
-                outputs[(text_id, system.pk)],
-                contents[text_id],
-                foreign.setdefault(text_id, _foreign_triples(campaign, text_id)),
-                rng.random(),
+                outputs[(text_id, system.pk)], contents[text_id], foreign[text_id], rng.random()
             )
             if copy is None:
                 continue
