@@ -8,8 +8,8 @@ least 5 times the judgements per second of one prompt per request), and the requ
 second identical run sends (target: none, every reply from the cache). The load average is
 printed before and after: the machine is shared. The CPU time the judge's process spends per
 request shows what one worker could reach on a core of its own (1000 / ms per request); the
-last line measures the same requests sent by aiohttp alone, without the openai client, the
-floor of what any client on this transport spends.
+last line sends the same requests with bare aiohttp, no judge around it: the floor of what this
+transport, the endpoint and the machine allow.
 
     .venv/bin/python -m benchmarks.judge_stage
 """
@@ -27,8 +27,9 @@ from scoring.genres.judges import DEFAULT_BATCH_SIZE, SPLIT, SUPPORT, OpenAIJudg
 from scoring.genres.openai_backend import new_event_loop
 
 LATENCY_SECONDS = 0.05
-# (in flight, prompts per request, judgements): each run lasts some 2 s at its ceiling.
-RUNS = ((16, 1, 640), (64, 1, 2560), (16, DEFAULT_BATCH_SIZE, 10240))
+# (in flight, prompts per request, judgements): each run lasts some 4 s at its ceiling, long
+# enough that the first and last rounds of requests weigh little.
+RUNS = ((16, 1, 1280), (64, 1, 5120), (16, DEFAULT_BATCH_SIZE, 20480))
 TARGET_SHARE = 0.9
 TARGET_BATCH_GAIN = 5
 
@@ -58,7 +59,7 @@ def timed_run(judge, task, pairs):
 
 
 async def post_all(base_url: str, bodies: list[bytes], in_flight: int) -> None:
-    """Send every body to /completions with aiohttp alone, ``in_flight`` at a time."""
+    """Send every body to /completions with bare aiohttp, ``in_flight`` at a time."""
     pending = iter(bodies)
     async with aiohttp.ClientSession(headers={"Content-Type": "application/json"}) as session:
 
@@ -71,7 +72,7 @@ async def post_all(base_url: str, bodies: list[bytes], in_flight: int) -> None:
 
 
 def transport_alone(base_url: str, in_flight: int, count: int) -> tuple[float, float]:
-    """(requests/s, CPU ms per request) of aiohttp alone sending the judge's support prompts."""
+    """(requests/s, CPU ms per request) of bare aiohttp sending the judge's support prompts."""
     judge = OpenAIJudge(base_url=base_url, api_key="benchmark", batch_size=1)
     bodies = [
         json.dumps({"model": judge.model, **payload}).encode()
@@ -120,9 +121,9 @@ def main() -> None:
             rerun = OpenAIJudge(base_url=base_url, api_key="benchmark", batch_size=DEFAULT_BATCH_SIZE, cache=cache)
             _seconds, _cpu_seconds, requests = timed_run(rerun, task, pairs)
             second_requests += requests
-        rate, cpu_ms = transport_alone(base_url, 64, 2560)
+        rate, cpu_ms = transport_alone(base_url, 64, 5120)
         print(
-            f"{'aiohttp alone (no openai client), 64':<38} {2560:>10} {2560:>9} {2560 / rate:>8.2f} {'':>13}"
+            f"{'bare aiohttp (no judge), 64 in flight':<38} {5120:>10} {5120:>9} {5120 / rate:>8.2f} {'':>13}"
             f" {rate:>11.0f} {rate / (64 / LATENCY_SECONDS):>11.0%} {cpu_ms:>15.2f}"
         )
     print(f"after: {load_average()}")

@@ -17,7 +17,7 @@ deterministic and can be predicted by a test:
 - an embedding is a pseudo-random vector seeded by the SHA-256 of its input.
 
 ``reply_with(function)`` replaces the completion text, ``script(...)`` makes the next requests
-fail (``Failure``) or hang (``Hang``); ``log``, ``count(path)``, ``paths()`` and
+fail (``Failure``), answer raw bytes (``Raw``) or hang (``Hang``); ``log``, ``count(path)``, ``paths()`` and
 ``max_in_flight`` show what was asked, and how many requests were open at once.
 """
 
@@ -47,6 +47,14 @@ class Failure:
 
     status: int
     retry_after: str | None = None
+
+
+@dataclass(frozen=True)
+class Raw:
+    """Answer the request with this status and these bytes as they are (a proxy's HTML page, a broken body)."""
+
+    status: int
+    body: bytes
 
 
 @dataclass(frozen=True)
@@ -169,7 +177,7 @@ class FakeOpenAIServer:
         self._thread.join(timeout=5)
 
     def script(self, *outcomes):
-        """The next requests, one outcome each, fail or hang; later ones are answered normally."""
+        """The next requests, one outcome each, fail, answer raw bytes or hang; later ones are answered normally."""
         with self._lock:
             self._script.extend(outcomes)
 
@@ -206,6 +214,8 @@ class FakeOpenAIServer:
             headers = {"Retry-After": outcome.retry_after} if outcome.retry_after else {}
             error = {"message": f"scripted failure {outcome.status}", "type": "fake_error", "code": None}
             return outcome.status, headers, {"error": error}
+        if isinstance(outcome, Raw):
+            return outcome.status, {}, outcome.body
         if isinstance(outcome, Hang):
             self._stopping.wait(outcome.seconds)
         if self.latency:
@@ -262,7 +272,7 @@ class FakeOpenAIServer:
                     status, headers, payload = server.answer(self.path, body)
                 finally:
                     server._finished()
-                encoded = json.dumps(payload).encode("utf-8")
+                encoded = payload if isinstance(payload, bytes) else json.dumps(payload).encode("utf-8")
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")

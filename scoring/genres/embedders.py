@@ -28,6 +28,7 @@ import numpy as np
 
 from scoring.genres.cache import RequestCache
 from scoring.genres.openai_backend import (
+    Endpoint,
     MalformedResponse,
     OpenAIService,
     RequestFailed,
@@ -254,15 +255,29 @@ class OpenAIEmbedder(CachingEmbedder):
             vectors[batch] = self._rows(response, len(batch), number)
         return vectors
 
-    async def _create(self, client: Any, inputs: list[str]) -> Any:
-        response = await client.embeddings.create(model=self.model, input=inputs, encoding_format="float")
-        if not response.data:
+    async def _create(self, endpoint: Endpoint, inputs: list[str]) -> dict[str, Any]:
+        """The answer, checked inside the request so that a malformed one counts as a failure."""
+        response = await endpoint.post_json(
+            "/embeddings", {"model": self.model, "input": inputs, "encoding_format": "float"}
+        )
+        items = response.get("data") if isinstance(response, dict) else None
+        if not items:
             raise MalformedResponse("the endpoint answered without any embedding")
+        if not all(
+            isinstance(item, dict) and isinstance(item.get("index"), int) and isinstance(item.get("embedding"), list)
+            for item in items
+        ):
+            raise MalformedResponse("the endpoint answered embeddings without an index or a vector")
         return response
 
-    def _rows(self, response: Any, expected: int, number: int) -> np.ndarray:
-        items = sorted(response.data, key=lambda item: item.index)
-        matrix = np.asarray([item.embedding for item in items], dtype=np.float32)
+    def _rows(self, response: dict[str, Any], expected: int, number: int) -> np.ndarray:
+        ordered = sorted(response["data"], key=lambda item: item["index"])
+        try:
+            matrix = np.asarray([item["embedding"] for item in ordered], dtype=np.float32)
+        except (TypeError, ValueError):
+            raise EmbeddingRequestError(
+                f"embedding request {number}: the vectors are not lists of numbers of one length"
+            ) from None
         if matrix.shape != (expected, self.dimension):
             raise EmbeddingRequestError(
                 f"embedding request {number}: expected {expected} vectors of {self.dimension} floats, "

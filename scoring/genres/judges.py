@@ -36,12 +36,12 @@ from functools import partial
 from itertools import product
 from typing import Any, Protocol, TypeVar
 
-import openai
-
 from scoring.genres import prompts
 from scoring.genres.cache import InMemoryRequestCache, RequestCache, request_key
 from scoring.genres.openai_backend import (
     DEFAULT_JUDGE_MODEL,
+    Endpoint,
+    EndpointStatusError,
     MalformedResponse,
     OpenAIService,
     Request,
@@ -49,7 +49,6 @@ from scoring.genres.openai_backend import (
     SendInstead,
     Usage,
     environment,
-    post_json,
 )
 from scoring.genres.triples import Triple
 
@@ -346,7 +345,7 @@ DEFAULT_CHUNK_SIZE = 256
 # llama.cpp): one request then carries that many judgements. Chat takes one conversation.
 DEFAULT_BATCH_SIZE = 16
 # What an endpoint that takes one prompt answers to a list: a refused request.
-LIST_REFUSALS = (openai.BadRequestError, openai.UnprocessableEntityError)
+LIST_REFUSAL_STATUS = {400, 422}
 
 
 @dataclass(frozen=True)
@@ -412,24 +411,10 @@ class OpenAIJudge:
         return {aspect: template.sha256 for aspect, template in sorted(self.templates.items())}
 
     def check_support(self, pairs: Pairs) -> list[SupportVerdict]:
-        verdicts = []
-        for reply in self._replies(self._payloads(pairs, SUPPORT), SUPPORT):
-            if reply.error:
-                verdicts.append(SupportVerdict(supported=False, parsed=False, reply="", error=reply.error))
-            else:
-                supported, parsed = prompts.parse_support(reply.text)
-                verdicts.append(SupportVerdict(supported, parsed, prompts.keep_reply(reply.text)))
-        return verdicts
+        return self._verdicts(self._payloads(pairs, SUPPORT), SUPPORT, _support_verdict)
 
     def split(self, pairs: Pairs) -> list[SplitVerdict]:
-        verdicts = []
-        for reply in self._replies(self._payloads(pairs, SPLIT), SPLIT):
-            if reply.error:
-                verdicts.append(SplitVerdict(n=0, parsed=False, error=reply.error))
-            else:
-                n, sub_triples, parsed = prompts.parse_split(reply.text)
-                verdicts.append(SplitVerdict(n, sub_triples, parsed, prompts.keep_reply(reply.text)))
-        return verdicts
+        return self._verdicts(self._payloads(pairs, SPLIT), SPLIT, _split_verdict)
 
     def count_requests(self, pairs: Pairs, task: str) -> RequestCount:
         """Distinct questions, and how many the cache holds; ``requests`` counts questions, so
@@ -463,13 +448,15 @@ class OpenAIJudge:
         template = self.templates.get(ASPECT_OF_TASK[task])
         return request_key(self.model, {**payload, "template_sha256": template.sha256} if template else payload)
 
-    def _replies(self, payloads: list[Payload], task: str) -> list[_Reply]:
-        """One reply per payload: from the cache, else streamed from the endpoint and cached."""
+    def _verdicts(self, payloads: list[Payload], task: str, verdict_of: Callable[[_Reply], _Verdict]) -> list[_Verdict]:
+        """One verdict per payload, read from its reply: from the cache, else streamed from the
+        endpoint and cached. Replies are read as they arrive, while the next ones are awaited."""
         keys = [self._key(payload, task) for payload in payloads]
         payload_of = dict(zip(keys, payloads))
-        replies = {key: _Reply(text=value["reply"]) for key, value in self.cache.get_many(payload_of).items()}
-        self.service.usage.cache_hits += len(replies)
-        missing = [key for key in payload_of if key not in replies]
+        cached = self.cache.get_many(payload_of)
+        verdicts = {key: verdict_of(_Reply(text=value["reply"])) for key, value in cached.items()}
+        self.service.usage.cache_hits += len(verdicts)
+        missing = [key for key in payload_of if key not in verdicts]
         fresh: dict[str, _Reply] = {}
         reported: int | None = None
 
@@ -477,18 +464,19 @@ class OpenAIJudge:
             nonlocal reported
             self.cache.set_many({key: {"reply": reply.text} for key, reply in fresh.items() if not reply.error})
             fresh.clear()
-            reported = len(replies)
+            reported = len(verdicts)
             if self.progress:
                 self.progress(reported, len(payload_of))
 
         for batch, response in self.service.stream(self._requests(missing, payload_of)):
             for key, reply in zip(batch, self._read(response, len(batch))):
-                replies[key] = fresh[key] = reply
+                fresh[key] = reply
+                verdicts[key] = verdict_of(reply)
             if len(fresh) >= self.chunk_size:
                 store()
-        if reported != len(replies):
+        if reported != len(verdicts):
             store()
-        return [replies[key] for key in keys]
+        return [verdicts[key] for key in keys]
 
     def _requests(self, keys: list[str], payload_of: dict[str, Payload]) -> Iterator[tuple[tuple[str, ...], Request]]:
         """``(keys, request)`` pairs for the service, built as it asks for them: a batch of up to
@@ -507,12 +495,10 @@ class OpenAIJudge:
         create = self._create_completion if self.api == COMPLETIONS else self._create_chat
         return partial(create, payload=payload)
 
-    async def _create_completion(self, client: openai.AsyncOpenAI, payload: Payload) -> Payload:
-        return _with_choices(await post_json(client, "/completions", {"model": self.model, **payload}))
+    async def _create_completion(self, endpoint: Endpoint, payload: Payload) -> Payload:
+        return _with_choices(await endpoint.post_json("/completions", {"model": self.model, **payload}))
 
-    async def _create_completions(
-        self, client: openai.AsyncOpenAI, batch: tuple[str, ...], payloads: list[Payload]
-    ) -> Payload:
+    async def _create_completions(self, endpoint: Endpoint, batch: tuple[str, ...], payloads: list[Payload]) -> Payload:
         """Several prompts in one request (the payloads of one task share their parameters).
 
         A refusal, or an answer without exactly one choice per prompt, means the endpoint does
@@ -521,8 +507,10 @@ class OpenAIJudge:
         response: Payload | None
         try:
             batched = {"model": self.model, **payloads[0], "prompt": [payload["prompt"] for payload in payloads]}
-            response = await post_json(client, "/completions", batched)
-        except LIST_REFUSALS:
+            response = await endpoint.post_json("/completions", batched)
+        except EndpointStatusError as error:
+            if error.status_code not in LIST_REFUSAL_STATUS:
+                raise
             response = None
         indexes = sorted(choice.get("index", -1) for choice in response.get("choices") or ()) if response else None
         if response is None or indexes != list(range(len(batch))):
@@ -530,8 +518,8 @@ class OpenAIJudge:
             raise SendInstead([((key,), self._request(payload)) for key, payload in zip(batch, payloads)])
         return response
 
-    async def _create_chat(self, client: openai.AsyncOpenAI, payload: Payload) -> Payload:
-        return _with_choices(await post_json(client, "/chat/completions", {"model": self.model, **payload}))
+    async def _create_chat(self, endpoint: Endpoint, payload: Payload) -> Payload:
+        return _with_choices(await endpoint.post_json("/chat/completions", {"model": self.model, **payload}))
 
     def _read(self, response: Payload | RequestFailed, count: int) -> list[_Reply]:
         """The replies to the ``count`` prompts of one request, in order."""
@@ -543,6 +531,20 @@ class OpenAIJudge:
         else:
             texts = [(choice.get("message") or {}).get("content") for choice in choices]
         return [_Reply(text=(text or "").strip()) for text in texts]
+
+
+def _support_verdict(reply: _Reply) -> SupportVerdict:
+    if reply.error:
+        return SupportVerdict(supported=False, parsed=False, reply="", error=reply.error)
+    supported, parsed = prompts.parse_support(reply.text)
+    return SupportVerdict(supported, parsed, prompts.keep_reply(reply.text))
+
+
+def _split_verdict(reply: _Reply) -> SplitVerdict:
+    if reply.error:
+        return SplitVerdict(n=0, parsed=False, error=reply.error)
+    n, sub_triples, parsed = prompts.parse_split(reply.text)
+    return SplitVerdict(n, sub_triples, parsed, prompts.keep_reply(reply.text))
 
 
 def _with_choices(response: Payload) -> Payload:

@@ -143,10 +143,15 @@ def _split_answer(sub_triples: Sequence[Triple]) -> str:
     return "\n".join([*lines, f"Granularity: {len(sub_triples)}"])
 
 
+# The worked examples as (question, answer), written once: every prompt of a task shares them.
+SUPPORT_SHOTS = tuple((_support_question(text, example), answer) for text, example, answer in SUPPORT_EXAMPLES)
+SPLIT_SHOTS = tuple((_split_question(example), _split_answer(sub_triples)) for example, sub_triples in SPLIT_EXAMPLES)
+
+
 def support_prompt(text: str, triple: Triple) -> Prompt:
     return Prompt(
         instruction=SUPPORT_INSTRUCTION,
-        examples=tuple((_support_question(t, example), answer) for t, example, answer in SUPPORT_EXAMPLES),
+        examples=SUPPORT_SHOTS,
         question=_support_question(text, triple),
         answer_separator=" ",
     )
@@ -155,7 +160,7 @@ def support_prompt(text: str, triple: Triple) -> Prompt:
 def split_prompt(triple: Triple) -> Prompt:
     return Prompt(
         instruction=SPLIT_INSTRUCTION,
-        examples=tuple((_split_question(example), _split_answer(subs)) for example, subs in SPLIT_EXAMPLES),
+        examples=SPLIT_SHOTS,
         question=_split_question(triple),
         answer_separator="\n",
     )
