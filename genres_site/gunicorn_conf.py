@@ -2,9 +2,9 @@
 
     python -m gunicorn -c genres_site/gunicorn_conf.py genres_site.asgi:application --bind HOST:PORT --workers N
 
-Each worker is a uvicorn event loop serving the ASGI application: HTTP through Django (a sync
-view runs in a thread of its own, so one process serves several requests at once) and
-websockets through channels, whose Redis layer joins the processes together.
+Each worker is a uvicorn event loop serving the ASGI application: HTTP through Django's WSGI
+handler in a pool of threads (genres_site/asgi.py), so one process serves several requests at
+once, and websockets through channels, whose Redis layer joins the processes together.
 """
 
 import os
