@@ -4,32 +4,72 @@ Everything is read through ``annotation.judgement_queries`` (the one query that 
 judgements) and computed by the pure modules; the result is plain data, ready to store.
 """
 
+import hashlib
 from collections.abc import Callable, Hashable, Mapping
 from datetime import datetime
-from typing import Any
+from functools import cache as once
+from pathlib import Path
+from typing import Any, TypeVar, cast
 
 import numpy as np
+from django.core.cache import cache
 from django.db.models import Count, Max, QuerySet
 
 from annotation import agreement, judgement_queries, ratings
 from annotation.models import ASPECTS, Campaign, CampaignAnnotator, Item, Judgement
+from leaderboard import correlation
 from leaderboard.correlation import interval_ranks
 from scoring.models import Dataset
 
 # A method's leaderboard of one aspect: each system's rating figures and its "rank" range.
 RatedBoard = dict[str, dict[str, Any]]
+Kept = TypeVar("Kept")
 
 RATING_METHODS: dict[str, Callable[..., ratings.Leaderboard]] = {
     "elo": ratings.elo_leaderboard,
     "bt": ratings.bradley_terry_leaderboard,
 }
+# Ratings of one aspect's battles are kept for the builds that follow (``_kept_by_battles``); under
+# a steady stream of saves each build makes new ones, so they expire soon.
+RATINGS_KEPT_FOR = 10 * 60
 
 
 def rate(battles_of_aspect: ratings.Battles, rounds: int) -> dict[str, RatedBoard]:
     """Both methods' leaderboards of one aspect's battles, each entry with its rank range.
 
     No battles, no ratings: every system would sit at the initial rating, which ranks nothing.
+    Kept in the cache by the battles (``_kept_by_battles``).
     """
+    return _kept_by_battles(f"ratings:{rounds}", battles_of_aspect, lambda: _rate(battles_of_aspect, rounds))
+
+
+def _kept_by_battles(part: str, battles: ratings.Battles, compute: Callable[[], Kept]) -> Kept:
+    """``part`` computed from ``battles`` alone, from the cache when these battles were seen lately.
+
+    The ratings are deterministic (the bootstraps are seeded): the same battles always give the
+    same ones. So a build after new judgements rates again only the aspects these changed (a save
+    judges the first four aspects, or completeness alone).
+    """
+    digest = hashlib.sha256(_rating_code().encode("ascii"))
+    digest.update(repr(battles.systems).encode("utf-8"))
+    for array in (battles.a, battles.b, battles.outcome):
+        digest.update(array.tobytes())
+    # None only for a default of None: compute never returns it.
+    return cast(Kept, cache.get_or_set(f"leaderboard:{part}:{digest.hexdigest()[:32]}", compute, RATINGS_KEPT_FOR))
+
+
+@once
+def _rating_code() -> str:
+    """A digest of the code that makes the kept ratings: after a deploy that changes how ratings
+    are made, the ones kept by the code before are never served."""
+    digest = hashlib.sha256()
+    for module in (ratings, correlation):
+        digest.update(Path(module.__file__ or "").read_bytes())
+    digest.update(Path(__file__).read_bytes())
+    return digest.hexdigest()
+
+
+def _rate(battles_of_aspect: ratings.Battles, rounds: int) -> dict[str, RatedBoard]:
     rated: dict[str, RatedBoard] = {method: {} for method in RATING_METHODS}
     if not len(battles_of_aspect):
         return rated
@@ -39,6 +79,15 @@ def rate(battles_of_aspect: ratings.Battles, rounds: int) -> dict[str, RatedBoar
             board[system]["rank"] = [best, worst]
         rated[method] = board
     return rated
+
+
+def single_pass(battles_of_aspect: ratings.Battles) -> ratings.Leaderboard:
+    """One pass of online Elo in import order (no battles: none), kept by the battles like ``rate``."""
+    if not len(battles_of_aspect):
+        return {}
+    return _kept_by_battles(
+        "single-pass", battles_of_aspect, lambda: ratings.single_pass_leaderboard(battles_of_aspect)
+    )
 
 
 def win_rate_matrix(battles: ratings.Battles) -> dict[str, list[Any]]:
@@ -141,10 +190,7 @@ def human_side(dataset: Dataset, rounds: int = ratings.BOOTSTRAP_ROUNDS) -> dict
             for aspect in ASPECTS
         },
         "ratings": {method: {aspect: rated[aspect][method] for aspect in ASPECTS} for method in RATING_METHODS},
-        "single_pass": {
-            aspect: ratings.single_pass_leaderboard(by_aspect[aspect]) if len(by_aspect[aspect]) else {}
-            for aspect in ASPECTS
-        },
+        "single_pass": {aspect: single_pass(by_aspect[aspect]) for aspect in ASPECTS},
         "win_rates": {aspect: win_rate_matrix(by_aspect[aspect]) for aspect in ASPECTS},
         "labels": merged_item_labels(campaigns, merged),
     }

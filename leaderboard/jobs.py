@@ -10,9 +10,10 @@ makes exactly one more, which runs after it: builds of one dataset hold a lock, 
 several workers serve the queue.
 
 Pacing: while changes keep coming, a build waits before it starts until the dataset's last build
-has been over for as long as that build used the CPU (at most ``MAX_PAUSE``), so the worker takes
-at most half a core from the web processes however fast annotators save, and the changes of the
-pause land in one build. CPU time, not wall time: on a machine busy with other work a build
+has been over for as long as that build used the CPU, at least ``MIN_PAUSE`` and at most
+``MAX_PAUSE``, so the worker takes at most half a core from the web processes however fast
+annotators save (less where builds are cheap: the floor), and the changes of the pause land in
+one build. CPU time, not wall time: on a machine busy with other work a build
 takes longer without costing the web processes more, and should not wait longer. A change still
 shows within the build under way, the pause and its own build; after a quiet spell a change is
 built at once.
@@ -53,8 +54,11 @@ BUILD_TIMEOUT = 15 * 60
 # A queued job lost with its worker frees the dataset for new builds after this long.
 PENDING_FOR = BUILD_TIMEOUT
 VARIANTS_KEPT_FOR = 24 * 3600
-# Pacing (above): the pause after a build is its CPU time times PAUSE_PER_BUILD, at most MAX_PAUSE.
+# Pacing (above): the pause after a build is its CPU time times PAUSE_PER_BUILD, within
+# [MIN_PAUSE, MAX_PAUSE]. The floor keeps builds of a fraction of a second from following each
+# other all the time under a stream of saves; the ceiling, that a change shows within seconds.
 PAUSE_PER_BUILD = 1.0
+MIN_PAUSE = 1.0
 MAX_PAUSE = 2.0
 # A leaderboard variant: (setting key, "" for the newest; margin).
 Variant = tuple[str, float]
@@ -125,7 +129,8 @@ def pause_before_build(last_build: tuple[float, float] | None, now: float) -> fl
     if last_build is None:
         return 0.0
     finished_at, cpu_seconds = last_build
-    return max(0.0, finished_at + min(MAX_PAUSE, PAUSE_PER_BUILD * cpu_seconds) - now)
+    pause = min(MAX_PAUSE, max(MIN_PAUSE, PAUSE_PER_BUILD * cpu_seconds))
+    return max(0.0, finished_at + pause - now)
 
 
 def _wait_for_turn(connection: Redis, dataset_id: int) -> None:

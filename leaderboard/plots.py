@@ -8,6 +8,7 @@ per aspect carry plotly buttons to switch aspect, so they work unchanged in the 
 import json
 import math
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any
 
 import plotly.graph_objects as go
@@ -25,6 +26,7 @@ SYSTEM_COLOURS = (
     "#4f6d8f", "#c46a2f", "#3f9a5a", "#8f3f5f", "#5a5aa8", "#8a6d3b", "#3b8a8a",
 )  # fmt: skip
 GROUND_TRUTH_COLOUR = "#b08a00"
+AXIS_STYLE = dict(linecolor="#dde2ea", gridcolor="#eef1f5", zeroline=False)
 
 # The figures are drawn from the leaderboard's stored JSON (``leaderboard.contents``) and returned as JSON.
 Json = dict[str, Any]
@@ -36,19 +38,29 @@ RatingBoards = Mapping[str, Mapping[str, Mapping[str, Any]]]
 SignView = tuple[list[str], list[list[int | None]], list[list[Any]], list[list[str]]]
 
 
-def _layout(figure: go.Figure, height: int, margin: Mapping[str, int], **extra: Any) -> go.Figure:
-    figure.update_layout(
-        height=height,
-        font=FONT,
-        paper_bgcolor="#ffffff",
-        plot_bgcolor="#ffffff",
-        margin=margin,
-        hoverlabel=dict(font=FONT),
+def _figure(
+    traces: Sequence[Json], height: int, margin: Mapping[str, int], axes: Mapping[str, Json] | None = None, **extra: Any
+) -> Json:
+    """``traces`` in the page's style, as JSON: ``axes`` maps each axis ("xaxis", "yaxis2"…) to its
+    own settings, beside the style every axis shares (default: one x and one y axis); ``extra``
+    is the rest of the layout.
+
+    The figure is made as plain dicts and handed to plotly once, which checks and writes it:
+    plotly's add_* and update_* methods walk the whole figure at every call, and were three
+    quarters of a figure's CPU (a leaderboard build draws nine figures after a new judgement).
+    """
+    axes = axes or {"xaxis": {}, "yaxis": {}}
+    layout = {
+        "height": height,
+        "font": FONT,
+        "paper_bgcolor": "#ffffff",
+        "plot_bgcolor": "#ffffff",
+        "margin": margin,
+        "hoverlabel": dict(font=FONT),
+        **{name: {**AXIS_STYLE, **settings} for name, settings in axes.items()},
         **extra,
-    )
-    figure.update_xaxes(linecolor="#dde2ea", gridcolor="#eef1f5", zeroline=False)
-    figure.update_yaxes(linecolor="#dde2ea", gridcolor="#eef1f5", zeroline=False)
-    return figure
+    }
+    return json.loads(go.Figure(data=list(traces), layout=layout).to_json())
 
 
 def _aspect_buttons(aspects: Aspects, traces_per_aspect: int, layouts: Sequence[Json] | None = None) -> list[Json]:
@@ -84,10 +96,6 @@ def _legend_below(height: int, margin: Mapping[str, int]) -> Json:
     return dict(orientation="h", x=0, xanchor="left", y=-62 / plot_height, yanchor="top", font=dict(size=11))
 
 
-def _as_json(figure: go.Figure) -> Json:
-    return json.loads(figure.to_json())
-
-
 def _error_bars(entries: Sequence[Mapping[str, float]]) -> Json:
     """Asymmetric 95% intervals around each entry's rating."""
     return dict(
@@ -120,7 +128,7 @@ def rating_bars(human: RatingBoards, metric: RatingBoards, aspects: Aspects, met
     system missing from one side has no point there. Points, not bars from zero: the ratings
     sit near the initial 1000, where bars would all look alike; the dotted line marks 1000.
     """
-    figure = go.Figure()
+    traces: list[Json] = []
     orders: list[Json] = []
     for index, (code, name) in enumerate(aspects):
         order = _by_human_rating(human, metric, [code])
@@ -131,7 +139,8 @@ def rating_bars(human: RatingBoards, metric: RatingBoards, aspects: Aspects, met
         ):
             systems = [system for system in order if system in board]
             entries = [board[system] for system in systems]
-            figure.add_scatter(
+            trace = dict(
+                type="scatter",
                 x=[entry["rating"] for entry in entries],
                 y=systems,
                 mode="markers",
@@ -143,6 +152,7 @@ def rating_bars(human: RatingBoards, metric: RatingBoards, aspects: Aspects, met
                 legendgroup=label,
                 hovertemplate="%{y}<br>" + label + f" {method_name}: " + "%{x:.0f}<extra></extra>",
             )
+            traces.append(trace)
     first_order = orders[0]["yaxis.categoryarray"] if orders else []
     # A fixed range for every aspect, so switching aspects compares like with like.
     bounds = [
@@ -153,21 +163,23 @@ def rating_bars(human: RatingBoards, metric: RatingBoards, aspects: Aspects, met
         for bound in (entry["ci_low"], entry["ci_high"])
     ] + [INITIAL_RATING]
     pad = 0.05 * (max(bounds) - min(bounds) or 100)
-    figure.update_xaxes(range=[min(bounds) - pad, max(bounds) + pad])
     height, margin = max(320, 170 + 34 * len(first_order)), dict(l=8, r=16, t=48, b=100)
-    _layout(
-        figure,
+    return _figure(
+        traces,
         height,
+        margin,
+        axes={
+            "xaxis": dict(
+                range=[min(bounds) - pad, max(bounds) + pad], title=dict(text=f"{method_name} rating (start 1000)")
+            ),
+            "yaxis": dict(categoryorder="array", categoryarray=first_order, automargin=True),
+        },
         scattermode="group",
         scattergap=0.4,
         updatemenus=_aspect_buttons(aspects, 2, orders),
-        xaxis_title=f"{method_name} rating (start 1000)",
         legend=_legend_below(height, margin),
-        margin=margin,
         shapes=[_initial_rating_line()],
     )
-    figure.update_yaxes(categoryorder="array", categoryarray=first_order, automargin=True)
-    return _as_json(figure)
 
 
 def _initial_rating_line(axis: str = "x") -> Json:
@@ -191,7 +203,7 @@ def ratings_by_aspect(human: RatingBoards, metric: RatingBoards, aspects: Aspect
     with their 95% intervals."""
     codes = [code for code, _ in aspects]
     order = _by_human_rating(human, metric, codes)
-    figure = go.Figure()
+    traces: list[Json] = []
     for label, colour, ratings in (
         ("Human", HUMAN_COLOUR, human),
         ("GENRES metric battles", METRIC_COLOUR, metric),
@@ -203,7 +215,8 @@ def ratings_by_aspect(human: RatingBoards, metric: RatingBoards, aspects: Aspect
             if system in ratings.get(code, {})
         ]
         entries = [entry for _, _, entry in slots]
-        figure.add_bar(
+        bars = dict(
+            type="bar",
             # Two levels: the system, then the aspect's code within it.
             y=[[system for system, _, _ in slots], [code.upper() for _, code, _ in slots]],
             x=[entry["rating"] - INITIAL_RATING for entry in entries],
@@ -212,22 +225,24 @@ def ratings_by_aspect(human: RatingBoards, metric: RatingBoards, aspects: Aspect
             customdata=[entry["rating"] for entry in entries],
             error_x=_error_bars(entries),
             name=label,
-            marker_color=colour,
+            marker=dict(color=colour),
             hovertemplate="%{y}<br>" + label + f" {method_name}: " + "%{customdata:.0f}<extra></extra>",
         )
+        traces.append(bars)
     height, margin = max(320, 140 + 15 * len(order) * len(codes)), dict(l=8, r=16, t=16, b=100)
-    _layout(
-        figure,
+    return _figure(
+        traces,
         height,
+        margin,
+        axes={
+            "xaxis": dict(title=dict(text=f"{method_name} rating (start 1000)")),
+            "yaxis": dict(autorange="reversed", automargin=True, tickfont=dict(size=10), dividercolor="#c5ccd8"),
+        },
         barmode="group",
         bargap=0.25,
-        xaxis_title=f"{method_name} rating (start 1000)",
         legend=_legend_below(height, margin),
-        margin=margin,
         shapes=[_initial_rating_line()],
     )
-    figure.update_yaxes(autorange="reversed", automargin=True, tickfont=dict(size=10), dividercolor="#c5ccd8")
-    return _as_json(figure)
 
 
 def _label_positions(count: int) -> list[str]:
@@ -240,9 +255,10 @@ def rating_vs_score(
 ) -> Json:
     """Small multiples, one per aspect: human rating (y) against the mean metric score ×100 (x),
     each point labelled with its system. A phone stacks them (static/js/leaderboard.js)."""
-    figure = make_subplots(
-        rows=1, cols=len(aspects), subplot_titles=[name for _, name in aspects], horizontal_spacing=0.045
-    )
+    panels = _panels_in_a_row(tuple(name for _, name in aspects))
+    # Copies: the cached panels stay as plotly made them.
+    axes = {name: dict(settings) for name, settings in panels.items() if name.startswith(("xaxis", "yaxis"))}
+    traces: list[Json] = []
     for column, (code, name) in enumerate(aspects, start=1):
         board = human.get(code, {})
         scores = mean_scores.get(code, {})
@@ -250,47 +266,62 @@ def rating_vs_score(
         systems = sorted(
             (system for system in board if scores.get(system) is not None), key=lambda system: board[system]["rating"]
         )
-        figure.add_scatter(
-            x=[100 * scores[system] for system in systems],
-            y=[board[system]["rating"] for system in systems],
-            mode="markers+text",
-            text=systems,
-            textposition=_label_positions(len(systems)),
-            textfont=dict(size=9, color="#4a5366"),
-            cliponaxis=False,
-            marker=dict(size=9, color=HUMAN_COLOUR, line=dict(color="#ffffff", width=1)),
-            hovertemplate="%{text}<br>" + name + " score %{x:.1f}<br>human " + method_name + " %{y:.0f}<extra></extra>",
-            showlegend=False,
-            row=1,
-            col=column,
+        suffix = "" if column == 1 else str(column)
+        hovertemplate = "%{text}<br>" + name + " score %{x:.1f}<br>human " + method_name + " %{y:.0f}<extra></extra>"
+        traces.append(
+            dict(
+                type="scatter",
+                xaxis=f"x{suffix}",
+                yaxis=f"y{suffix}",
+                x=[100 * scores[system] for system in systems],
+                y=[board[system]["rating"] for system in systems],
+                mode="markers+text",
+                text=systems,
+                textposition=_label_positions(len(systems)),
+                textfont=dict(size=9, color="#4a5366"),
+                cliponaxis=False,
+                marker=dict(size=9, color=HUMAN_COLOUR, line=dict(color="#ffffff", width=1)),
+                hovertemplate=hovertemplate,
+                showlegend=False,
+            )
         )
-        figure.update_xaxes(title_text="mean score ×100", row=1, col=column)
-    figure.update_yaxes(title_text=f"human {method_name}", row=1, col=1)
-    _layout(figure, 400, margin=dict(l=64, r=16, t=48, b=56))
-    figure.update_annotations(font=dict(size=12))
-    return _as_json(figure)
+        axes[f"xaxis{suffix}"]["title"] = dict(text="mean score ×100")
+    axes["yaxis"]["title"] = dict(text=f"human {method_name}")
+    titles = [{**annotation, "font": dict(size=12)} for annotation in panels.get("annotations", [])]
+    return _figure(traces, 400, dict(l=64, r=16, t=48, b=56), axes, annotations=titles)
 
 
-def _matrix_figure(figure: go.Figure, aspects: Aspects, size: int) -> Json:
+@cache
+def _panels_in_a_row(titles: tuple[str, ...]) -> Json:
+    """The layout of one row of panels titled ``titles``: their axes and titles (plotly's subplots,
+    the same at every build and a fifth of a figure's CPU to make)."""
+    figure = make_subplots(rows=1, cols=len(titles), subplot_titles=titles, horizontal_spacing=0.045)
+    # The template comes with every figure: checking it twice would cost twice.
+    return {key: value for key, value in figure.to_dict()["layout"].items() if key != "template"}
+
+
+def _matrix_figure(heatmaps: Sequence[Json], aspects: Aspects, size: int) -> Json:
     """Lay out one heatmap per aspect of systems × systems (``size`` of the largest), a drop-down between them."""
-    _layout(
-        figure,
+    return _figure(
+        heatmaps,
         max(360, 140 + 30 * size),
+        dict(l=8, r=8, t=48, b=8),
+        axes={
+            "xaxis": dict(tickangle=-40, showgrid=False, automargin=True, tickfont=dict(size=10)),
+            "yaxis": dict(autorange="reversed", showgrid=False, automargin=True, tickfont=dict(size=10)),
+        },
         updatemenus=_aspect_buttons(aspects, 1),
-        margin=dict(l=8, r=8, t=48, b=8),
     )
-    figure.update_yaxes(autorange="reversed", showgrid=False, automargin=True, tickfont=dict(size=10))
-    figure.update_xaxes(tickangle=-40, showgrid=False, automargin=True, tickfont=dict(size=10))
-    return _as_json(figure)
 
 
 def win_rate_heatmaps(win_rates: Mapping[str, Json], aspects: Aspects) -> Json:
     """Per aspect, the share of points each row system took from each column system."""
-    figure = go.Figure()
+    heatmaps: list[Json] = []
     for index, (code, name) in enumerate(aspects):
         matrix = win_rates.get(code, {"systems": [], "rates": [], "battles": []})
         systems = matrix["systems"]
-        figure.add_heatmap(
+        heatmap = dict(
+            type="heatmap",
             x=systems,
             y=systems,
             z=matrix["rates"],
@@ -309,13 +340,14 @@ def win_rate_heatmaps(win_rates: Mapping[str, Json], aspects: Aspects) -> Json:
             xgap=1,
             ygap=1,
         )
+        heatmaps.append(heatmap)
     size = max((len(matrix["systems"]) for matrix in win_rates.values()), default=0)
-    return _matrix_figure(figure, aspects, size)
+    return _matrix_figure(heatmaps, aspects, size)
 
 
 def score_profile(rows: Sequence[Json], aspects: Aspects) -> Json:
     """A radar of the five mean scores (×100) of every system; click the legend to compare a few."""
-    figure = go.Figure()
+    traces: list[Json] = []
     codes = [code for code, _ in aspects]
     # Two-word names on two lines: on a phone one line would run past the plot's edge.
     names = [name.replace(" ", "<br>", 1) for _, name in aspects]
@@ -323,7 +355,8 @@ def score_profile(rows: Sequence[Json], aspects: Aspects) -> Json:
     for row in rows:
         values = [None if row["values"].get(code) is None else 100 * row["values"][code] for code in codes]
         colour = GROUND_TRUTH_COLOUR if row["ground_truth"] else next(colours)
-        figure.add_scatterpolar(
+        line = dict(
+            type="scatterpolar",
             r=values + values[:1],
             theta=names + names[:1],
             name=row["system"],
@@ -331,9 +364,12 @@ def score_profile(rows: Sequence[Json], aspects: Aspects) -> Json:
             marker=dict(size=5),
             hovertemplate=row["system"] + "<br>%{theta}: %{r:.1f}<extra></extra>",
         )
-    _layout(
-        figure,
+        traces.append(line)
+    return _figure(
+        traces,
         520,
+        # Room at the sides for "Uniqueness" and "Completeness" at a phone's width.
+        dict(l=84, r=84, t=48, b=40),
         polar=dict(
             radialaxis=dict(range=[0, 100], dtick=25, gridcolor="#e3e7ee", tickfont=dict(size=9)),
             # First aspect at the top: the radial ticks (drawn at 0°) then fall between two aspect
@@ -341,10 +377,7 @@ def score_profile(rows: Sequence[Json], aspects: Aspects) -> Json:
             angularaxis=dict(gridcolor="#e3e7ee", rotation=90, direction="clockwise"),
         ),
         legend=dict(font=dict(size=11), orientation="h", x=0.5, xanchor="center", y=-0.08, yanchor="top"),
-        # Room at the sides for "Uniqueness" and "Completeness" at a phone's width.
-        margin=dict(l=84, r=84, t=48, b=40),
     )
-    return _as_json(figure)
 
 
 # Significance matrices: the row system significantly below (−1) or above (1) the column, or neither.
@@ -355,10 +388,11 @@ _SIGN_LABELS = ("row below", "not apart", "row above")
 
 def _sign_heatmaps(views: Mapping[str, SignView], aspects: Aspects, hovertemplate: str, legend_title: str) -> Json:
     """One heatmap per aspect of ``views[aspect] = (systems, signs, customdata, texts)``, a drop-down between them."""
-    figure = go.Figure()
+    heatmaps: list[Json] = []
     for index, (code, name) in enumerate(aspects):
         systems, signs, customdata, texts = views.get(code, ([], [], [], []))
-        figure.add_heatmap(
+        heatmap = dict(
+            type="heatmap",
             x=systems,
             y=systems,
             z=signs,
@@ -380,8 +414,9 @@ def _sign_heatmaps(views: Mapping[str, SignView], aspects: Aspects, hovertemplat
             xgap=1,
             ygap=1,
         )
+        heatmaps.append(heatmap)
     size = max((len(view[0]) for view in views.values()), default=0)
-    return _matrix_figure(figure, aspects, size)
+    return _matrix_figure(heatmaps, aspects, size)
 
 
 def significance_heatmaps(score_tests: Mapping[str, Json], aspects: Aspects) -> Json:
@@ -429,13 +464,14 @@ def separation_heatmaps(separation: Mapping[str, Json], aspects: Aspects, method
 def replicate_points(replicates: Sequence[Json], aspects: Aspects) -> Json:
     """Per replicate group, the mean ± sample standard deviation as a bar and each run's score
     (×100) as a point drawn over it, one view per aspect (the paper's Figure 4)."""
-    figure = go.Figure()
+    traces: list[Json] = []
     groups = [group["group"] for group in replicates]
     for index, (code, name) in enumerate(aspects):
         visible = index == 0
         means = [group["mean"][code] for group in replicates]
         spreads = [group["sd"][code] for group in replicates]
-        figure.add_scatter(
+        mean_bars = dict(
+            type="scatter",
             x=groups,
             y=[None if mean is None else 100 * mean for mean in means],
             error_y=dict(
@@ -454,7 +490,8 @@ def replicate_points(replicates: Sequence[Json], aspects: Aspects) -> Json:
         runs = [
             (group["group"], run) for group in replicates for run in group["runs"] if run["values"][code] is not None
         ]
-        figure.add_scatter(
+        points = dict(
+            type="scatter",
             x=[group for group, _ in runs],
             y=[100 * run["values"][code] for _, run in runs],
             customdata=[run["seed"] for _, run in runs],
@@ -464,14 +501,13 @@ def replicate_points(replicates: Sequence[Json], aspects: Aspects) -> Json:
             hovertemplate="%{x}, seed %{customdata}: %{y:.1f}<extra></extra>",
             visible=visible,
         )
+        traces += [mean_bars, points]
     margin = dict(l=60, r=16, t=56, b=140)
-    _layout(
-        figure,
+    return _figure(
+        traces,
         440,
         margin,
+        axes={"xaxis": dict(tickangle=-30, showgrid=False), "yaxis": dict(title=dict(text="Score ×100"))},
         updatemenus=_aspect_buttons(aspects, 2),
-        yaxis_title="Score ×100",
         legend=_legend_below(440, margin),
     )
-    figure.update_xaxes(tickangle=-30, showgrid=False)
-    return _as_json(figure)

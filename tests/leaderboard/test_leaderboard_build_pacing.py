@@ -1,4 +1,4 @@
-"""Builds are paced (a pause as long as the last build's CPU time, bounded) and reuse the GENRES-side parts
+"""Builds are paced (a pause as long as the last build's CPU time, within bounds) and reuse the GENRES-side parts
 (scores and their figures) while the scores are unchanged, so a new judgement costs only the human side."""
 
 import json
@@ -17,7 +17,11 @@ def test_no_pause_before_the_first_build_or_after_a_quiet_spell():
 
 
 def test_the_pause_lasts_as_long_as_the_last_build_used_the_cpu():
-    assert jobs.pause_before_build((100.0, 0.8), now=100.3) == pytest.approx(0.5)
+    assert jobs.pause_before_build((100.0, 1.5), now=100.3) == pytest.approx(1.2)
+
+
+def test_the_pause_after_a_cheap_build_is_at_least_the_floor():
+    assert jobs.pause_before_build((100.0, 0.2), now=100.3) == pytest.approx(jobs.MIN_PAUSE - 0.3)
 
 
 def test_the_pause_is_bounded_so_a_change_still_shows_within_seconds():
@@ -32,7 +36,7 @@ def test_a_build_records_when_it_ended_and_its_cpu_time(db, monkeypatch):
     finished_at, cpu_seconds = json.loads(jobs.queue().connection.get(jobs._last_build_key(dataset.pk)))
     assert cpu_seconds > 0
     jobs.build_leaderboards(dataset.pk)  # right after: waits its turn
-    assert len(slept) == 1 and 0 < slept[0] <= min(jobs.MAX_PAUSE, cpu_seconds)
+    assert len(slept) == 1 and 0 < slept[0] <= min(jobs.MAX_PAUSE, max(jobs.MIN_PAUSE, cpu_seconds))
 
 
 @pytest.mark.django_db
