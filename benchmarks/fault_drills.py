@@ -71,12 +71,12 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def wait_for(condition, timeout, what):
+def wait_for(condition, timeout, what, every=0.2):
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
             raise TimeoutError(f"no {what} within {timeout} s")
-        time.sleep(0.2)
+        time.sleep(every)
 
 
 def listening(port):
@@ -190,14 +190,15 @@ def run_drill(letter, texts, chunk_texts):
         started = time.monotonic()
         chunks = RunChunk.objects.filter(run=run)
         total = chunks.count()
-        wait_for(
-            lambda: (
-                chunks.filter(status="done").count() >= total * FAULT_AT_SHARE
-                and chunks.filter(status="running").exists()
-            ),
-            GIVE_UP_SECONDS,
-            "third of the chunks done",
-        )
+
+        def time_for_the_fault():
+            done = chunks.filter(status="done").count()
+            if done == total:
+                raise RuntimeError(f"the run ended before a chunk could be interrupted: give more --texts than {texts}")
+            return done >= total * FAULT_AT_SHARE and chunks.filter(status="running").exists()
+
+        # A chunk takes a fraction of a second: look often, so the fault lands while one runs.
+        wait_for(time_for_the_fault, GIVE_UP_SECONDS, "third of the chunks done", every=0.02)
         done_at_fault = chunks.filter(status="done").count()
         load_at_fault = os.getloadavg()
         fault = FAULTS[letter](psutil.Process(serve.pid))

@@ -186,12 +186,12 @@ def measure(rounds, profile_path):
 # --- The parent: trees, alternation, report -----------------------------------------------------------
 
 
-def export_revision(revision):
-    """The files of ``revision`` in a temporary directory, with this benchmark copied in."""
+def export_revision(revision, benchmark=Path(__file__)):
+    """The files of ``revision`` in a temporary directory, with the working tree's ``benchmark`` file copied in."""
     directory = Path(tempfile.mkdtemp(prefix="genres-hot-paths-"))
     archive = subprocess.run(["git", "archive", revision], cwd=REPOSITORY, capture_output=True, check=True).stdout
     subprocess.run(["tar", "-x", "-C", str(directory)], input=archive, check=True)
-    shutil.copy(__file__, directory / "benchmarks" / "hot_paths.py")
+    shutil.copy(benchmark, directory / "benchmarks" / benchmark.name)
     return directory
 
 
