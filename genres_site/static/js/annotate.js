@@ -26,6 +26,8 @@
   let saving = false;
 
   // ---- Time on the item: only while the tab is visible, reset after every successful save.
+  // Sent to the millisecond: a keyboard annotator can finish a completeness-only item in under
+  // 50 ms, which one decimal would record as no time at all.
   let visibleMs = 0;
   let visibleSince = document.visibilityState === "visible" ? performance.now() : null;
   document.addEventListener("visibilitychange", function () {
@@ -159,7 +161,7 @@
     saving = true;
     saveButton.disabled = true;
     setStatus("Saving…", "pending");
-    form.elements.seconds.value = secondsSinceLastSave().toFixed(1);
+    form.elements.seconds.value = secondsSinceLastSave().toFixed(3);
     fetch(form.action, {
       method: "POST",
       body: new FormData(form),
