@@ -1,15 +1,17 @@
 """Judge stage throughput: one worker, the OpenAI judge, a local endpoint answering after 50 ms.
 
 The endpoint (``benchmarks.endpoint``: bare asyncio on uvloop, keep-alive) runs in a process of
-its own, so that it does not share the judge's interpreter, and costs little CPU per request. For each run it prints judgements and requests per second and, for one prompt per
-request, the share of the ceiling that ``in flight / latency`` sets (targets: at least 90% at 16
+its own, so that it does not share the judge's interpreter, and costs little CPU per request.
+For each run it prints judgements and requests per second and, for one prompt per request, the
+share of the ceiling that ``in flight / latency`` sets (targets: at least 90% at 16
 and at 64 in flight); then prompts batched on the completions API at 16 in flight (target: at
 least 5 times the judgements per second of one prompt per request), and the requests that a
 second identical run sends (target: none, every reply from the cache). The load average is
 printed before and after: the machine is shared. The CPU time the judge's process spends per
 request shows what one worker could reach on a core of its own (1000 / ms per request); the
-last line sends the same requests with bare aiohttp, no judge around it: the floor of what this
-transport, the endpoint and the machine allow.
+last two lines send the same requests with no judge around them, through the judge's HTTP client
+and through aiohttp: the floor that the transport, the endpoint and the machine allow, and the
+reason the judge has a client of its own.
 
     .venv/bin/python -m benchmarks.judge_stage
 """
@@ -23,6 +25,7 @@ import aiohttp
 
 from benchmarks.endpoint import endpoint_process
 from scoring.genres.cache import InMemoryRequestCache
+from scoring.genres.http_client import HTTPClient
 from scoring.genres.judges import DEFAULT_BATCH_SIZE, SPLIT, SUPPORT, OpenAIJudge
 from scoring.genres.openai_backend import new_event_loop
 
@@ -58,8 +61,8 @@ def timed_run(judge, task, pairs):
     return seconds, cpu_seconds, judge.usage.requests - requests_before
 
 
-async def post_all(base_url: str, bodies: list[bytes], in_flight: int) -> None:
-    """Send every body to /completions with bare aiohttp, ``in_flight`` at a time."""
+async def post_with_aiohttp(base_url: str, bodies: list[bytes], in_flight: int) -> None:
+    """Send every body to /completions with aiohttp, ``in_flight`` at a time."""
     pending = iter(bodies)
     async with aiohttp.ClientSession(headers={"Content-Type": "application/json"}) as session:
 
@@ -71,8 +74,24 @@ async def post_all(base_url: str, bodies: list[bytes], in_flight: int) -> None:
         await asyncio.gather(*(sender() for _ in range(in_flight)))
 
 
-def transport_alone(base_url: str, in_flight: int, count: int) -> tuple[float, float]:
-    """(requests/s, CPU ms per request) of bare aiohttp sending the judge's support prompts."""
+async def post_with_http_client(base_url: str, bodies: list[bytes], in_flight: int) -> None:
+    """Send every body to /completions with the judge's HTTP client, ``in_flight`` at a time."""
+    pending = iter(bodies)
+    client = HTTPClient(base_url, {"Content-Type": "application/json"}, timeout=60)
+
+    async def sender() -> None:
+        for body in pending:
+            json.loads((await client.post("/completions", body)).body)
+
+    await asyncio.gather(*(sender() for _ in range(in_flight)))
+    client.close()
+
+
+TRANSPORTS = {"the judge's HTTP client": post_with_http_client, "aiohttp": post_with_aiohttp}
+
+
+def transport_alone(post_all, base_url: str, in_flight: int, count: int) -> tuple[float, float]:
+    """(requests/s, CPU ms per request) of ``post_all`` sending the judge's support prompts, no judge around it."""
     judge = OpenAIJudge(base_url=base_url, api_key="benchmark", batch_size=1)
     bodies = [
         json.dumps({"model": judge.model, **payload}).encode()
@@ -94,7 +113,7 @@ def main() -> None:
     )
     print(f"before: {load_average()}")
     print(
-        f"{'run':<38} {'judgements':>10} {'requests':>9} {'seconds':>8} {'judgements/s':>13} {'requests/s':>11}"
+        f"{'run':<42} {'judgements':>10} {'requests':>9} {'seconds':>8} {'judgements/s':>13} {'requests/s':>11}"
         f" {'of ceiling':>11} {'CPU ms/request':>15}"
     )
     with endpoint_process(LATENCY_SECONDS) as base_url:
@@ -112,7 +131,7 @@ def main() -> None:
                 ceiling = in_flight / LATENCY_SECONDS
                 label = f"{task}, {in_flight} in flight, {batch_size} prompt{'s' if batch_size > 1 else ''}/request"
                 print(
-                    f"{label:<38} {count:>10} {requests:>9} {seconds:>8.2f} {count / seconds:>13.0f}"
+                    f"{label:<42} {count:>10} {requests:>9} {seconds:>8.2f} {count / seconds:>13.0f}"
                     f" {requests / seconds:>11.0f} {requests / seconds / ceiling:>11.0%}"
                     f" {1000 * cpu_seconds / requests:>15.2f}"
                 )
@@ -121,17 +140,19 @@ def main() -> None:
             rerun = OpenAIJudge(base_url=base_url, api_key="benchmark", batch_size=DEFAULT_BATCH_SIZE, cache=cache)
             _seconds, _cpu_seconds, requests = timed_run(rerun, task, pairs)
             second_requests += requests
-        rate, cpu_ms = transport_alone(base_url, 64, 5120)
-        print(
-            f"{'bare aiohttp (no judge), 64 in flight':<38} {5120:>10} {5120:>9} {5120 / rate:>8.2f} {'':>13}"
-            f" {rate:>11.0f} {rate / (64 / LATENCY_SECONDS):>11.0%} {cpu_ms:>15.2f}"
-        )
+        for name, post_all in TRANSPORTS.items():
+            rate, cpu_ms = transport_alone(post_all, base_url, 64, 5120)
+            label = f"{name} alone, 64 in flight"
+            print(
+                f"{label:<42} {5120:>10} {5120:>9} {5120 / rate:>8.2f} {'':>13}"
+                f" {rate:>11.0f} {rate / (64 / LATENCY_SECONDS):>11.0%} {cpu_ms:>15.2f}"
+            )
     print(f"after: {load_average()}")
     for in_flight in (16, 64):
         share = min(rates[task, in_flight, 1] for task in (SUPPORT, SPLIT)) / (in_flight / LATENCY_SECONDS)
         verdict = "met" if share >= TARGET_SHARE else "MISSED"
         print(
-            f"one prompt per request, {in_flight} in flight: {share:.0%} of in flight/latency "
+            f"one prompt per request, {in_flight} in flight: {share:.1%} of in flight/latency "
             f"(slower task; target >= {TARGET_SHARE:.0%}: {verdict})"
         )
     gain = min(rates[task, 16, DEFAULT_BATCH_SIZE] / rates[task, 16, 1] for task in (SUPPORT, SPLIT))

@@ -363,7 +363,7 @@ class OpenAIJudge:
     completions API, ``batch_size`` prompts (GENRES_JUDGE_BATCH_SIZE) go in one request; an
     endpoint that refuses a list is then asked one prompt at a time, for the rest of this
     judge's life (``lists_refused``). ``progress(done, total)``, if given, is called every
-    ``chunk_size`` replies and at the end, from the caller's thread. Other keyword arguments
+    ``chunk_size`` replies and at the end, from the caller's thread; it counts pairs. Other keyword arguments
     configure the ``OpenAIService`` (endpoint, key, concurrency, retries, rate limiter).
     """
 
@@ -411,10 +411,10 @@ class OpenAIJudge:
         return {aspect: template.sha256 for aspect, template in sorted(self.templates.items())}
 
     def check_support(self, pairs: Pairs) -> list[SupportVerdict]:
-        return self._verdicts(self._payloads(pairs, SUPPORT), SUPPORT, _support_verdict)
+        return self._verdicts(pairs, SUPPORT, _support_verdict)
 
     def split(self, pairs: Pairs) -> list[SplitVerdict]:
-        return self._verdicts(self._payloads(pairs, SPLIT), SPLIT, _split_verdict)
+        return self._verdicts(pairs, SPLIT, _split_verdict)
 
     def count_requests(self, pairs: Pairs, task: str) -> RequestCount:
         """Distinct questions, and how many the cache holds; ``requests`` counts questions, so
@@ -448,44 +448,56 @@ class OpenAIJudge:
         template = self.templates.get(ASPECT_OF_TASK[task])
         return request_key(self.model, {**payload, "template_sha256": template.sha256} if template else payload)
 
-    def _verdicts(self, payloads: list[Payload], task: str, verdict_of: Callable[[_Reply], _Verdict]) -> list[_Verdict]:
-        """One verdict per payload, read from its reply: from the cache, else streamed from the
-        endpoint and cached. Replies are read as they arrive, while the next ones are awaited."""
-        keys = [self._key(payload, task) for payload in payloads]
-        payload_of = dict(zip(keys, payloads))
-        cached = self.cache.get_many(payload_of)
-        verdicts = {key: verdict_of(_Reply(text=value["reply"])) for key, value in cached.items()}
-        self.service.usage.cache_hits += len(verdicts)
-        missing = [key for key in payload_of if key not in verdicts]
+    def _verdicts(self, pairs: Pairs, task: str, verdict_of: Callable[[_Reply], _Verdict]) -> list[_Verdict]:
+        """One verdict per pair, read from its reply: from the cache, else streamed from the
+        endpoint and cached. Payloads and keys are made, and the cache asked, a few at a time as
+        the stream takes more questions: made all at once, they would hold up the stream's
+        thread while the first requests are in flight. Replies are read as they arrive."""
+        keys: list[str] = []
+        payload_of: dict[str, Payload] = {}  # one per distinct question
+        verdicts: dict[str, _Verdict] = {}
+        look_up = self.service.concurrency * self.batch_size  # a round of requests in flight
+
+        def missing() -> Iterator[tuple[tuple[str, ...], Request]]:
+            for start in range(0, len(pairs), look_up):
+                new: dict[str, Payload] = {}
+                for payload in self._payloads(pairs[start : start + look_up], task):
+                    key = self._key(payload, task)
+                    keys.append(key)
+                    if key not in payload_of:
+                        payload_of[key] = new[key] = payload
+                cached = self.cache.get_many(new)
+                verdicts.update((key, verdict_of(_Reply(text=value["reply"]))) for key, value in cached.items())
+                self.service.usage.cache_hits += len(cached)
+                yield from self._requests([key for key in new if key not in cached], payload_of)
+
         fresh: dict[str, _Reply] = {}
-        reported: int | None = None
+        done = 0
 
         def store() -> None:
-            nonlocal reported
+            nonlocal done
             self.cache.set_many({key: {"reply": reply.text} for key, reply in fresh.items() if not reply.error})
             fresh.clear()
-            reported = len(verdicts)
+            done = sum(key in verdicts for key in keys)
             if self.progress:
-                self.progress(reported, len(payload_of))
+                self.progress(done, len(pairs))
 
-        for batch, response in self.service.stream(self._requests(missing, payload_of)):
+        for batch, response in self.service.stream(missing()):
             for key, reply in zip(batch, self._read(response, len(batch))):
                 fresh[key] = reply
                 verdicts[key] = verdict_of(reply)
             if len(fresh) >= self.chunk_size:
                 store()
-        if reported != len(verdicts):
+        if fresh or done < len(pairs):
             store()
         return [verdicts[key] for key in keys]
 
     def _requests(self, keys: list[str], payload_of: dict[str, Payload]) -> Iterator[tuple[tuple[str, ...], Request]]:
-        """``(keys, request)`` pairs for the service, built as it asks for them: a batch of up to
-        ``batch_size`` prompts while the endpoint takes lists, single prompts once it refused one."""
-        start = 0
-        while start < len(keys):
-            size = 1 if self.lists_refused else self.batch_size
+        """``(keys, request)`` pairs for the service: a batch of up to ``batch_size`` prompts while
+        the endpoint takes lists, single prompts once it refused one."""
+        size = 1 if self.lists_refused else self.batch_size
+        for start in range(0, len(keys), size):
             batch = tuple(keys[start : start + size])
-            start += size
             if size == 1:
                 yield batch, self._request(payload_of[batch[0]])
             else:
@@ -504,14 +516,14 @@ class OpenAIJudge:
         A refusal, or an answer without exactly one choice per prompt, means the endpoint does
         not take lists: the prompts are sent one by one instead, and so is every later batch.
         """
-        response: Payload | None
-        try:
-            batched = {"model": self.model, **payloads[0], "prompt": [payload["prompt"] for payload in payloads]}
-            response = await endpoint.post_json("/completions", batched)
-        except EndpointStatusError as error:
-            if error.status_code not in LIST_REFUSAL_STATUS:
-                raise
-            response = None
+        response: Payload | None = None
+        if not self.lists_refused:  # else a list was refused since this batch was made
+            try:
+                batched = {"model": self.model, **payloads[0], "prompt": [payload["prompt"] for payload in payloads]}
+                response = await endpoint.post_json("/completions", batched)
+            except EndpointStatusError as error:
+                if error.status_code not in LIST_REFUSAL_STATUS:
+                    raise
         indexes = sorted(choice.get("index", -1) for choice in response.get("choices") or ()) if response else None
         if response is None or indexes != list(range(len(batch))):
             self.lists_refused = True

@@ -7,12 +7,10 @@ request that fails for good comes back as a ``RequestFailed`` carrying the error
 sinks the batch.
 
 Every request is a JSON body POSTed to a path of the API and answered with JSON
-(``Endpoint.post_json``), sent by aiohttp directly rather than by the ``openai`` client: the
-judge sends hundreds of small requests a second, and on its fastest transport the client spent
-0.34 ms of CPU on each where aiohttp alone spends 0.06: at 64 in flight against an endpoint
-answering after 50 ms, the judge reached 77-79% of the throughput the endpoint allows with the
-client and 88-90% without it (measured in docs/benchmarks.md, Judge stage). What else the client would give (typed models, its own
-retries) the judge and embedder do not use: they read the JSON, and retries, rate limits and
+(``Endpoint.post_json``), over the lean keep-alive client of ``http_client.py`` rather than the
+``openai`` package or aiohttp: the judge sends hundreds of small requests a second from one
+event loop, and the client's CPU per request bounds how close it comes to ``in flight /
+latency`` (docs/judges.md, "The HTTP client", has the figures). Retries, rate limits and
 Retry-After are this module's, for every attempt.
 
 The public API is synchronous (RQ jobs and scripts call it); each batch streams through one
@@ -26,9 +24,9 @@ Settings come from keyword arguments, else from the environment (see ``environme
 
 import asyncio
 import collections
-import contextlib
 import email.utils
 import functools
+import itertools
 import json
 import logging
 import os
@@ -37,11 +35,11 @@ import random
 import ssl
 import threading
 import time
+import urllib.parse
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-import aiohttp
 import certifi
 
 try:  # uvicorn[standard] installs it; its event loop halves the loop's own share of a request's CPU
@@ -49,6 +47,7 @@ try:  # uvicorn[standard] installs it; its event loop halves the loop's own shar
 except ImportError:
     from asyncio import new_event_loop  # type: ignore[assignment]
 
+from scoring.genres.http_client import HTTPClient, HTTPClientError
 from scoring.genres.ratelimit import RateLimiter, rate_limiter
 
 logger = logging.getLogger(__name__)
@@ -93,7 +92,6 @@ def _run_loop(loop: asyncio.AbstractEventLoop, main: asyncio.Task[None], answer:
         answer(error)
     finally:
         loop.run_until_complete(loop.shutdown_asyncgens())
-        loop.close()
         answer(_STREAM_DONE)
 
 
@@ -187,46 +185,49 @@ def error_message(content: bytes) -> str:
 @functools.cache
 def tls_context() -> ssl.SSLContext:
     """One TLS context per process, with certifi's CA bundle: loading it costs some 0.2 s of
-    CPU, which a session per batch would otherwise pay each time."""
+    CPU, which a connection pool per batch would otherwise pay each time."""
     return ssl.create_default_context(cafile=certifi.where())
 
 
 class Endpoint:
-    """One OpenAI-compatible endpoint over one aiohttp session, for the life of an event loop."""
+    """One OpenAI-compatible endpoint and its pool of connections, for the life of an event loop.
+    Every POST first waits for the rate limiter and is counted in ``usage.requests``."""
 
-    def __init__(self, base_url: str, api_key: str, timeout: float) -> None:
-        self.base_url = base_url.rstrip("/")
+    def __init__(self, base_url: str, api_key: str, timeout: float, limiter: RateLimiter, usage: Usage) -> None:
         self.timeout = timeout
-        self.session = aiohttp.ClientSession(
+        self.limiter = limiter
+        self.usage = usage
+        self.client = HTTPClient(
+            base_url,
             headers={
                 "Authorization": f"Bearer {api_key}",
                 "Content-Type": "application/json",
                 "Accept": "application/json",
                 "User-Agent": USER_AGENT,
             },
-            timeout=aiohttp.ClientTimeout(total=timeout),
-            # The service bounds the requests in flight; the pool keeps a connection for each.
-            connector=aiohttp.TCPConnector(limit=0, ssl=tls_context()),
+            timeout=timeout,
+            ssl_context=tls_context() if urllib.parse.urlsplit(base_url).scheme == "https" else None,
         )
 
     async def post_json(self, path: str, body: dict[str, Any]) -> Any:
         """POST ``body`` to ``path`` (``/completions``) and return the decoded JSON answer."""
+        await self.limiter.acquire()
+        self.usage.requests += 1
         try:
-            async with self.session.post(self.base_url + path, data=json.dumps(body).encode()) as response:
-                content = await response.read()
-        except TimeoutError:  # aiohttp's own timeouts are TimeoutErrors too
+            response = await self.client.post(path, json.dumps(body).encode())
+        except TimeoutError:
             raise EndpointUnreachable(f"no answer within {self.timeout:g} s") from None
-        except aiohttp.ClientError as error:
-            raise EndpointUnreachable(f"{type(error).__name__}: {error}") from None
+        except HTTPClientError as error:
+            raise EndpointUnreachable(str(error)) from None
         if response.status >= 400:
-            raise EndpointStatusError(response.status, error_message(content), response.headers)
+            raise EndpointStatusError(response.status, error_message(response.body), response.headers)
         try:
-            return json.loads(content)
+            return json.loads(response.body)
         except ValueError:
             raise MalformedResponse(f"the endpoint answered HTTP {response.status} with no JSON") from None
 
-    async def close(self) -> None:
-        await self.session.close()
+    def close(self) -> None:
+        self.client.close()
 
 
 # One request: an async function of the endpoint that returns the decoded answer.
@@ -324,38 +325,70 @@ class OpenAIService:
         """Send ``(key, request)`` pairs and yield ``(key, result)`` as each is answered.
 
         One event loop, in a thread of its own, keeps up to ``concurrency`` requests in flight
-        from the first to the last, with no barrier between groups; the caller's thread takes
-        the answers as they come, so it can cache them and report progress meanwhile (and a
-        cache backed by the Django ORM is only ever called from synchronous code). Requests
-        are taken from ``requests`` only when a slot frees up, so a lazy iterable can decide
-        late what to send. A request that raises ``SendInstead`` yields nothing itself: its
-        parts are sent in its place. Leaving the loop early cancels what is still in flight.
+        from the first to the last, with no barrier between groups. ``requests`` is read in the
+        caller's thread, where the answers are taken too, so it may use the Django ORM (only
+        ever called from synchronous code); it is read a round (``concurrency`` requests) at a
+        time as answers come in, never more than a round ahead of those in flight: making
+        requests (a cache look-up, say) then takes the interpreter from the loop for moments,
+        not for one long stretch while the first are in flight. A request that raises ``SendInstead`` yields nothing
+        itself: its parts are sent in its place. Leaving the loop early cancels what is still
+        in flight.
         """
         answers: queue.SimpleQueue[Any] = queue.SimpleQueue()
         loop = new_event_loop()
-        main = loop.create_task(self._stream(iter(requests), answers.put))
+        waiting: asyncio.Queue[tuple[Any, Request] | None] = asyncio.Queue()
+        main = loop.create_task(self._stream(waiting, answers.put))
         thread = threading.Thread(target=_run_loop, args=(loop, main, answers.put), name="openai-stream", daemon=True)
         thread.start()
+        pending = iter(requests)
+        handed_over = 0  # requests given to the loop and not answered yet
+        more = True
+
+        def put_all(group: list[tuple[Any, Request] | None]) -> None:  # runs in the loop's thread
+            for item in group:
+                waiting.put_nowait(item)
+
+        def hand_over() -> None:
+            """Once no more than ``concurrency`` requests are waiting or in flight, make as many
+            again and hand them over together (one wake-up of the loop, not one each)."""
+            nonlocal handed_over, more
+            if not more or handed_over > self.concurrency:
+                return
+            group: list[tuple[Any, Request] | None] = list(itertools.islice(pending, self.concurrency))
+            handed_over += len(group)
+            if len(group) < self.concurrency:
+                more = False
+                group.append(None)  # there are no more
+            loop.call_soon_threadsafe(put_all, group)
+
         try:
+            hand_over()
             while (answer := answers.get()) is not _STREAM_DONE:
                 if isinstance(answer, BaseException):
                     raise answer
+                handed_over -= 1
+                hand_over()
                 yield answer
         finally:
-            if thread.is_alive():
-                with contextlib.suppress(RuntimeError):  # the loop closed in the meantime
-                    loop.call_soon_threadsafe(main.cancel)
+            loop.call_soon_threadsafe(main.cancel)
             thread.join()
+            loop.close()
 
-    async def _stream(self, requests: Iterator[tuple[Any, Request]], answer: Callable[[object], None]) -> None:
-        endpoint = Endpoint(self.base_url, self.api_key, self.retry.timeout)
+    async def _stream(
+        self, waiting: asyncio.Queue[tuple[Any, Request] | None], answer: Callable[[object], None]
+    ) -> None:
+        endpoint = Endpoint(self.base_url, self.api_key, self.retry.timeout, self.limiter, self.usage)
         returned: collections.deque[tuple[Any, Request]] = collections.deque()  # parts of divided requests, sent first
 
-        def next_request() -> tuple[Any, Request] | None:
-            return returned.popleft() if returned else next(requests, None)
-
         async def worker() -> None:
-            while (item := next_request()) is not None:
+            while True:
+                if returned:
+                    item = returned.popleft()
+                elif (waited := await waiting.get()) is not None:
+                    item = waited
+                else:
+                    waiting.put_nowait(None)  # for the next worker
+                    return
                 key, request = item
                 result = await self._send(endpoint, request)
                 if isinstance(result, SendInstead):
@@ -370,13 +403,11 @@ class OpenAIService:
         except ExceptionGroup as failed:
             raise failed.exceptions[0] from None
         finally:
-            await endpoint.close()
+            endpoint.close()
 
     async def _send(self, endpoint: Endpoint, request: Request) -> Any:
         last_error: Exception
         for attempt in range(1, self.retry.max_attempts + 1):
-            await self.limiter.acquire()
-            self.usage.requests += 1
             try:
                 response = await request(endpoint)
             except EndpointError as error:

@@ -2,8 +2,12 @@
 
 Over real HTTP against the fake server: several prompts in one request, cached one prompt at
 a time; the per-prompt fallback for an endpoint that refuses lists, remembered; no barrier
-between groups of requests; a caller that stops reading stops the stream.
+between groups of requests; the cache asked a chunk at a time while the first chunk is in flight;
+a caller that stops reading stops the stream.
 """
+
+import threading
+import time
 
 import pytest
 
@@ -66,6 +70,44 @@ def test_an_endpoint_that_refuses_lists_is_asked_one_prompt_at_a_time_from_then_
         assert (judge.usage.requests, judge.usage.failures) == (6, 0)
         judge.split(PAIRS)
         assert server.count() == 6 + len(PAIRS)  # remembered: no list tried again
+
+
+def test_batches_made_before_a_list_was_refused_go_one_prompt_at_a_time_unsent():
+    # At 2 in flight, the second batch is on its way to being sent when the first is refused.
+    with FakeOpenAIServer(refuse_lists=True, latency=0.05) as server:
+        judge = make_judge(server, batch_size=2, concurrency=2)
+        judge.check_support(PAIRS * 2)
+        lists = sum(isinstance(entry.body["prompt"], list) for entry in server.log)
+        assert judge.usage.requests == server.count() == lists + len(PAIRS) and lists <= 2
+
+
+class SlowCache(InMemoryRequestCache):
+    """Records, at each look-up, the thread it runs in and how many requests the server had by then."""
+
+    def __init__(self, server):
+        super().__init__()
+        self.server = server
+        self.lookups = []
+
+    def get_many(self, keys):
+        if self.lookups:  # every chunk after the first: wait until the first chunk's requests arrive
+            deadline = time.monotonic() + 5
+            while self.server.count() == 0 and time.monotonic() < deadline:
+                time.sleep(0.01)
+        self.lookups.append((threading.get_ident(), self.server.count()))
+        return super().get_many(keys)
+
+
+def test_the_first_chunk_is_in_flight_while_the_cache_is_asked_for_the_next_from_the_callers_thread():
+    pairs = [(TEXT, ["Grace Hopper", "built", f"machine {number}"]) for number in range(6)]
+    with FakeOpenAIServer() as server:
+        cache = SlowCache(server)
+        judge = make_judge(server, batch_size=1, concurrency=2, chunk_size=2, cache=cache)
+        verdicts = judge.check_support(pairs)
+    assert all(verdict.supported for verdict in verdicts) and len(cache) == 6
+    threads, counts = zip(*cache.lookups)
+    assert set(threads) == {threading.get_ident()}  # the ORM cache is only called from the caller's thread
+    assert len(counts) == 3 and counts[0] == 0 and counts[1] >= 1
 
 
 def test_chat_takes_one_prompt_per_request_whatever_the_batch_size():
