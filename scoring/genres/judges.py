@@ -362,9 +362,10 @@ class OpenAIJudge:
     came alone or in a batch; identical questions in a batch are asked once. On the
     completions API, ``batch_size`` prompts (GENRES_JUDGE_BATCH_SIZE) go in one request; an
     endpoint that refuses a list is then asked one prompt at a time, for the rest of this
-    judge's life (``lists_refused``). ``progress(done, total)``, if given, is called every
-    ``chunk_size`` replies and at the end, from the caller's thread; it counts pairs. Other keyword arguments
-    configure the ``OpenAIService`` (endpoint, key, concurrency, retries, rate limiter).
+    judge's life (``lists_refused``). ``progress(done, total)``, if given, counts pairs and
+    is called every ``chunk_size`` replies and at the end, from the caller's thread. Other
+    keyword arguments configure the ``OpenAIService`` (endpoint, key, concurrency, retries,
+    rate limiter).
     """
 
     name = "openai"

@@ -330,9 +330,9 @@ class OpenAIService:
         ever called from synchronous code); it is read a round (``concurrency`` requests) at a
         time as answers come in, never more than a round ahead of those in flight: making
         requests (a cache look-up, say) then takes the interpreter from the loop for moments,
-        not for one long stretch while the first are in flight. A request that raises ``SendInstead`` yields nothing
-        itself: its parts are sent in its place. Leaving the loop early cancels what is still
-        in flight.
+        not for one long stretch while the first are in flight. A request that raises
+        ``SendInstead`` yields nothing itself: its parts are sent in its place. Leaving the
+        loop early cancels what is still in flight.
         """
         answers: queue.SimpleQueue[Any] = queue.SimpleQueue()
         loop = new_event_loop()
