@@ -328,7 +328,7 @@ class OpenAIService:
         from the first to the last, with no barrier between groups. ``requests`` is read in the
         caller's thread, where the answers are taken too, so it may use the Django ORM (only
         ever called from synchronous code); it is read a round (``concurrency`` requests) at a
-        time as answers come in, never more than a round ahead of those in flight: making
+        time as answers come in, never more than two rounds ahead of those in flight: making
         requests (a cache look-up, say) then takes the interpreter from the loop for moments,
         not for one long stretch while the first are in flight. A request that raises
         ``SendInstead`` yields nothing itself: its parts are sent in its place. Leaving the
@@ -349,10 +349,11 @@ class OpenAIService:
                 waiting.put_nowait(item)
 
         def hand_over() -> None:
-            """Once no more than ``concurrency`` requests are waiting or in flight, make as many
-            again and hand them over together (one wake-up of the loop, not one each)."""
+            """Once no more than two rounds are waiting or in flight, make another and hand it
+            over in one go (one wake-up of the loop, not one each). A round always waits, so no
+            worker idles while this thread makes the next."""
             nonlocal handed_over, more
-            if not more or handed_over > self.concurrency:
+            if not more or handed_over > 2 * self.concurrency:
                 return
             group: list[tuple[Any, Request] | None] = list(itertools.islice(pending, self.concurrency))
             handed_over += len(group)
