@@ -1,12 +1,13 @@
 """A lean HTTP/1.1 client for one JSON API: keep-alive connections on asyncio, parsed by httptools.
 
 The judge keeps up to 64 requests in flight from one event loop, and at that rate the client's
-CPU per request decides how close it comes to ``in flight / latency``: aiohttp spent 0.28 ms a
-request on the benchmark machine and held the judge at 86–88% of that ceiling, this client
-spends 0.07 ms and reaches 93% (docs/judges.md, "The HTTP client"). It does only what the judge
-and the embedder need: POST a body to paths under one base URL, over plain TCP or TLS, on a pool
-of keep-alive connections, within a total time per request. No redirects, proxies, cookies or
-compression. The HTTP parsing itself is httptools (llhttp, the parser of Node.js and uvicorn).
+CPU per request decides how close it comes to ``in flight / latency``: aiohttp spent 0.22–0.30 ms
+a request on the benchmark machine and held the judge at 79–91% of that ceiling, this client
+spends 0.06–0.10 ms and the judge reaches 92–93% (docs/judges.md, "The HTTP client"). It does
+only what the judge and the embedder need: POST a body to paths under one base URL, over plain
+TCP or TLS, on a pool of keep-alive connections, within a total time per request. No
+redirects, proxies, cookies or compression. The HTTP parsing itself is httptools (llhttp, the
+parser of Node.js and uvicorn).
 """
 
 import asyncio
