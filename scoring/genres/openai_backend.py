@@ -194,7 +194,6 @@ class Endpoint:
     Every POST first waits for the rate limiter and is counted in ``usage.requests``."""
 
     def __init__(self, base_url: str, api_key: str, timeout: float, limiter: RateLimiter, usage: Usage) -> None:
-        self.timeout = timeout
         self.limiter = limiter
         self.usage = usage
         self.client = HTTPClient(
@@ -216,7 +215,7 @@ class Endpoint:
         try:
             response = await self.client.post(path, json.dumps(body).encode())
         except TimeoutError:
-            raise EndpointUnreachable(f"no answer within {self.timeout:g} s") from None
+            raise EndpointUnreachable(f"no answer within {self.client.timeout:g} s") from None
         except HTTPClientError as error:
             raise EndpointUnreachable(str(error)) from None
         if response.status >= 400:
