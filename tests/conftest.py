@@ -12,6 +12,9 @@ from django.db import transaction
 
 from genres_site import embedded_redis
 
+# Fixtures that tests of several folders use.
+pytest_plugins = ["tests.scoring.worker_fixtures"]
+
 # Hashing a password at the production cost (PBKDF2, a million iterations) takes half a second
 # of CPU; the tests check who may sign in, not the hasher's strength.
 TEST_PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

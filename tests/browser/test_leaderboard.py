@@ -25,13 +25,11 @@ from scoring.models import Dataset, System
 from scoring.models.runs import TextScore
 from tests.scoring.worker_fixtures import (
     BASE_DIR,
-    file_database,
     start_web,
     stop,
     worker_environment,
 )
 
-__all__ = ["file_database"]  # a fixture, used by name
 pytestmark = pytest.mark.browser
 # Not the demo's own "researcher", which load_demo creates with a password of its own.
 RESEARCHER, PASSWORD = "lb-reader", "lb-reader-pass-123"

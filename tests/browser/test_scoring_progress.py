@@ -16,14 +16,12 @@ from playwright.sync_api import expect
 
 from tests.scoring.worker_fixtures import (
     BASE_DIR,
-    file_database,
     start_web,
     start_worker,
     stop,
     worker_environment,
 )
 
-__all__ = ["file_database"]  # a fixture, used by name
 pytestmark = pytest.mark.browser
 ADMIN, PASSWORD = "run-admin", "run-admin-pass-123"
 

@@ -14,14 +14,12 @@ from playwright.sync_api import expect
 
 from scoring.models import Text
 from tests.scoring.worker_fixtures import (
-    file_database,
     start_web,
     start_worker,
     stop,
     worker_environment,
 )
 
-__all__ = ["file_database"]  # a fixture, used by name
 pytestmark = pytest.mark.browser
 ADMIN, PASSWORD = "upload-admin", "upload-admin-pass-123"
 TEXTS = 3000

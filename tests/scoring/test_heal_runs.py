@@ -15,9 +15,8 @@ from scoring.models import System
 from scoring.models.runs import RunChunk, ScoringRun, SystemScore, TextScore
 from scoring.workers import HEAL_LOCK, HealingWorker
 from tests.scoring.run_fixtures import echo, tiny_dataset
-from tests.scoring.worker_fixtures import file_database, run_burst_worker, worker_environment
+from tests.scoring.worker_fixtures import run_burst_worker, worker_environment
 
-__all__ = ["file_database"]  # a fixture, used by name
 HEALING_WORKER = "scoring.workers.HealingWorker"
 METRICS = ["us", "fs"]
 

@@ -19,14 +19,11 @@ from scoring.models.runs import ScoringRun, SystemScore, TextScore
 from tests.fake_openai import CHAT, COMPLETIONS, EMBEDDINGS, Failure, FakeOpenAIServer, Hang
 from tests.scoring.run_fixtures import echo, tiny_dataset
 from tests.scoring.worker_fixtures import (
-    file_database,
     run_burst_worker,
     start_worker,
     wait_until,
     worker_environment,
 )
-
-__all__ = ["file_database"]  # a fixture, used by name
 
 
 @pytest.fixture
