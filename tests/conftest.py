@@ -66,12 +66,15 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Tests of tests/browser are marked ``browser`` and run last: Playwright's sync API leaves an
-    asyncio loop on the main thread for the rest of the session, where code calling
-    async_to_sync (channels) would refuse to run."""
+    """Marks what the folder or a fixture tells: tests of tests/browser are ``browser``, tests on
+    a SQLite file shared with worker processes are ``subprocess``. Browser tests run last:
+    Playwright's sync API leaves an asyncio loop on the main thread for the rest of the session,
+    where code calling async_to_sync (channels) would refuse to run."""
     for item in items:
         if item.nodeid.startswith("tests/browser/"):
             item.add_marker(pytest.mark.browser)
+        if "file_database" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.subprocess)
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
 
 

@@ -24,6 +24,8 @@ JOURNAL_MODE_PROBE = """
 import django
 django.setup()
 from django.db import connection
+
+pytestmark = pytest.mark.subprocess
 with connection.cursor() as cursor:
     print(cursor.execute("PRAGMA journal_mode").fetchone()[0])
 """

@@ -22,6 +22,8 @@ from rq import Worker
 
 from genres_site.serve import EXIT_PORT_TAKEN
 
+pytestmark = pytest.mark.subprocess
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 STARTUP_TIMEOUT_SECONDS = 180
 PORT_ATTEMPTS = 3

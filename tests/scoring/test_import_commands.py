@@ -146,6 +146,7 @@ def manage(*arguments, var_dir):
     )
 
 
+@pytest.mark.subprocess
 def test_manage_py_exit_codes_and_output(dataset_file, tmp_path, migrated_file):
     var_dir = tmp_path / "var"
     var_dir.mkdir()
