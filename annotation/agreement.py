@@ -25,7 +25,6 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any, NamedTuple
 
-import krippendorff
 import numpy as np
 
 from scoring.genres.aspects import ASPECT_CODES
@@ -198,6 +197,8 @@ def _krippendorff_alpha(shared_items: Sequence[Labels]) -> float | None:
     # With a single label in use, expected disagreement is 0 and alpha is 0/0.
     if np.count_nonzero(counts.sum(axis=0)) < 2:
         return None
+    import krippendorff  # here, not at start-up: 0.15 s to import
+
     return float(krippendorff.alpha(value_counts=counts, level_of_measurement="nominal"))
 
 
