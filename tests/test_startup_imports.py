@@ -1,7 +1,7 @@
-"""Start-up imports no heavy library: loading the apps, ``manage.py check``, the URLconf (which a
-web process loads at start) and the apps' command modules (all that ``manage.py <command> --help``
-imports) leave them to the functions that use them, so no command pays for them before it starts.
-``python -m benchmarks.startup`` measures what start-up costs."""
+"""Start-up imports no heavy library: loading the apps, ``manage.py check``, the URLconf and the
+ASGI application (which a web process loads at start) and the apps' command modules (all that
+``manage.py <command> --help`` imports) leave them to the functions that use them, so no command
+pays for them before it starts. ``python -m benchmarks.startup`` measures what start-up costs."""
 
 import json
 import os
@@ -60,6 +60,7 @@ from django.urls import get_resolver
 django.setup()
 call_command("check")
 get_resolver().url_patterns
+import genres_site.asgi  # what a web process serves: the websocket consumers besides the views
 for command, app in get_commands().items():
     if app in {"scoring", "annotation", "leaderboard"}:
         load_command_class(app, command)
