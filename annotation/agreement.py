@@ -190,6 +190,8 @@ def _cohen_kappa(label_pairs: Sequence[tuple[str, str]]) -> float | None:
 
 
 def _krippendorff_alpha(shared_items: Sequence[Labels]) -> float | None:
+    import krippendorff  # here, not at start-up: 0.15 s to import
+
     if not shared_items:
         return None
     label_counts = [Counter(by_annotator.values()) for by_annotator in shared_items]
@@ -197,8 +199,6 @@ def _krippendorff_alpha(shared_items: Sequence[Labels]) -> float | None:
     # With a single label in use, expected disagreement is 0 and alpha is 0/0.
     if np.count_nonzero(counts.sum(axis=0)) < 2:
         return None
-    import krippendorff  # here, not at start-up: 0.15 s to import
-
     return float(krippendorff.alpha(value_counts=counts, level_of_measurement="nominal"))
 
 

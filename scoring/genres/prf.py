@@ -89,14 +89,14 @@ def relaxed_prf(predicted: Iterable[Triple], gold: Iterable[Triple], threshold: 
     0/1 matrix from ``relaxed_matches``), so the count of matched pairs is the largest possible
     and never depends on the order of the triples, as a greedy pass would.
     """
+    from scipy.optimize import linear_sum_assignment  # here, not at start-up: 0.5 s to import
+
     gold_distinct = distinct_triples(gold)
     if not gold_distinct:
         return None
     predicted_distinct = distinct_triples(predicted)
     if not predicted_distinct:
         return PRF(0.0, 0.0, 0.0)
-    from scipy.optimize import linear_sum_assignment  # here, not at start-up: 0.5 s to import
-
     allowed = relaxed_matches(predicted_distinct, gold_distinct, threshold)
     rows, columns = linear_sum_assignment(allowed, maximize=True)
     matched = int(np.count_nonzero(allowed[rows, columns]))
