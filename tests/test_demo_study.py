@@ -19,7 +19,7 @@ from leaderboard.demo import DEFAULT_MANIFEST
 from scoring.models import Dataset, Output, System, Text
 from scoring.models.runs import ScoringRun, SystemScore, TextScore, latest_system_scores
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 MANIFEST = json.loads(DEFAULT_MANIFEST.read_text(encoding="utf-8"))
 FIXTURES = DEFAULT_MANIFEST.parent

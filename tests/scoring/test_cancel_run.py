@@ -10,7 +10,7 @@ from scoring.models import System
 from scoring.models.runs import RunChunk, ScoringRun, TextScore
 from tests.scoring.run_fixtures import echo, tiny_dataset
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 @pytest.fixture

@@ -12,6 +12,8 @@ from scoring.genres.openai_backend import OpenAIService
 from scoring.genres.ratelimit import LocalRateLimiter, NoRateLimit, RedisRateLimiter, rate_limiter
 from tests.fake_openai import FakeOpenAIServer
 
+pytestmark = pytest.mark.postgres_relevant
+
 
 class FakeClock:
     def __init__(self):

@@ -12,7 +12,7 @@ from scoring.models import Dataset, Output, System
 from scoring.models.runs import ScoringRun, SystemScore, TextScore
 from tests.scoring.run_fixtures import jsonl
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 WORDS = ["Lisbon", "river", "bakery", "Oslo", "founded", "near", "the old harbour", "Quito", "library", "ran"]
 

@@ -12,7 +12,7 @@ from scoring.models.runs import RunChunk, ScoringRun
 from tests.fake_openai import FakeOpenAIServer
 from tests.scoring.run_fixtures import echo
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from scoring.models import System
 from scoring.models.runs import RunChunk, RunRefused, ScoringRun, SystemScore, TextScore, latest_system_scores
 from tests.scoring.run_fixtures import ECHO_OUTPUTS, echo, jsonl
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 def create(dataset, metrics=("us",), chunk_texts=2, **settings):
