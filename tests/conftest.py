@@ -16,8 +16,12 @@ from genres_site import embedded_redis
 pytest_plugins = ["tests.scoring.worker_fixtures"]
 
 # Hashing a password at the production cost (PBKDF2, a million iterations) takes half a second
-# of CPU; the tests check who may sign in, not the hasher's strength.
-TEST_PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# of CPU; the tests check who may sign in, not the hasher's strength. PBKDF2 stays known, for the
+# accounts of tests whose servers run as production does (``server_superuser``).
+TEST_PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.MD5PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+]
 
 
 def xdist_worker_number():
@@ -67,15 +71,12 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(config, items):
     """Marks what the folder or a fixture tells: tests of tests/browser are ``browser``, tests on
-    a SQLite file shared with worker processes are ``subprocess``. Browser tests run last:
-    Playwright's sync API leaves an asyncio loop on the main thread for the rest of the session,
-    where code calling async_to_sync (channels) would refuse to run."""
+    a SQLite file shared with worker processes are ``subprocess``."""
     for item in items:
         if item.nodeid.startswith("tests/browser/"):
             item.add_marker(pytest.mark.browser)
         if "file_database" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.subprocess)
-    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
 
 
 def pytest_unconfigure(config):

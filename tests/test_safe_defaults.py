@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.subprocess
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 PROBE = """
 import json, sys
@@ -24,8 +26,6 @@ JOURNAL_MODE_PROBE = """
 import django
 django.setup()
 from django.db import connection
-
-pytestmark = pytest.mark.subprocess
 with connection.cursor() as cursor:
     print(cursor.execute("PRAGMA journal_mode").fetchone()[0])
 """

@@ -25,6 +25,7 @@ from scoring.models import Dataset, System
 from scoring.models.runs import TextScore
 from tests.scoring.worker_fixtures import (
     BASE_DIR,
+    server_superuser,
     start_web,
     stop,
     worker_environment,
@@ -77,7 +78,7 @@ def site(file_database):
     env = worker_environment(file_database)
     manage(env, "load_demo")
     manage(env, "score_outputs", "--dataset", DATASET, "--sync")
-    get_user_model().objects.create_superuser(RESEARCHER, "researcher@example.org", PASSWORD)
+    server_superuser(RESEARCHER, PASSWORD)
     dataset = Dataset.objects.get(name=DATASET)
     systems = System.objects.filter(
         name__in=["ClosedIE-T5", "OpenIE-Verbose-7B", "GPT-Fabulist-3.5", "Vicuna-Relex-7B"]

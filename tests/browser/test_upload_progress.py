@@ -9,11 +9,11 @@ Screenshots go to GENRES_SCREENSHOT_DIR when set (to look at them), else to a te
 import json
 
 import pytest
-from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from scoring.models import Text
 from tests.scoring.worker_fixtures import (
+    server_superuser,
     start_web,
     start_worker,
     stop,
@@ -27,7 +27,7 @@ TEXTS = 3000
 
 @pytest.fixture
 def env(file_database):
-    get_user_model().objects.create_superuser(ADMIN, "upload-admin@example.org", PASSWORD)
+    server_superuser(ADMIN, PASSWORD)
     return worker_environment(file_database, GENRES_IMPORT_JOB_BYTES="1024")
 
 

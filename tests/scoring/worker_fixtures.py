@@ -20,6 +20,8 @@ from urllib.request import urlopen
 
 import pytest
 from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 from django.core.management import call_command
 from django.db import connections
 from django.db.utils import load_backend
@@ -74,6 +76,15 @@ def sqlite_file_as_default(path):
     finally:
         connections["default"].close()
         connections["default"] = in_memory
+
+
+def server_superuser(username, password):
+    """A superuser who signs in to the app's own processes: they hash as production does (PBKDF2),
+    not with the tests' fast hasher."""
+    user = get_user_model().objects.create_superuser(username, f"{username}@example.org")
+    user.password = make_password(password, hasher="pbkdf2_sha256")
+    user.save(update_fields=["password"])
+    return user
 
 
 def worker_environment(database, **variables):
