@@ -65,9 +65,9 @@ def timed_run(label, dataset, metrics, **settings):
 
 
 def run(count):
+    from devtools.fake_openai import FakeOpenAIServer
     from scoring.imports import import_dataset, import_outputs
     from scoring.models import Dataset
-    from tests.fake_openai import FakeOpenAIServer
 
     records, systems = make_dataset(random.Random(SEED), count)
     import_dataset(as_file(records), file_name="bench.jsonl", name="Benchmark")

@@ -6,11 +6,11 @@ import time
 
 import pytest
 
+from devtools.fake_openai import CHAT, COMPLETIONS, Failure, FakeOpenAIServer, Hang
 from scoring.genres.cache import InMemoryRequestCache
 from scoring.genres.judges import SPLIT, SUPPORT, OpenAIJudge, factualness, get_judge, granularity
 from scoring.genres.openai_backend import OpenAIService, RetryPolicy, retry_after_seconds
 from scoring.genres.prompts import PROMPT_VERSION
-from tests.fake_openai import CHAT, COMPLETIONS, Failure, FakeOpenAIServer, Hang
 
 TEXT = "Marie Curie won the Nobel Prize in Physics and the Nobel Prize in Chemistry."
 PAIRS = [
