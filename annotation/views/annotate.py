@@ -32,8 +32,8 @@ from annotation.models import (
     Campaign,
     Label,
 )
+from core.permissions import VIEW_OUTPUTS
 from scoring.models import Output
-from scoring.permissions import VIEW_OUTPUTS
 
 REVIEW_PAGE_SIZE = 50
 

@@ -11,7 +11,7 @@ from annotation import quality, services
 from annotation.forms import ExclusionForm, PracticeUploadForm
 from annotation.models import Campaign
 from annotation.views.campaigns import STAFF_ONLY
-from scoring.permissions import staff_required
+from core.permissions import staff_required
 
 
 def render_quality(request, campaign, upload_form=None, status=200):
