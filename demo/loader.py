@@ -14,8 +14,7 @@ In order, as the manifest says:
 6. the leaderboards of the datasets, here and now (``leaderboard.jobs.build_snapshots``), so
    the demo's pages are filled from the start.
 
-It lives in ``leaderboard``, the one app that may import both ``scoring`` and ``annotation``:
-the demo sets up all of them.
+It is an app of its own, above the three: the demo sets up all of them, and no app imports it.
 
 Steps 1–4 are one transaction: a bad file or entry leaves the database as it was and the error
 names it. Scoring follows once they are committed; a failed run is kept, marked failed, and
