@@ -71,7 +71,7 @@ def build(rng, shape):
     from django.utils import timezone
 
     from annotation.models import ASPECTS, Assignment, Judgement
-    from annotation.services import create_campaign
+    from annotation.services.campaigns import create_campaign
     from scoring.models import Dataset, Output, System, Text, text_hash
     from scoring.models.runs import ScoringRun, TextScore
 

@@ -8,7 +8,7 @@ In order, as the manifest says:
 3. the simulated human study (``judgements``), through the service ``import_judgements`` uses,
    one imported campaign per file;
 4. open annotation campaigns (``campaigns``) for the demo annotators, through
-   ``annotation.services.create_campaign``, so an annotator who signs in has work;
+   ``annotation.services.campaigns.create_campaign``, so an annotator who signs in has work;
 5. a scoring run per ``scoring`` entry, here and now (``scoring.jobs.run_in_process``, as
    ``score_outputs --sync``), unless ``--no-scores``;
 6. the leaderboards of the datasets, here and now (``leaderboard.jobs.build_snapshots``), so
@@ -38,7 +38,8 @@ from annotation.imports import ImportRefused as JudgementsRefused
 from annotation.imports import import_judgements
 from annotation.models import MAX_ATTENTION_SHARE, Campaign
 from annotation.practice import read_practice_file
-from annotation.services import CampaignError, create_campaign
+from annotation.services.campaigns import create_campaign
+from annotation.services.errors import CampaignError
 from scoring.genres.aspects import METRICS
 from scoring.genres.embedders import EMBEDDERS
 from scoring.genres.judges import JUDGES

@@ -4,7 +4,7 @@ every figure on the page can be worked out by hand."""
 from django.utils import timezone
 
 from annotation.models import ASPECTS, Assignment, Judgement
-from annotation.services import create_campaign
+from annotation.services.campaigns import create_campaign
 from leaderboard.jobs import build_leaderboards
 from scoring.models import Dataset
 from scoring.models.runs import ScoringRun, TextScore
