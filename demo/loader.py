@@ -42,7 +42,7 @@ from annotation.services.campaigns import create_campaign
 from annotation.services.errors import CampaignError
 from scoring.genres.aspects import METRICS
 from scoring.genres.embedders import EMBEDDERS
-from scoring.genres.judges import JUDGES
+from scoring.genres.judges.registry import JUDGES
 from scoring.genres.scorer import ScoreSettings
 from scoring.imports import ImportRefused
 from scoring.jobs import run_in_process

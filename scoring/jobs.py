@@ -44,7 +44,9 @@ from rq.worker import Worker
 
 from scoring.genres.cache import InMemoryRequestCache
 from scoring.genres.embedders import get_embedder
-from scoring.genres.judges import SPLIT, SUPPORT, Judge, RecordedJudge, RequestCount, get_judge
+from scoring.genres.judges.base import SPLIT, SUPPORT, Judge, RequestCount
+from scoring.genres.judges.recorded import RecordedJudge
+from scoring.genres.judges.registry import get_judge
 from scoring.genres.pricing import cost_usd
 from scoring.genres.prompts import PromptTemplate
 from scoring.genres.scorer import Scorer, TextRecord

@@ -7,7 +7,7 @@ import pytest
 
 from devtools.fake_openai import FakeOpenAIServer, Raw
 from scoring.genres.embedders import EmbeddingRequestError, get_embedder
-from scoring.genres.judges import get_judge
+from scoring.genres.judges.registry import get_judge
 from scoring.genres.openai_backend import ERROR_MESSAGE_CHARS, RetryPolicy
 
 PAIR = ("Marie Curie was born in Warsaw.", ["Marie Curie", "born in", "Warsaw"])

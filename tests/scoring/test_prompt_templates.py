@@ -15,7 +15,7 @@ from django.urls import reverse
 from devtools.fake_openai import FakeOpenAIServer
 from scoring.genres.cache import InMemoryRequestCache
 from scoring.genres.embedders import get_embedder
-from scoring.genres.judges import get_judge
+from scoring.genres.judges.registry import get_judge
 from scoring.genres.openai_backend import RetryPolicy
 from scoring.genres.prompts import MAX_TEMPLATE_CHARS, PromptTemplate, TemplateError
 from scoring.genres.scorer import ScoreSettings

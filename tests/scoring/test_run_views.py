@@ -5,7 +5,7 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from devtools.fake_openai import FakeOpenAIServer
-from scoring.genres.judges import get_judge
+from scoring.genres.judges.registry import get_judge
 from scoring.genres.scorer import ScoreSettings
 from scoring.jobs import run_in_process
 from scoring.models.cache import DatabaseRequestCache

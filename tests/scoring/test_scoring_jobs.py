@@ -2,7 +2,7 @@
 
 import pytest
 
-from scoring.genres.judges import HeuristicJudge
+from scoring.genres.judges.heuristic import HeuristicJudge
 from scoring.genres.scorer import ScoreSettings
 from scoring.jobs import enqueue_run
 from scoring.models import System
