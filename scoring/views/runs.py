@@ -10,7 +10,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from core.permissions import VIEW_OUTPUTS, staff_required
 from scoring.forms import RunForm
 from scoring.genres.prompts import templates_from_texts
-from scoring.jobs import enqueue_run, estimate_judge_requests, resume_run
+from scoring.healing import resume_run
+from scoring.jobs import enqueue_run, estimate_judge_requests
 from scoring.models import Dataset
 from scoring.models.runs import RunRefused, ScoringRun
 from scoring.progress import publish_progress

@@ -10,7 +10,8 @@ import pytest
 from django.utils import timezone
 
 from scoring.genres.scorer import ScoreSettings
-from scoring.jobs import MAX_CHUNK_ATTEMPTS, enqueue_run, heal_runs, prepare_run, queue
+from scoring.healing import heal_runs
+from scoring.jobs import MAX_CHUNK_ATTEMPTS, enqueue_run, prepare_run, queue
 from scoring.models import System
 from scoring.models.runs import RunChunk, ScoringRun, SystemScore, TextScore
 from scoring.workers import HEAL_LOCK, HealingWorker
