@@ -49,7 +49,8 @@ def timed_run(label, dataset, metrics, **settings):
     from scoring.genres.scorer import ScoreSettings
     from scoring.jobs import run_in_process
     from scoring.models import System
-    from scoring.models.runs import ScoringRun, TextScore
+    from scoring.models.runs import ScoringRun
+    from scoring.models.scores import TextScore
 
     systems = System.objects.filter(outputs__text__dataset=dataset).distinct()
     start = time.perf_counter()

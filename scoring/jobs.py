@@ -38,7 +38,8 @@ from scoring.genres.scorer import Scorer, TextRecord
 from scoring.genres.topics import TopicModel
 from scoring.models import Dataset, Output, System
 from scoring.models.cache import DatabaseRequestCache
-from scoring.models.runs import RunChunk, ScoringRun, TextScore
+from scoring.models.runs import RunChunk, ScoringRun
+from scoring.models.scores import TextScore
 from scoring.progress import publish_progress
 from scoring.verdict_imports import recorded_verdicts
 

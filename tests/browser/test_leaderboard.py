@@ -22,7 +22,7 @@ from annotation.services.campaigns import create_campaign
 from leaderboard.jobs import QUEUE as LEADERBOARD_QUEUE
 from leaderboard.jobs import build_snapshots
 from scoring.models import Dataset, System
-from scoring.models.runs import TextScore
+from scoring.models.scores import TextScore
 from tests.scoring.worker_fixtures import (
     BASE_DIR,
     file_database,

@@ -11,7 +11,8 @@ from demo.loader import DEFAULT_MANIFEST
 from leaderboard.metric_battles import DEFAULT_MARGIN
 from leaderboard.models import Snapshot
 from scoring.models import Dataset, Output, System, Text
-from scoring.models.runs import ScoringRun, SystemScore, TextScore
+from scoring.models.runs import ScoringRun
+from scoring.models.scores import SystemScore, TextScore
 
 pytestmark = pytest.mark.django_db
 

@@ -17,7 +17,8 @@ from scoring.genres.ratelimit import DEFAULT_REDIS_KEY
 from scoring.genres.scorer import ScoreSettings
 from scoring.healing import heal_runs
 from scoring.jobs import MAX_CHUNK_ATTEMPTS, enqueue_run
-from scoring.models.runs import ScoringRun, SystemScore, TextScore
+from scoring.models.runs import ScoringRun
+from scoring.models.scores import SystemScore, TextScore
 from tests.scoring.run_fixtures import echo, tiny_dataset
 from tests.scoring.worker_fixtures import (
     file_database,
