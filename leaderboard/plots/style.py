@@ -4,8 +4,6 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import plotly.graph_objects as go
-
 HUMAN_COLOUR = "#2f5ea8"
 METRIC_COLOUR = "#d9822b"
 FONT = dict(family='system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif', size=12, color="#1d2330")
@@ -28,6 +26,8 @@ def figure(
     plotly's add_* and update_* methods walk the whole figure at every call, and were three
     quarters of a figure's CPU (a leaderboard build draws nine figures after a new judgement).
     """
+    import plotly.graph_objects as go  # here, not at start-up: only leaderboard builds draw
+
     axes = axes or {"xaxis": {}, "yaxis": {}}
     layout = {
         "height": height,
