@@ -13,11 +13,13 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from annotation.models import ASPECTS, Assignment, Campaign, Judgement
-from annotation.services import next_assignment, practice_required
+from annotation.services.quality_control import practice_required
+from annotation.services.queues import next_assignment
+from demo.loader import DEFAULT_MANIFEST
 from fixtures import simulate_judgements
-from leaderboard.demo import DEFAULT_MANIFEST
 from scoring.models import Dataset, Output, System, Text
-from scoring.models.runs import ScoringRun, SystemScore, TextScore, latest_system_scores
+from scoring.models.runs import ScoringRun, latest_system_scores
+from scoring.models.scores import SystemScore, TextScore
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 

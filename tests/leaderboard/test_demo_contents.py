@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from annotation.models import Campaign
-from leaderboard.demo import DEFAULT_MANIFEST
+from demo.loader import DEFAULT_MANIFEST
 from leaderboard.metric_battles import DEFAULT_MARGIN
 from leaderboard.models import Snapshot
 from scoring.models import Dataset, Output, System, Text

@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from annotation.models import Campaign
-from leaderboard.demo import DEFAULT_MANIFEST
+from demo.loader import DEFAULT_MANIFEST
 from scoring.models import Dataset, Output
 
 pytestmark = pytest.mark.django_db
