@@ -132,6 +132,7 @@ def column_values(page, key):
     return [float(cell.get_attribute("data-sort")) for cell in cells]
 
 
+@pytest.mark.slow
 def test_the_demo_leaderboard(site, page, screenshot_dir, tmp_path):
     base = site["base"]
     errors = console_errors(page)

@@ -45,6 +45,7 @@ def site(file_database):
         stop(web, worker)
 
 
+@pytest.mark.slow
 def test_admin_starts_a_run_and_watches_it_reach_100_percent(site, page, screenshot_dir):
     frames = []
 

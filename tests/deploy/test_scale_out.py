@@ -42,7 +42,7 @@ from django.conf import settings
 
 from benchmarks.load import Figures, Session, annotate
 
-pytestmark = [pytest.mark.subprocess, pytest.mark.postgres_relevant]
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow, pytest.mark.postgres_relevant]
 
 POSTGRES, REDIS = ("127.0.0.1", 5432), ("127.0.0.1", 6379)
 DATABASE_NAME = "genres_scale_test"

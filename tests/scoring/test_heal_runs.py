@@ -54,6 +54,7 @@ def assert_scored_once(run):
     assert SystemScore.objects.filter(run=run).count() == 2
 
 
+@pytest.mark.slow
 def test_a_worker_queues_an_orphaned_chunk_again_on_start(file_database):
     run = started_run(tiny_dataset())
     orphaned = run.chunks.first()
@@ -65,6 +66,7 @@ def test_a_worker_queues_an_orphaned_chunk_again_on_start(file_database):
     assert list(run.chunks.values_list("index", "attempts")) == [(0, 2), (1, 1), (2, 1)]
 
 
+@pytest.mark.slow
 def test_runs_whose_jobs_redis_lost_are_finished(file_database):
     prepared = started_run(tiny_dataset("first"))
     other = tiny_dataset("second")  # scores of the same settings on the same dataset would be shared

@@ -55,6 +55,7 @@ def work(file_database, run, server, **variables):
     return run
 
 
+@pytest.mark.slow
 def test_completions_and_embeddings_then_a_second_run_from_the_cache(file_database, dataset, server):
     limiter = redis.Redis.from_url(settings.REDIS_URL)
     limiter.delete(DEFAULT_REDIS_KEY)
@@ -136,6 +137,7 @@ def test_a_judge_request_that_keeps_failing_is_an_unsupported_verdict_with_its_e
     assert SystemScore.objects.get(run=run).values["fs"] == pytest.approx(1 / 3)
 
 
+@pytest.mark.slow
 def test_an_embedding_request_that_keeps_failing_fails_the_run_with_the_reason(file_database, dataset, server):
     server.script(*[Failure(500)] * 2 * MAX_CHUNK_ATTEMPTS)  # two requests fail each attempt
     run = score(file_database, dataset, server, ["us"], embedder="openai", GENRES_OPENAI_MAX_ATTEMPTS="2")
