@@ -129,11 +129,16 @@ def previous_assignment(user, assignment):
 
 
 def shown_triples(assignment):
-    """The triples of the extraction on the left and on the right, as the annotator sees them.
+    """The triples of the extraction on the left and on the right, as the annotator sees them."""
+    a_triples, b_triples = item_triples(assignment.item)
+    return (a_triples, b_triples) if assignment.a_on_left else (b_triples, a_triples)
+
+
+def item_triples(item):
+    """The triples of system A's and system B's extraction, in canonical order.
 
     The ground-truth system has no stored outputs: its extraction is the text's gold triples.
     """
-    item = assignment.item
     triples = {
         output.system_id: output.triples
         for output in Output.objects.filter(text=item.text, system__in=[item.system_a_id, item.system_b_id]).only(
@@ -149,7 +154,7 @@ def shown_triples(assignment):
         a_triples = item.attention_triples
     elif item.attention_worse == Label.B:
         b_triples = item.attention_triples
-    return (a_triples, b_triples) if assignment.a_on_left else (b_triples, a_triples)
+    return a_triples, b_triples
 
 
 @cache

@@ -91,6 +91,7 @@ def campaign_detail(request, pk):
         "progress": campaign.annotator_progress(),
         "agreement": agreement_rows(campaign),
         "annotator_form": AnnotatorChangeForm(),
+        "rating_label_choices": Campaign.RatingLabels.choices,
     }
     return render(request, "annotation/campaign_detail.html", context)
 
