@@ -28,7 +28,6 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any, NamedTuple
 
-import krippendorff
 import numpy as np
 
 from scoring.genres.aspects import ASPECT_CODES
@@ -279,6 +278,8 @@ def _label_counts(shared_items: Sequence[Labels]) -> np.ndarray:
 
 
 def _krippendorff_alpha(shared_items: Sequence[Labels]) -> float | None:
+    import krippendorff  # here, not at start-up: 0.15 s to import
+
     if not shared_items:
         return None
     counts = _label_counts(shared_items)
