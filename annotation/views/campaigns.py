@@ -116,12 +116,24 @@ def campaign_annotators(request, pk):
     return redirect(campaign)
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @staff_required(STAFF_ONLY)
 def campaign_toggle_open(request, pk):
+    """Reopen a closed campaign at once; close an open one only once confirmed: the GET, or a POST
+    without ``confirm``, shows what closing stops, with the button that closes it."""
     campaign = get_object_or_404(Campaign, pk=pk)
     if campaign.is_imported:
         messages.error(request, "An imported campaign has no annotators to open it to.")
+        return redirect(campaign)
+    if campaign.is_open and not (request.method == "POST" and request.POST.get("confirm") == "close"):
+        pending = Assignment.objects.filter(item__campaign=campaign, status=Assignment.Status.PENDING)
+        context = {
+            "campaign": campaign,
+            "pending": pending.count(),
+            "annotators": pending.values("annotator_id").distinct().count(),
+        }
+        return render(request, "annotation/campaign_close.html", context)
+    if request.method == "GET":
         return redirect(campaign)
     campaign.is_open = not campaign.is_open
     campaign.save(update_fields=["is_open"])
