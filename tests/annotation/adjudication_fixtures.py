@@ -8,7 +8,7 @@ on uniqueness (margin ½), and A on factualness and granularity (agreement).
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 
-from annotation.models import Assignment
+from annotation.models import Assignment, Item
 from tests.annotation.annotator_fixtures import make_annotation_setup
 from tests.annotation.campaign_factories import judge
 
@@ -41,3 +41,16 @@ def make_disputed_campaign(annotators):
     judge_canonical(annotators[0], setup.campaign, FIRST, comment="<i>A is plainly on topic</i>")
     judge_canonical(annotators[1], setup.campaign, SECOND)
     return setup
+
+
+def make_attention_check(item):
+    """An attention check on ``item``'s text: its system A against a worse copy (an empty one)."""
+    return Item.objects.create(
+        campaign=item.campaign,
+        text=item.text,
+        system_a=item.system_a,
+        system_b=item.system_a,
+        attention_worse="a",
+        attention_aspect="us",
+        attention_triples=[],
+    )

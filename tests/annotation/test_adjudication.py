@@ -6,8 +6,9 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from annotation import adjudication, exports, judgement_queries
-from annotation.models import Campaign, Item, Resolution
+from annotation.models import Campaign, Resolution
 from leaderboard import human
+from tests.annotation.adjudication_fixtures import make_attention_check
 
 pytestmark = pytest.mark.django_db
 
@@ -50,15 +51,7 @@ def test_only_an_aspect_judged_twice_can_be_resolved(disputed_campaign, people):
 def test_the_model_refuses_attention_checks_unknown_labels_and_long_notes(disputed_campaign, people):
     campaign = disputed_campaign
     item = campaign.items.first()
-    check = Item.objects.create(
-        campaign=campaign,
-        text=item.text,
-        system_a=item.system_a,
-        system_b=item.system_a,
-        attention_worse="a",
-        attention_aspect="us",
-        attention_triples=[],
-    )
+    check = make_attention_check(item)
     now = timezone.now()
     with pytest.raises(ValidationError, match="attention check"):
         Resolution.objects.create(item=check, aspect="us", label="b", resolved_at=now)

@@ -5,7 +5,8 @@ campaign's choice of rating labels."""
 import pytest
 from django.urls import reverse
 
-from annotation.models import Campaign, Item, Resolution
+from annotation.models import Campaign, Resolution
+from tests.annotation.adjudication_fixtures import make_attention_check
 from tests.annotation.annotator_fixtures import SYSTEM_NAMES
 
 pytestmark = pytest.mark.django_db
@@ -62,15 +63,7 @@ def test_an_item_of_another_campaign_or_an_attention_check_is_not_found(client, 
         reverse("annotation:adjudication_resolve", args=[other.pk, item.pk]), {"aspect": "ts", "label": "a"}
     )
     assert response.status_code == 404 and not Resolution.objects.exists()
-    check = Item.objects.create(
-        campaign=campaign,
-        text=item.text,
-        system_a=item.system_a,
-        system_b=item.system_a,
-        attention_worse="a",
-        attention_aspect="us",
-        attention_triples=[],
-    )
+    check = make_attention_check(item)
     assert client.get(reverse("annotation:adjudication_item", args=[campaign.pk, check.pk])).status_code == 404
 
 

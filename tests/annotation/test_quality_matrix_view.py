@@ -18,8 +18,10 @@ def test_staff_see_the_matrix_of_the_two_annotators_and_the_aspect_figures(clien
     assert "0.63<br>" in matrix and "· 12" in matrix
     reliability = page[page.index('id="aspect-reliability"') :]
     assert "Fleiss" in page and "Topical similarity" in reliability
-    # Topical similarity: every item a against b. Fleiss: observed 0, chance ½ → −1.
-    assert re.search(r"Topical similarity</td>\s*<td class=\"num\">-1\.000</td>", reliability)
+    # Topical similarity: every item a against b. Accuracy 0; Cohen's κ: observed 0, chance 0 (one
+    # always says a, the other b) → 0; Fleiss: observed 0, chance ½ (half the labels a) → −1.
+    cells = r'\s*<td class="num">'
+    assert re.search(rf"Topical similarity</td>{cells}0\.000</td>{cells}0\.000</td>{cells}-1\.000</td>", reliability)
 
 
 @pytest.mark.parametrize("role", ["annotator", "researcher"])
