@@ -54,8 +54,8 @@ class Campaign(models.Model):
         ADAPTIVE = "adaptive", "Least certain pairs first (adaptive)"
 
     class RatingLabels(models.TextChoices):
-        MAJORITY = "majority", "Merged annotators' labels (majority rule)"
-        ADJUDICATED = "adjudicated", "Adjudicated labels where present, merged labels elsewhere"
+        MAJORITY = "majority", "Annotators' labels, merged"
+        ADJUDICATED = "adjudicated", "Adjudicated labels where resolved"
 
     name = models.CharField(max_length=100, unique=True, validators=[name_validator])
     dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="campaigns")
