@@ -17,7 +17,8 @@ from django.db.models import Count
 from django.utils import timezone
 
 from annotation.models import ASPECTS, Aspect, Assignment, Campaign, Item, Judgement, Label, Resolution
-from annotation.services import AnnotationError, judgements_saved
+from annotation.services.errors import AnnotationError
+from annotation.services.judgements import judgements_saved
 
 OPPOSITE_SIDES = 1.0
 ONE_TIE = 0.5

@@ -17,7 +17,7 @@ from annotation.adjudication_forms import DisagreementFilterForm, RatingLabelsFo
 from annotation.models import ASPECTS, Aspect, Campaign, Item, Label
 from annotation.views.annotate import item_triples
 from annotation.views.campaigns import STAFF_ONLY
-from scoring.permissions import staff_required
+from core.permissions import staff_required
 
 DISAGREEMENTS_PER_PAGE = 25
 CHOICE_NAMES = {Label.A: "A better", Label.B: "B better", Label.TIE: "Tie"}

@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from annotation import services
+from annotation.services.campaigns import remove_annotator
+from annotation.services.quality_control import set_exclusion
 
 pytestmark = pytest.mark.django_db
 
@@ -17,11 +18,11 @@ def status_of(page, name):
 def test_a_left_out_annotator_is_shown_left_out_not_active(client, people, disputed_campaign):
     campaign = disputed_campaign
     (first, second), _, staff = people
-    services.set_exclusion(campaign, first, excluded=True, changed_by=staff)
+    set_exclusion(campaign, first, excluded=True, changed_by=staff)
     client.force_login(staff)
     page = client.get(campaign.get_absolute_url()).content.decode()
     assert status_of(page, "ann-one") == ["left out"]
     assert status_of(page, "ann-two") == ["active"]
-    services.remove_annotator(campaign, first)
+    remove_annotator(campaign, first)
     page = client.get(campaign.get_absolute_url()).content.decode()
     assert status_of(page, "ann-one") == ["removed", "left out"]

@@ -3,8 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from annotation import services
 from annotation.models import Assignment, CampaignAnnotator
+from annotation.services.quality_control import replace_practice_items
 from tests.annotation.annotator_fixtures import make_annotation_setup, make_user
 from tests.annotation.quality_fixtures import PRACTICE_RECORDS
 
@@ -45,7 +45,7 @@ def test_the_item_page_the_queue_and_a_save_say_the_campaign_is_closed(client, c
 
 def test_the_practice_round_says_so_too(client, closed):
     setup, reader, _ = closed
-    services.replace_practice_items(setup.campaign, PRACTICE_RECORDS)
+    replace_practice_items(setup.campaign, PRACTICE_RECORDS)
     client.force_login(reader)
     response = client.get(reverse("annotation:annotate_practice", args=[setup.campaign.pk]))
     assert response.status_code == 403 and "This campaign is closed" in response.content.decode()
