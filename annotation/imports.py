@@ -410,6 +410,7 @@ def import_judgements(
                 Item(campaign=campaign, text=text, system_a=system_a, system_b=system_b)
                 for text, system_a, system_b in item_keys
             ),
+            strict=True,
         )
     )
     aspects_of: dict[tuple[Item, str], set[str]] = {}

@@ -227,9 +227,11 @@ class Supervisor:
                 connection.request("HEAD", "/accounts/login/")
                 connection.getresponse()
                 return
-            except OSError:
+            except OSError as error:
                 if time.monotonic() > deadline:
-                    raise ChildFailed(f"{child.name} did not answer on {host}:{port} within {READY_TIMEOUT_SECONDS} s")
+                    raise ChildFailed(
+                        f"{child.name} did not answer on {host}:{port} within {READY_TIMEOUT_SECONDS} s"
+                    ) from error
                 time.sleep(POLL_SECONDS)
             finally:
                 connection.close()

@@ -96,8 +96,8 @@ def win_rate_rows(data):
     if not data["human"]["judgements"]:
         return
     for aspect, matrix in data["human"]["win_rates"].items():
-        for system, rates, counts in zip(matrix["systems"], matrix["rates"], matrix["battles"]):
-            for opponent, rate, count in zip(matrix["systems"], rates, counts):
+        for system, rates, counts in zip(matrix["systems"], matrix["rates"], matrix["battles"], strict=True):
+            for opponent, rate, count in zip(matrix["systems"], rates, counts, strict=True):
                 if count:
                     yield [aspect, system, opponent, _number(rate), count]
 
@@ -202,9 +202,12 @@ def arrow_table(table, data):
     integer (pandas would make it float).
     """
     header, *rows = CSV_TABLES[table](data)
-    columns = zip(*rows) if rows else [()] * len(header)
+    columns = zip(*rows, strict=True) if rows else [()] * len(header)
     return pa.table(
-        {name: pa.array([None if value == "" else value for value in values]) for name, values in zip(header, columns)}
+        {
+            name: pa.array([None if value == "" else value for value in values])
+            for name, values in zip(header, columns, strict=True)
+        }
     )
 
 

@@ -68,7 +68,7 @@ def _aspect_buttons(aspects: Aspects, traces_per_aspect: int, layouts: Sequence[
     aspect's own ``layouts[index]`` changes (an axis order, say) where given."""
     count = len(aspects)
     buttons: list[Json] = []
-    for index, (code, name) in enumerate(aspects):
+    for index, (_code, name) in enumerate(aspects):
         visible = [position // traces_per_aspect == index for position in range(count * traces_per_aspect)]
         args = [{"visible": visible}, layouts[index]] if layouts else [{"visible": visible}]
         buttons.append(dict(label=name, method="update", args=args))
@@ -130,7 +130,7 @@ def rating_bars(human: RatingBoards, metric: RatingBoards, aspects: Aspects, met
     """
     traces: list[Json] = []
     orders: list[Json] = []
-    for index, (code, name) in enumerate(aspects):
+    for index, (code, _name) in enumerate(aspects):
         order = _by_human_rating(human, metric, [code])
         orders.append({"yaxis.categoryarray": order[::-1]})
         for label, colour, symbol, board in (
@@ -317,7 +317,7 @@ def _matrix_figure(heatmaps: Sequence[Json], aspects: Aspects, size: int) -> Jso
 def win_rate_heatmaps(win_rates: Mapping[str, Json], aspects: Aspects) -> Json:
     """Per aspect, the share of points each row system took from each column system."""
     heatmaps: list[Json] = []
-    for index, (code, name) in enumerate(aspects):
+    for index, (code, _name) in enumerate(aspects):
         matrix = win_rates.get(code, {"systems": [], "rates": [], "battles": []})
         systems = matrix["systems"]
         heatmap = dict(
@@ -389,7 +389,7 @@ _SIGN_LABELS = ("row below", "not apart", "row above")
 def _sign_heatmaps(views: Mapping[str, SignView], aspects: Aspects, hovertemplate: str, legend_title: str) -> Json:
     """One heatmap per aspect of ``views[aspect] = (systems, signs, customdata, texts)``, a drop-down between them."""
     heatmaps: list[Json] = []
-    for index, (code, name) in enumerate(aspects):
+    for index, (code, _name) in enumerate(aspects):
         systems, signs, customdata, texts = views.get(code, ([], [], [], []))
         heatmap = dict(
             type="heatmap",
@@ -429,9 +429,9 @@ def significance_heatmaps(score_tests: Mapping[str, Json], aspects: Aspects) -> 
         signs: list[list[int | None]] = []
         customdata: list[list[Any]] = []
         texts: list[list[str]] = []
-        for differences, p_values in zip(tests["difference"], tests["p_value"]):
-            signs.append([direction(difference, p) for difference, p in zip(differences, p_values)])
-            customdata.append([[difference, p] for difference, p in zip(differences, p_values)])
+        for differences, p_values in zip(tests["difference"], tests["p_value"], strict=True):
+            signs.append([direction(difference, p) for difference, p in zip(differences, p_values, strict=True)])
+            customdata.append([[difference, p] for difference, p in zip(differences, p_values, strict=True)])
             texts.append(["" if difference is None else f"{100 * difference:+.1f}" for difference in differences])
         views[code] = (tests["systems"], signs, customdata, texts)
     return _sign_heatmaps(
@@ -466,7 +466,7 @@ def replicate_points(replicates: Sequence[Json], aspects: Aspects) -> Json:
     (×100) as a point drawn over it, one view per aspect (the paper's Figure 4)."""
     traces: list[Json] = []
     groups = [group["group"] for group in replicates]
-    for index, (code, name) in enumerate(aspects):
+    for index, (code, _name) in enumerate(aspects):
         visible = index == 0
         means = [group["mean"][code] for group in replicates]
         spreads = [group["sd"][code] for group in replicates]

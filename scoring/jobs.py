@@ -309,7 +309,9 @@ def run_chunk(chunk_id: int, job_id: str, on_progress: Callable[[ScoringRun], ob
             )
             records = [TextRecord(pk, *record) for pk, _updated, *record in outputs]
             scorer = built.scorer_for(system, chunk.text_ids)
-            for (pk, updated_at, *_record), text_scores in zip(outputs, scorer.score(records, run.metrics)):
+            for (pk, updated_at, *_record), text_scores in zip(
+                outputs, scorer.score(records, run.metrics), strict=True
+            ):
                 rows.extend(TextScore.rows_for(run, pk, updated_at, text_scores))
         if chunk.complete(rows, built.usage()):
             run.finish_if_complete()
@@ -401,7 +403,11 @@ def chunks_without_live_job(
     """The run's unfinished chunks that no live job holds, each with its job (None when lost)."""
     chunks = list(run.chunks.exclude(status=RunChunk.Status.DONE))
     jobs = Job.fetch_many([chunk.job_id for chunk in chunks], connection=queue().connection)
-    return [(chunk, job) for chunk, job in zip(chunks, jobs) if not chunk_job_is_alive(chunk, job, stale_after, now)]
+    return [
+        (chunk, job)
+        for chunk, job in zip(chunks, jobs, strict=True)
+        if not chunk_job_is_alive(chunk, job, stale_after, now)
+    ]
 
 
 def why_job_ended(job: Job | None) -> str:

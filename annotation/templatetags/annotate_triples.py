@@ -16,5 +16,5 @@ def triple_rows(context, triples, against_gold=True):
     matches = gold_matches(triples, gold or [])
     return [
         {"subject": subject, "relation": relation, "object": object_, "gold": " ".join(str(p + 1) for p in matched)}
-        for (subject, relation, object_), matched in zip(triples, matches)
+        for (subject, relation, object_), matched in zip(triples, matches, strict=True)
     ]

@@ -50,7 +50,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def _enter_gate(self) -> None:
         if self.gate is not None or self.is_in_memory_db():
             return
-        gate = open(f"{self.settings_dict['NAME']}{GATE_SUFFIX}", "a")  # noqa: SIM115 (held across calls)
+        gate = open(f"{self.settings_dict['NAME']}{GATE_SUFFIX}", "a")  # held across calls
         try:
             fcntl.flock(gate, fcntl.LOCK_EX)
         except BaseException:

@@ -535,7 +535,10 @@ class TextScore(models.Model):
             f"INSERT INTO {quote(cls._meta.db_table)} ({columns}) VALUES ({', '.join(['%s'] * len(fields))}) "
             f"ON CONFLICT ({unique}) DO UPDATE SET {replaced}"
         )
-        prepared = [[field.get_db_prep_save(value, connection) for field, value in zip(fields, row)] for row in rows]
+        prepared = [
+            [field.get_db_prep_save(value, connection) for field, value in zip(fields, row, strict=True)]
+            for row in rows
+        ]
         with connection.cursor() as cursor:
             cursor.executemany(sql, prepared)
 

@@ -153,10 +153,12 @@ class Command(BaseCommand):
             f"{RULE_LABELS[provenance.get('rules', APP)]}"
         )
         widths = [max(8, len(column) + 2) for column in TABLE_COLUMNS]
-        self.stdout.write("system".ljust(24) + "".join(c.rjust(w) for c, w in zip(TABLE_COLUMNS, widths)))
+        self.stdout.write("system".ljust(24) + "".join(c.rjust(w) for c, w in zip(TABLE_COLUMNS, widths, strict=True)))
         for score in run.system_scores.select_related("system"):
             cells = [self.cell(score.values[column]) for column in TABLE_COLUMNS]
-            self.stdout.write(score.system.name[:23].ljust(24) + "".join(c.rjust(w) for c, w in zip(cells, widths)))
+            self.stdout.write(
+                score.system.name[:23].ljust(24) + "".join(c.rjust(w) for c, w in zip(cells, widths, strict=True))
+            )
         if provenance["judge"] == "recorded":
             missing = run.progress_state()["missing_verdicts"]
             self.stdout.write(
