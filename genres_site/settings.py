@@ -21,14 +21,14 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 SITE_DIR = Path(__file__).resolve().parent
 
 
-def env_bool(name, default):
+def env_bool(name: str, default: bool) -> bool:
     value = os.environ.get(name)
     if value is None or value == "":
         return default
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
-def env_list(name, default):
+def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 

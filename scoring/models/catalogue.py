@@ -7,6 +7,7 @@ the database has passed ``scoring.genres.triples.validate_triples`` (three non-e
 import hashlib
 import secrets
 import tempfile
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -18,8 +19,9 @@ from django.utils import timezone
 
 from scoring.genres.triples import validate_triples
 
+NAME_PATTERN = r"^[\w][\w .+()-]*$"
 name_validator = RegexValidator(
-    r"^[\w][\w .+()-]*$",
+    NAME_PATTERN,
     "Use letters, digits, spaces and . + ( ) - _ only, starting with a letter or digit.",
 )
 
@@ -55,7 +57,7 @@ class Dataset(models.Model):
     class Meta:
         ordering = ["name"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
     def get_absolute_url(self):
@@ -85,10 +87,10 @@ class Text(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.external_id or f"{self.dataset.name} #{self.position + 1}"
 
-    def save(self, *args, **kwargs):
+    def save(self, *args: Any, **kwargs: Any) -> None:
         self.content_sha256 = text_hash(self.content)
         super().save(*args, **kwargs)
 
@@ -148,10 +150,10 @@ class System(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
-    def join_replicates(self, group, seed):
+    def join_replicates(self, group, seed) -> None:
         """Make this system the run ``seed`` of the replicate group ``group``; ValidationError when it
         cannot be (another system holds that seed, a name is not valid, the system is the gold)."""
         if (self.replicate_group, self.seed) == (group, seed):
@@ -204,11 +206,11 @@ class Upload(models.Model):
     class Meta:
         ordering = ["-created_at", "-pk"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.file_name} ({self.get_outcome_display()})"
 
     @property
-    def in_progress(self):
+    def in_progress(self) -> bool:
         return self.outcome in self.IN_PROGRESS
 
     def keep_file(self, source: File) -> None:
@@ -271,7 +273,7 @@ class Output(models.Model):
         ordering = ["text__position", "system"]
         constraints = [models.UniqueConstraint(fields=["system", "text"], name="one_output_per_system_and_text")]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.system} on {self.text}"
 
 
@@ -303,7 +305,7 @@ class ImportedVerdict(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.aspect} verdict from {self.source} on {self.system} / {self.text}"
 
 
@@ -328,11 +330,11 @@ class ApiToken(models.Model):
         ordering = ["-created_at", "-pk"]
         verbose_name = "API token"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.prefix}… ({self.user})"
 
     @classmethod
-    def issue(cls, user, name=""):
+    def issue(cls, user, name: str = ""):
         """Create a token for ``user``; returns it with the key, which is not stored anywhere."""
         key = secrets.token_urlsafe(32)
         token = cls.objects.create(user=user, name=name, prefix=key[: cls.PREFIX_LENGTH], key_sha256=api_key_hash(key))
