@@ -5,16 +5,17 @@ import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
 from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
-from pyarrow import parquet
 
 from leaderboard import presenters, significance
 from leaderboard.contents import METHODS
 from leaderboard.metrics import COLUMN_KEYS
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 Data = dict[str, Any]  # a leaderboard as leaderboard.contents builds it
 RATING_FIELDS = ("rating", "ci_low", "ci_high", "battles")
@@ -198,12 +199,14 @@ def csv_text(table: str, data: Data) -> str:
     return buffer.getvalue()
 
 
-def arrow_table(table: str, data: Data) -> pa.Table:
+def arrow_table(table: str, data: Data) -> "pa.Table":
     """A CSV table as an Arrow table: the same columns and rows, each column typed, empty cells null.
 
     Arrow infers each column's type from its values, so a column of counts with gaps stays
     integer (pandas would make it float).
     """
+    import pyarrow as pa  # here, not at start-up: only Parquet downloads need it
+
     header, *rows = CSV_TABLES[table](data)
     columns = zip(*rows, strict=True) if rows else [()] * len(header)
     return pa.table(
@@ -215,6 +218,8 @@ def arrow_table(table: str, data: Data) -> pa.Table:
 
 
 def parquet_bytes(table: str, data: Data) -> bytes:
+    from pyarrow import parquet  # here, not at start-up: only Parquet downloads need it
+
     buffer = io.BytesIO()
     parquet.write_table(arrow_table(table, data), buffer)
     return buffer.getvalue()
