@@ -37,17 +37,8 @@ class SystemCheckboxes(forms.CheckboxSelectMultiple):
 
     datasets_of: dict[int, list[tuple[int, str]]] = {}  # system id -> [(dataset id, dataset name)]
 
-    def create_option(
-        self,
-        name: str,
-        value: Any,
-        label: int | str,
-        selected: bool,
-        index: int,
-        subindex: int | None = None,
-        attrs: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+    def create_option(self, name: str, value: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        option = super().create_option(name, value, *args, **kwargs)
         system_id = getattr(value, "value", value)
         option["attrs"]["data-datasets"] = " ".join(str(pk) for pk, _ in self.datasets_of.get(system_id, []))
         return option

@@ -10,6 +10,7 @@ import tempfile
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.files import File
 from django.core.validators import RegexValidator
@@ -26,11 +27,11 @@ name_validator = RegexValidator(
 )
 
 
-def text_hash(content):
+def text_hash(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
-def validate_triple_list(value):
+def validate_triple_list(value: object) -> None:
     try:
         validate_triples(value)
     except ValueError as error:
@@ -60,7 +61,7 @@ class Dataset(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    def get_absolute_url(self):
+    def get_absolute_url(self) -> str:
         return reverse("scoring:dataset", args=[self.name])
 
 
@@ -94,11 +95,11 @@ class Text(models.Model):
         self.content_sha256 = text_hash(self.content)
         super().save(*args, **kwargs)
 
-    def get_absolute_url(self):
+    def get_absolute_url(self) -> str:
         return reverse("scoring:text", args=[self.dataset.name, self.pk])
 
     @property
-    def label(self):
+    def label(self) -> str:
         return self.external_id or f"#{self.position + 1}"
 
 
@@ -153,7 +154,7 @@ class System(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    def join_replicates(self, group, seed) -> None:
+    def join_replicates(self, group: str, seed: str) -> None:
         """Make this system the run ``seed`` of the replicate group ``group``; ValidationError when it
         cannot be (another system holds that seed, a name is not valid, the system is the gold)."""
         if (self.replicate_group, self.seed) == (group, seed):
@@ -163,7 +164,7 @@ class System(models.Model):
         self.save(update_fields=["replicate_group", "seed"])
 
     @classmethod
-    def ground_truth(cls):
+    def ground_truth(cls) -> "System":
         system, _ = cls.objects.get_or_create(
             is_ground_truth=True,
             defaults={"name": cls.GROUND_TRUTH, "family": "Gold", "notes": "The gold triples of each dataset."},
@@ -268,6 +269,9 @@ class Output(models.Model):
     malformed = models.JSONField(default=list, blank=True, help_text="Items of the file that are not triples.")
     upload = models.ForeignKey(Upload, null=True, blank=True, on_delete=models.SET_NULL, related_name="outputs")
     updated_at = models.DateTimeField(auto_now=True)
+    # What the text page shows of it, attached by scoring.score_tables (not stored).
+    score_cells: list[Any]
+    verdicts: list[dict[str, Any]]
 
     class Meta:
         ordering = ["text__position", "system"]
@@ -309,7 +313,7 @@ class ImportedVerdict(models.Model):
         return f"{self.aspect} verdict from {self.source} on {self.system} / {self.text}"
 
 
-def api_key_hash(key):
+def api_key_hash(key: str) -> str:
     # Keys are 256-bit random strings, so a plain SHA-256 is enough: there is nothing to brute-force.
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
@@ -334,14 +338,14 @@ class ApiToken(models.Model):
         return f"{self.prefix}… ({self.user})"
 
     @classmethod
-    def issue(cls, user, name: str = ""):
+    def issue(cls, user: User, name: str = "") -> tuple["ApiToken", str]:
         """Create a token for ``user``; returns it with the key, which is not stored anywhere."""
         key = secrets.token_urlsafe(32)
         token = cls.objects.create(user=user, name=name, prefix=key[: cls.PREFIX_LENGTH], key_sha256=api_key_hash(key))
         return token, key
 
     @classmethod
-    def user_for_key(cls, key):
+    def user_for_key(cls, key: str) -> User | None:
         """The active user a key belongs to, or None; records when the token was last used."""
         token = cls.objects.select_related("user").filter(key_sha256=api_key_hash(key)).first()
         if token is None or not token.user.is_active:
