@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "scoring",
     "annotation",
     "leaderboard",
+    "demo",
 ]
 
 MIDDLEWARE = [

@@ -11,7 +11,8 @@ from typing import Any
 
 from scoring.genres.aspects import ASPECT_CODES, BY_CODE
 from scoring.models import Dataset, Output, ScoringRun, Text
-from scoring.models.runs import SystemScore, TextScore, latest_system_scores, settings_choices
+from scoring.models.runs import latest_system_scores, settings_choices
+from scoring.models.scores import SystemScore, TextScore
 
 RECENT_RUNS = 10
 # The columns of the scoring pages' tables, named and scaled by the vocabulary (scoring.genres.aspects).
@@ -80,7 +81,7 @@ def triple_verdicts(triples: list[list[str]], details: dict[str, list[Any]]) -> 
 def text_scores(text: Text, outputs: list[Output], requested: str | None) -> dict:
     """Attach each output's current scores under the chosen settings; the text page's context."""
     choices, chosen = selected_setting(text.dataset, requested)
-    rows = []
+    rows: Iterable[TextScore] = []
     if chosen:
         rows = TextScore.objects.current().filter(fingerprint=chosen.fingerprint, output__in=outputs)
     by_output: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}

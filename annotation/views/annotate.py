@@ -24,7 +24,6 @@ from django.utils import timezone
 from django.utils.timesince import timesince
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation import services
 from annotation.forms import SIDES, JudgementForm
 from annotation.guidelines import GENERAL_RULES, GUIDELINES, GUIDELINES_BY_CODE
 from annotation.models import (
@@ -36,9 +35,13 @@ from annotation.models import (
     Campaign,
     Label,
 )
+from annotation.services.errors import AnnotationError, VersionConflict
+from annotation.services.judgements import Saved, save_judgements
+from annotation.services.quality_control import practice_pending, practice_required
+from annotation.services.queues import next_public_id, skip, text_progress
+from core.permissions import VIEW_OUTPUTS
+from core.signed_in import SignedInRequest
 from scoring.models import Output
-from scoring.permissions import VIEW_OUTPUTS
-from scoring.signed_in import SignedInRequest
 
 # An assignment with what its query annotated (queue counts, practice_pending, last_change) and
 # what the review list adds: attributes of the query, not of the model, so not typed.
@@ -69,10 +72,10 @@ def _queue_count(**filters: Any) -> Subquery:
     return Subquery(counted.values("count"))
 
 
-def practice_pending(campaign_id: int | OuterRef, annotator_id: int | OuterRef) -> Exists:
+def has_practice_pending(campaign_id: int | OuterRef, annotator_id: int | OuterRef) -> Exists:
     """Whether the annotator has a practice round still to pass in the campaign, as a subquery
     (the ids may be ``OuterRef``)."""
-    return Exists(services.practice_pending().filter(campaign_id=campaign_id, annotator_id=annotator_id))
+    return Exists(practice_pending().filter(campaign_id=campaign_id, annotator_id=annotator_id))
 
 
 def get_own_assignment(request: SignedInRequest, public_id: UUID) -> AnnotatedAssignment:
@@ -84,7 +87,7 @@ def get_own_assignment(request: SignedInRequest, public_id: UUID) -> AnnotatedAs
         .annotate(
             assigned=_queue_count(),
             done=_queue_count(status=Assignment.Status.DONE),
-            practice_pending=practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id")),
+            practice_pending=has_practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id")),
         ),
         public_id=public_id,
     )
@@ -95,7 +98,7 @@ def get_own_assignment_to_save(request: SignedInRequest, public_id: UUID) -> Ann
     return get_object_or_404(
         annotator_assignments(request.user)
         .select_related("item__campaign")
-        .annotate(practice_pending=practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id"))),
+        .annotate(practice_pending=has_practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id"))),
         public_id=public_id,
     )
 
@@ -107,7 +110,7 @@ def continue_url(campaign_id: int) -> str:
 def next_url(user: User, campaign_id: int) -> str:
     """The page of what comes next: the next item itself, sparing a redirect; at the end, the
     queue's own URL, which says that all is done."""
-    following = services.next_public_id(user, campaign_id)
+    following = next_public_id(user, campaign_id)
     if following is None:
         return continue_url(campaign_id)
     return reverse("annotation:annotate_item", args=[following])
@@ -180,9 +183,9 @@ def render_item(
 
     "first": the four first aspects; "waiting": they are saved, but other pairs of the same text
     still lack theirs; "completeness": every pair of the text has them, so the gold triples and
-    the completeness question are shown (``services.TextProgress``).
+    the completeness question are shown (``annotation.services.queues.TextProgress``).
     """
-    progress = services.text_progress(assignment)
+    progress = text_progress(assignment)
     left_triples, right_triples = shown_triples(assignment)
     saved = {aspect: label for aspect, (_, label) in progress.judgements[assignment.pk].items()}
     revealed = progress.gold_revealed
@@ -247,7 +250,7 @@ def after_sign_in(request: SignedInRequest) -> HttpResponse:
 @require_GET
 def annotator_home(request: SignedInRequest) -> HttpResponse:
     campaigns = annotator_campaigns(request.user).annotate(
-        practice_pending=practice_pending(OuterRef("pk"), request.user.pk),
+        practice_pending=has_practice_pending(OuterRef("pk"), request.user.pk),
         assigned=Count("items__assignments", filter=Q(items__assignments__annotator=request.user)),
         done=Count(
             "items__assignments",
@@ -261,17 +264,17 @@ def annotator_home(request: SignedInRequest) -> HttpResponse:
 @login_required
 @require_GET
 def annotate_continue(request: SignedInRequest, campaign_id: int) -> HttpResponse:
-    following = services.next_public_id(request.user, campaign_id)
+    following = next_public_id(request.user, campaign_id)
     if following is None:
         campaign = get_object_or_404(annotator_campaigns(request.user), pk=campaign_id)
-        if services.practice_required(request.user, campaign.pk):
+        if practice_required(request.user, campaign.pk):
             return redirect("annotation:annotate_practice", campaign.pk)
         messages.success(request, f"Every item of {campaign.name} is judged. Thank you!")
         return redirect("annotation:annotate_home")
     return redirect("annotation:annotate_item", following)
 
 
-def saved_message(saved: services.Saved) -> str:
+def saved_message(saved: Saved) -> str:
     if saved.is_done:
         return "Saved. On to the next item."
     if saved.completed_first_aspects and saved.text.gold_revealed:
@@ -312,19 +315,19 @@ def annotate_item(request: SignedInRequest, public_id: UUID) -> HttpResponse:
             request, assignment, "Choose A better, tie or B better for an aspect before saving.", 400, wants_json
         )
     try:
-        saved = services.save_judgements(
+        saved = save_judgements(
             assignment,
             labels,
             expected_version=form.cleaned_data["version"],
             seconds=form.seconds_spent(),
             comment=form.posted_comment(),
         )
-    except services.VersionConflict as conflict:
+    except VersionConflict as conflict:
         message = f"{conflict} Your choices are still on this page: save again to keep them instead."
         return refuse(
             request, assignment, message, 409, wants_json, posted=labels, posted_comment=form.posted_comment()
         )
-    except services.AnnotationError as refusal:
+    except AnnotationError as refusal:
         return refuse(
             request, assignment, str(refusal), 400, wants_json, posted=labels, posted_comment=form.posted_comment()
         )
@@ -380,8 +383,8 @@ def refuse(
 def annotate_skip(request: SignedInRequest, public_id: UUID) -> HttpResponse:
     assignment = get_own_assignment_to_save(request, public_id)
     try:
-        services.skip(assignment)
-    except services.AnnotationError as refusal:
+        skip(assignment)
+    except AnnotationError as refusal:
         messages.error(request, str(refusal))
         return redirect("annotation:annotate_item", assignment.public_id)
     messages.info(request, "Skipped: this text and its pairs wait at the end of your queue.")

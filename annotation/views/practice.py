@@ -13,12 +13,13 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation import services
 from annotation.forms import SIDES, JudgementForm
 from annotation.guidelines import GUIDELINES_BY_CODE
 from annotation.models import ASPECTS, Aspect, CampaignAnnotator, PracticeAnswer, PracticeItem
+from annotation.services.errors import AnnotationError
+from annotation.services.quality_control import PracticeState, answer_practice, practice_state, retake_practice
 from annotation.views.annotate import annotator_campaigns, guideline_html
-from scoring.signed_in import SignedInRequest
+from core.signed_in import SignedInRequest
 
 SHOWN_ANSWER = {"a": "A better", "b": "B better", "tie": "Tie"}
 SHOWN_SIDE = {"a": "left", "b": "right", "tie": "tie"}
@@ -68,7 +69,7 @@ def aspect_rows(
 def render_practice(
     request: SignedInRequest,
     membership: CampaignAnnotator,
-    state: services.PracticeState,
+    state: PracticeState,
     item: PracticeItem,
     *,
     answer: PracticeAnswer | None = None,
@@ -95,7 +96,7 @@ def practice(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     """The next practice pair of the attempt under way (GET), its answer (POST), or, when every
     pair is answered, the result with the way on: the real items, or a retake."""
     membership = own_membership(request, campaign_id)
-    state = services.practice_state(membership)
+    state = practice_state(membership)
     item = state.next_item
     if request.method == "GET":
         if state.passed or item is None:  # passed, or finished
@@ -108,8 +109,8 @@ def practice(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     if not form.is_valid():
         return render_practice(request, membership, state, item, error=form.error_message(), status=400)
     try:
-        services.answer_practice(membership, item, form.labels())
-    except services.AnnotationError as refusal:
+        answer_practice(membership, item, form.labels())
+    except AnnotationError as refusal:
         return render_practice(request, membership, state, item, posted=form.labels(), error=str(refusal), status=400)
     return redirect("annotation:annotate_practice_feedback", campaign_id, state.items.index(item) + 1)
 
@@ -119,7 +120,7 @@ def practice(request: SignedInRequest, campaign_id: int) -> HttpResponse:
 def practice_feedback(request: SignedInRequest, campaign_id: int, number: int) -> HttpResponse:
     """A practice pair answered in the attempt under way: the answers beside the reference, and why."""
     membership = own_membership(request, campaign_id)
-    state = services.practice_state(membership)
+    state = practice_state(membership)
     if not 1 <= number <= len(state.items) or state.items[number - 1].pk not in state.answers:
         return redirect("annotation:annotate_practice", campaign_id)
     item = state.items[number - 1]
@@ -131,7 +132,7 @@ def practice_feedback(request: SignedInRequest, campaign_id: int, number: int) -
 def practice_retake(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     membership = own_membership(request, campaign_id)
     try:
-        services.retake_practice(membership)
-    except services.AnnotationError as refusal:
+        retake_practice(membership)
+    except AnnotationError as refusal:
         messages.error(request, str(refusal))
     return redirect("annotation:annotate_practice", campaign_id)

@@ -8,12 +8,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation import quality, services
+from annotation import quality
 from annotation.forms import ExclusionForm, PracticeUploadForm
 from annotation.models import Campaign
+from annotation.services.quality_control import replace_practice_items, set_exclusion
 from annotation.views.campaigns import STAFF_ONLY
-from scoring.permissions import staff_required
-from scoring.signed_in import SignedInRequest
+from core.permissions import staff_required
+from core.signed_in import SignedInRequest
 
 
 def render_quality(
@@ -53,7 +54,7 @@ def campaign_exclusion(request: SignedInRequest, pk: int) -> HttpResponse:
         )
         return redirect("annotation:campaign_quality", campaign.pk)
     annotator, excluded = form.cleaned_data["annotator"], form.cleaned_data["excluded"]
-    services.set_exclusion(campaign, annotator, excluded=excluded, changed_by=request.user)
+    set_exclusion(campaign, annotator, excluded=excluded, changed_by=request.user)
     name = annotator.get_username()
     if excluded:
         messages.success(
@@ -74,6 +75,6 @@ def campaign_practice_upload(request: SignedInRequest, pk: int) -> HttpResponse:
     campaign.practice_pass_mark = form.cleaned_data["practice_pass_percent"] / 100
     campaign.save(update_fields=["practice_pass_mark"])
     records = form.cleaned_data["practice_file"]
-    services.replace_practice_items(campaign, records)
+    replace_practice_items(campaign, records)
     messages.success(request, f"Practice round replaced: {len(records)} pairs; every annotator takes it afresh.")
     return redirect("annotation:campaign_quality", campaign.pk)

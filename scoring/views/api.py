@@ -13,12 +13,12 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 
+from core.signed_in import SignedInRequest
 from scoring.forms import DatasetUploadForm, ImportForm, OutputsFileForm
 from scoring.import_jobs import upload_state
 from scoring.imports import ImportRefused
 from scoring.models import ApiToken, Dataset, Upload
 from scoring.queries import datasets_with_counts
-from scoring.signed_in import SignedInRequest
 
 View = Callable[..., HttpResponse]
 

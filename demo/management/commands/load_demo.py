@@ -1,5 +1,5 @@
 """``manage.py load_demo``: the demo's data, accounts, simulated study, campaign and scores, as
-``leaderboard.demo`` describes, with a line on stderr as each step starts."""
+``demo.loader`` describes, with a line on stderr as each step starts."""
 
 import json
 from typing import Any
@@ -9,7 +9,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
-from leaderboard.demo import (
+from demo.loader import (
     DEFAULT_MANIFEST,
     DEMO_ACCOUNTS,
     Loaded,
