@@ -150,6 +150,8 @@ class SystemScore(models.Model):
     system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="system_scores")
     values = models.JSONField()
     outputs_updated_at = models.DateTimeField(help_text="The newest of the scored outputs' updated_at.")
+    # Whether the system's outputs are unchanged since, attached by ``latest_system_scores`` (not stored).
+    is_current: bool
 
     class Meta:
         ordering = ["-system__is_ground_truth", "system__name"]

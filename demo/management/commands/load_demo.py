@@ -5,13 +5,14 @@ import json
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
 from demo.loader import (
     DEFAULT_MANIFEST,
     DEMO_ACCOUNTS,
+    CampaignResult,
     Loaded,
     ScoringEntry,
     ScoringResult,
@@ -24,6 +25,7 @@ from demo.loader import (
     score_dataset,
 )
 from leaderboard.jobs import build_snapshots
+from scoring.manifests import DatasetEntry, OutputsEntry
 from scoring.models import Dataset
 from scoring.models.runs import RunChunk, ScoringRun
 
@@ -42,7 +44,7 @@ class Command(BaseCommand):
         parser.add_argument("--no-scores", action="store_true", help="Load everything but start no scoring run.")
         parser.add_argument("--json", action="store_true", help="Print one JSON object instead of a summary.")
 
-    def score(self, entry: ScoringEntry, admin: AbstractBaseUser) -> ScoringResult:
+    def score(self, entry: ScoringEntry, admin: User) -> ScoringResult:
         settings_used = f"embedder {entry.settings.embedder}, judge {entry.settings.judge}"
         self.progress(f"Scoring {entry.dataset} ({settings_used}) unless its scores are current")
 
@@ -73,7 +75,8 @@ class Command(BaseCommand):
                 f"Importing {len(manifest.datasets)} datasets and {len(manifest.outputs)} output files "
                 "(a file imported before is recognised and left as it is)"
             )
-            imports = [(entry, import_file(entry, admin)) for entry in [*manifest.datasets, *manifest.outputs]]
+            files: list[DatasetEntry | OutputsEntry] = [*manifest.datasets, *manifest.outputs]
+            imports = [(entry, import_file(entry, admin)) for entry in files]
             self.progress(f"Importing {len(manifest.judgements)} files of simulated human judgements")
             studies = [import_study(entry) for entry in manifest.judgements]
             campaigns = [ensure_campaign(entry, admin) for entry in manifest.campaigns]
@@ -90,7 +93,8 @@ class Command(BaseCommand):
             self.stdout.write(summary.report() if options["verbosity"] > 1 else summary.message)
         for study in studies:
             self.stdout.write(str(study))
-        for result in (*campaigns, *scores):
+        results: list[CampaignResult | ScoringResult] = [*campaigns, *scores]
+        for result in results:
             self.stdout.write(result.message)
         self.stdout.write("Demo accounts:")
         for account in accounts:
