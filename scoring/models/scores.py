@@ -7,20 +7,36 @@ uploaded again, the score is no longer current and pages stop showing it.
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from django.db import connection, models
 from django.db.models import Avg, Case, Count, F, FloatField, Max, Q, Value, When
 
 from scoring.genres.aspects import METRICS, PRF, PRF_CODES
 from scoring.genres.rules import output_statistics
-from scoring.genres.scorer import AVERAGED, mean
-from scoring.models.catalogue import Output, System
+from scoring.genres.scorer import AVERAGED, ScoreSettings, mean
+from scoring.models.catalogue import Dataset, Output, System
 from scoring.sql import JSONNumber
 
 if TYPE_CHECKING:
     from scoring.genres.scorer import TextScores
-    from scoring.models.runs import ScoringRun  # which imports this module
+
+
+class Run(Protocol):
+    """What storing scores reads of their run: a ``ScoringRun``, whose module imports this one."""
+
+    @property
+    def pk(self) -> Any: ...
+    @property
+    def fingerprint(self) -> str: ...
+    @property
+    def metrics(self) -> Any: ...
+    @property
+    def dataset(self) -> Dataset: ...
+    @property
+    def systems(self) -> Any: ...
+    def settings_object(self) -> ScoreSettings: ...
+
 
 # Rows fetched at a time where a query streams every scored output.
 STREAM_ROWS = 5000
@@ -78,7 +94,7 @@ class TextScore(models.Model):
 
     @classmethod
     def rows_for(
-        cls, run: "ScoringRun", output_id: int, output_updated_at: datetime, text_scores: "TextScores"
+        cls, run: Run, output_id: int, output_updated_at: datetime, text_scores: "TextScores"
     ) -> list[tuple[Any, ...]]:
         """The rows of one output's scores, one per metric of the run, as ``store_rows`` takes them."""
         values, details = text_scores.values, text_scores.details
@@ -161,7 +177,7 @@ class SystemScore(models.Model):
         return f"{self.system} in run {self.run_id}"
 
     @classmethod
-    def store_means(cls, run: "ScoringRun") -> None:
+    def store_means(cls, run: Run) -> None:
         """Each system's means over a finished ``run`` (``scorer.aggregate``'s), computed by the
         database from the stored scores.
 
@@ -205,10 +221,10 @@ class SystemScore(models.Model):
             )
             .order_by()
         )
-        SystemScore.objects.filter(run=run).delete()
+        SystemScore.objects.filter(run_id=run.pk).delete()
         SystemScore.objects.bulk_create(
             SystemScore(
-                run=run,
+                run_id=run.pk,
                 system_id=row["output__system_id"],
                 values={
                     "texts": row["texts"],
