@@ -1,12 +1,14 @@
 """``manage.py copy_database --to postgres://…``: every row of this installation's database
 (``DATABASE_URL``, SQLite by default) into another, PostgreSQL in practice, with ids unchanged.
 
-What ``dumpdata``/``loaddata`` miss, and this does: it migrates the target itself; it copies
-the rows with their stored values as they are (``loaddata`` would too, but one query per row,
-from a JSON file held whole in memory); ``auto_now`` times keep their values; no model signal
-fires (a saved judgement would queue a leaderboard build per row); and it checks, before
-committing, that every table holds as many rows as the source's. Everything is one transaction
-on the target: a failure leaves it as it was. Sequences are reset after, so new rows get new ids.
+``dumpdata``/``loaddata`` can move a study too (docs/deployment.md gives the commands); what
+they miss, and this does: it creates and migrates the target; it refuses a target that holds
+rows (``loaddata`` overwrites rows of the same id without a word); it inserts in batches where
+``loaddata`` tries an UPDATE then an INSERT per row and fires each judgement's ``post_save``
+(a leaderboard rebuild scheduled per row), all from a JSON file held whole in memory; and
+before committing it checks that every table holds as many rows as the source's. Everything is
+one transaction on the target, so a failure leaves it as it was. Sequences are reset after,
+so that new rows get new ids.
 """
 
 import sys
