@@ -9,6 +9,7 @@ from io import StringIO
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
+from django.db import connections
 
 from annotation.models import Judgement
 from scoring.management.commands.copy_database import copied_models, database_at
@@ -48,11 +49,15 @@ def test_the_demo_study_is_copied_row_for_row_and_a_full_target_refused(file_dat
         counts = {model._meta.db_table: model._base_manager.using("default").count() for model in copied_models()}
         copied = {model._meta.db_table: model._base_manager.using(COPIED).count() for model in copied_models()}
         assert copied == counts
+        # Every table the migrations made, not only those of the models the command walks.
+        assert set(connections[COPIED].introspection.table_names()) == {*counts, "django_migrations"}
         assert counts["annotation_judgement"] > 1000
         assert every_judgement(COPIED) == every_judgement("default")
         newest = get_user_model().objects.using("default").latest("pk").pk
         assert get_user_model().objects.using(COPIED).create(username="after-the-copy").pk > newest
 
+    with pytest.raises(CommandError, match="names this very database"):
+        copy_database("--to", f"sqlite:///{file_database}", "--replace")
     with pytest.raises(CommandError, match=r"the target already holds rows \(auth_user, .*give --replace"):
         copy_database("--to", target_url)
     copy_database("--to", target_url, "--replace")

@@ -71,6 +71,14 @@ def row_count(model, alias):
     return model._base_manager.using(alias).count()
 
 
+def same_database(one, other):
+    """By vendor, not engine: this site's SQLite engine is its own (genres_site.sqlite_backend)."""
+    where = ("NAME", "HOST", "PORT")
+    return one.vendor == other.vendor and all(
+        one.settings_dict.get(key) == other.settings_dict.get(key) for key in where
+    )
+
+
 def unapplied_migrations(alias):
     executor = MigrationExecutor(connections[alias])
     return executor.migration_plan(executor.loader.graph.leaf_nodes())
@@ -99,6 +107,9 @@ class Command(BaseCommand):
             except DatabaseUnavailable as error:
                 raise CommandError(str(error)) from None
         with database_at(to) as target:
+            if same_database(connections[DEFAULT_DB_ALIAS], target):
+                # --replace would empty the source before reading it.
+                raise CommandError("--to names this very database: give another one")
             self.stderr.write("Migrating the target")
             call_command("migrate", database=TARGET_ALIAS, interactive=False, verbosity=0)
             models = copied_models()
