@@ -14,10 +14,12 @@ from django.db import connections
 from annotation.models import Judgement
 from scoring.management.commands.copy_database import copied_models, database_at
 from tests.deploy.postgres_server import reason_to_skip, throwaway_database
-from tests.scoring.worker_fixtures import file_database
 
-__all__ = ["file_database"]  # a fixture, used by name
-pytestmark = [pytest.mark.postgres_relevant, pytest.mark.skipif(bool(reason_to_skip()), reason=reason_to_skip() or "")]
+pytestmark = [
+    pytest.mark.postgres_relevant,
+    pytest.mark.slow,
+    pytest.mark.skipif(bool(reason_to_skip()), reason=reason_to_skip() or ""),
+]
 COPIED = "copied"
 
 

@@ -42,6 +42,8 @@ from django.conf import settings
 from benchmarks.load import Figures, Session, annotate
 from tests.deploy.postgres_server import POSTGRES, answers
 
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow, pytest.mark.postgres_relevant]
+
 REDIS = ("127.0.0.1", 6379)
 DATABASE_NAME = "genres_scale_test"
 REDIS_DB = 5
@@ -86,6 +88,8 @@ def ip(*args):
 
 
 def reason_to_skip():
+    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        return "the layout runs on PostgreSQL and Redis: it is part of `make test-postgres`"
     if os.geteuid() != 0:
         return "network namespaces need root (ip netns add); run as root to see the layout scale out"
     if shutil.which("ip") is None:
