@@ -1,6 +1,6 @@
 """A PostgreSQL database made on first use, so that ``DATABASE_URL=postgres://…/genres`` is all a
 lab sets: ``serve`` and ``copy_database`` create the database when the server has none of that
-name and lets this user create it, and otherwise say why not in words a first-time user can act on.
+name and the user may create it, and otherwise say why not, in words a first-time user can act on.
 """
 
 from urllib.parse import unquote, urlsplit

@@ -15,6 +15,7 @@ import sys
 from contextlib import contextmanager
 from graphlib import CycleError, TopologicalSorter
 
+import dj_database_url
 from django.apps import apps
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
@@ -34,8 +35,6 @@ MADE_BY_MIGRATE = {"contenttypes.contenttype", "auth.permission"}
 @contextmanager
 def database_at(url, alias=TARGET_ALIAS):
     """The database at ``url`` as ``connections[alias]`` inside the block."""
-    import dj_database_url
-
     # configure_settings fills in Django's defaults; it insists on a dictionary with a "default".
     configured = connections.configure_settings({DEFAULT_DB_ALIAS: dj_database_url.parse(url)})
     connections.settings[alias] = configured[DEFAULT_DB_ALIAS]
