@@ -1,8 +1,9 @@
 """Run the whole app on one machine: ``python -m genres_site.serve [--demo]`` (``make demo``).
 
-Starts, in this order: the embedded Redis when REDIS_URL is not set, the database
-migrations, the static files, the RQ workers, the demo data (with ``--demo``) and the web
-server (gunicorn with uvicorn workers: HTTP and websockets). Once the app is up, a child that
+Starts, in this order: the PostgreSQL database of DATABASE_URL when it does not exist yet,
+the embedded Redis when REDIS_URL is not set, the database migrations, the static files, the
+RQ workers, the demo data (with ``--demo``) and the web server (gunicorn with uvicorn workers:
+HTTP and websockets). Once the app is up, a child that
 dies (Redis, a worker, the web server) is started again, after 1 s, then 2, 4 … up to 30 s
 when it keeps dying. Ctrl-C or SIGTERM stops them in reverse order, the web server first and
 Redis last, and the command exits 0. A step that fails while starting stops the rest and
@@ -30,6 +31,13 @@ from typing import IO, Any
 
 from django.conf import settings
 
+from core.databases import (
+    DatabaseUnavailable,
+    create_database_if_missing,
+    database_name,
+    is_postgres_url,
+    server_description,
+)
 from genres_site import embedded_redis
 from genres_site.gunicorn_conf import default_web_workers
 
@@ -268,6 +276,17 @@ def port_problem(host: str, port: int) -> str | None:
     return None
 
 
+def create_postgres_database(url: str) -> None:
+    """Create the PostgreSQL database of DATABASE_URL when it is missing: migrate needs it to exist,
+    and a lab trying the app on PostgreSQL should not need psql first."""
+    try:
+        created = create_database_if_missing(url)
+    except DatabaseUnavailable as error:
+        raise ChildFailed(str(error)) from None
+    state = "created" if created else "exists"
+    say(f"PostgreSQL database {database_name(url)} on {server_description(url)}: {state}")
+
+
 def manage(*args: str) -> list[str]:
     return [sys.executable, "-m", "genres_site", *args]
 
@@ -356,6 +375,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     env = dict(os.environ, PYTHONUNBUFFERED="1", DEBUG="1" if options.debug else "0")
     exit_code = 0
     try:
+        if is_postgres_url(os.environ.get("DATABASE_URL", "")):
+            create_postgres_database(os.environ["DATABASE_URL"])
         if not os.environ.get("REDIS_URL"):
             socket_path = settings.EMBEDDED_REDIS_SOCKET
             supervisor.start_service("redis", lambda: Child("redis", embedded_redis.start(socket_path)))
