@@ -49,3 +49,10 @@ def annotator_user(django_user_model):
 def admin_client(client, admin_user):
     client.force_login(admin_user)
     return client
+
+
+@pytest.fixture(params=["openai", "lean"])
+def transport(request, monkeypatch):
+    """The OpenAI-compatible judge and embedder over each of their transports in turn."""
+    monkeypatch.setenv("GENRES_OPENAI_TRANSPORT", request.param)
+    return request.param

@@ -207,6 +207,9 @@ class OpenAIClientEndpoint(Endpoint):
         import httpx2
         import openai
 
+        # httpx2 logs every request at INFO: a line per request in a worker's log, and its cost.
+        logging.getLogger("httpx2").setLevel(logging.WARNING)
+
         http_client = openai.DefaultAioHttpClient(
             verify=tls_context(connection.ca_bundle, connection.client_cert, connection.client_key),
             timeout=timeout,

@@ -11,6 +11,9 @@ from scoring.genres.endpoints import ERROR_MESSAGE_CHARS
 from scoring.genres.judges.registry import get_judge
 from scoring.genres.openai_backend import RetryPolicy
 
+# Every test runs over both transports (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("transport")
+
 PAIR = ("Marie Curie was born in Warsaw.", ["Marie Curie", "born in", "Warsaw"])
 RETRIES = RetryPolicy(max_attempts=2, base_delay=0.01, timeout=5.0)
 

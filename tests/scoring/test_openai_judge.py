@@ -14,6 +14,9 @@ from scoring.genres.judges.registry import get_judge
 from scoring.genres.openai_backend import OpenAIService, RetryPolicy, retry_after_seconds
 from scoring.genres.prompts import PROMPT_VERSION
 
+# Every test runs over both transports (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("transport")
+
 TEXT = "Marie Curie won the Nobel Prize in Physics and the Nobel Prize in Chemistry."
 PAIRS = [
     (TEXT, ["Marie Curie", "won", "Nobel Prize in Physics and Nobel Prize in Chemistry"]),
