@@ -227,11 +227,9 @@ class OpenAIClientEndpoint(Endpoint):
         }
         self.client: Any
         if connection.azure_endpoint:
-            credentials: dict[str, Any] = (
-                {"azure_ad_token_provider": connection.azure_ad_token_provider}
-                if connection.azure_ad_token_provider
-                else {"api_key": connection.api_key}
-            )
+            credentials: dict[str, Any] = {"azure_ad_token_provider": connection.azure_ad_token_provider}
+            if connection.api_key and not connection.azure_ad_token_provider:
+                credentials = {"api_key": connection.api_key}
             self.client = openai.AsyncAzureOpenAI(
                 azure_endpoint=connection.azure_endpoint, api_version=connection.api_version, **credentials, **options
             )

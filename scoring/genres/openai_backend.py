@@ -209,15 +209,6 @@ def connection_settings(base_url: str | None = None, api_key: str | None = None,
     """Where the endpoint is and how to reach it: ``given`` (``Connection``'s fields), else the
     environment. Azure OpenAI when AZURE_OPENAI_ENDPOINT (or ``azure_endpoint``) is set."""
     azure_endpoint = given.pop("azure_endpoint", None) or environment("AZURE_OPENAI_ENDPOINT", None)
-    base_url = base_url or environment("OPENAI_BASE_URL", OPENAI_BASE_URL)
-    if azure_endpoint:
-        api_key = api_key or environment("AZURE_OPENAI_API_KEY", "") or environment("OPENAI_API_KEY", "")
-        if not api_key and not given.get("azure_ad_token_provider"):
-            raise ValueError("Azure OpenAI needs AZURE_OPENAI_API_KEY (or an Azure AD token provider)")
-    else:
-        api_key = api_key or environment("OPENAI_API_KEY", "")
-        if not api_key and base_url.rstrip("/") == OPENAI_BASE_URL:
-            raise ValueError("OPENAI_API_KEY is not set; api.openai.com refuses requests without a key")
     settings = {
         "transport": environment("GENRES_OPENAI_TRANSPORT", OPENAI_TRANSPORT),
         "headers": environment("GENRES_OPENAI_HEADERS", {}, header_object),
@@ -228,12 +219,19 @@ def connection_settings(base_url: str | None = None, api_key: str | None = None,
         "client_key": environment("GENRES_OPENAI_CLIENT_KEY", None),
         "api_version": environment("OPENAI_API_VERSION", None),
     }
-    return Connection(
-        base_url=base_url,
-        api_key=api_key or KEYLESS_PLACEHOLDER,
-        azure_endpoint=azure_endpoint,
-        **{**settings, **given},
-    )
+    base_url = base_url or environment("OPENAI_BASE_URL", OPENAI_BASE_URL)
+    if azure_endpoint:
+        # Without a key, the openai package takes AZURE_OPENAI_AD_TOKEN itself.
+        api_key = api_key or environment("AZURE_OPENAI_API_KEY", "") or environment("OPENAI_API_KEY", "")
+        if not (api_key or given.get("azure_ad_token_provider") or environment("AZURE_OPENAI_AD_TOKEN", "")):
+            raise ValueError(
+                "Azure OpenAI needs AZURE_OPENAI_API_KEY, AZURE_OPENAI_AD_TOKEN or an Azure AD token provider"
+            )
+        return Connection(base_url=base_url, api_key=api_key, azure_endpoint=azure_endpoint, **{**settings, **given})
+    api_key = api_key or environment("OPENAI_API_KEY", "")
+    if not api_key and base_url.rstrip("/") == OPENAI_BASE_URL:
+        raise ValueError("OPENAI_API_KEY is not set; api.openai.com refuses requests without a key")
+    return Connection(base_url=base_url, api_key=api_key or KEYLESS_PLACEHOLDER, **{**settings, **given})
 
 
 class OpenAIService:

@@ -184,16 +184,19 @@ def test_azure_openai_gets_its_url_and_headers(no_proxy_settings):
     assert request.headers["api-key"] == "azure-key" and "authorization" not in request.headers
 
 
-def test_azure_ad_tokens_come_from_the_provider(no_proxy_settings):
+def test_azure_ad_tokens_come_from_the_environment_or_a_provider(no_proxy_settings):
     async def token():
-        return "ad-token"
+        return "renewed-token"
 
+    no_proxy_settings.delenv("OPENAI_API_KEY", raising=False)
+    no_proxy_settings.delenv("AZURE_OPENAI_API_KEY", raising=False)
+    no_proxy_settings.setenv("AZURE_OPENAI_AD_TOKEN", "ad-token")
+    azure = {"api_key": None, "api_version": "2024-10-21", "model": "gpt-4o"}
     with FakeOpenAIServer() as server:
-        verdict, _judge = ask(
-            azure_endpoint=server.origin, api_version="2024-10-21", azure_ad_token_provider=token, model="gpt-4o"
-        )
-    assert verdict.supported is not None and not verdict.error
-    assert server.log[0].authorization == "Bearer ad-token"
+        from_environment, _judge = ask(azure_endpoint=server.origin, **azure)
+        from_provider, _judge = ask(azure_endpoint=server.origin, azure_ad_token_provider=token, **azure)
+    assert not from_environment.error and not from_provider.error
+    assert [entry.authorization for entry in server.log] == ["Bearer ad-token", "Bearer renewed-token"]
 
 
 @pytest.mark.parametrize("transport", ["openai", "lean"], indirect=True)
