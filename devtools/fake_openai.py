@@ -44,10 +44,11 @@ _SPLIT_QUESTION = re.compile(r"Triple: (?P<triple>\[.*\])\nFiner triples:\s*$")
 
 @dataclass(frozen=True)
 class Failure:
-    """Answer the request with this HTTP error status (and a Retry-After header, if given)."""
+    """Answer the request with this HTTP error status (and Retry-After and x-should-retry headers, if given)."""
 
     status: int
     retry_after: str | None = None
+    should_retry: str | None = None
 
 
 @dataclass(frozen=True)
@@ -229,7 +230,8 @@ class FakeOpenAIServer:
         """(status, headers, payload) for one request; runs in the handler thread."""
         outcome = self._next_outcome()
         if isinstance(outcome, Failure):
-            headers = {"Retry-After": outcome.retry_after} if outcome.retry_after else {}
+            named = {"Retry-After": outcome.retry_after, "x-should-retry": outcome.should_retry}
+            headers = {name: value for name, value in named.items() if value}
             error = {"message": f"scripted failure {outcome.status}", "type": "fake_error", "code": None}
             return outcome.status, headers, {"error": error}
         if isinstance(outcome, Raw):

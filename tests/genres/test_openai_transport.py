@@ -212,6 +212,15 @@ def test_organisation_project_and_extra_headers_go_with_every_request(transport,
     assert headers["x-gateway-key"] == "gateway-secret"
 
 
+def test_the_lean_transport_says_it_goes_past_a_proxy(no_proxy_settings, caplog):
+    no_proxy_settings.setenv("GENRES_OPENAI_TRANSPORT", "lean")
+    with FakeOpenAIServer() as server, Proxy() as proxy:
+        no_proxy_settings.setenv("HTTP_PROXY", proxy.url)
+        verdict, _judge = ask(server.base_url)
+    assert verdict.supported and proxy.seen == []
+    assert "The lean transport ignores the http proxy" in caplog.text
+
+
 def test_settings_the_lean_transport_cannot_honour_are_refused(no_proxy_settings):
     no_proxy_settings.setenv("GENRES_OPENAI_TRANSPORT", "lean")
     with pytest.raises(ValueError, match="lean transport does not speak Azure OpenAI"):

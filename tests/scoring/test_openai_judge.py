@@ -230,6 +230,15 @@ def test_a_response_without_choices_is_a_failure(server):
     assert (judge.usage.requests, judge.usage.failures) == (1, 1)
 
 
+def test_the_server_may_say_whether_to_retry(server):
+    server.script(Failure(500, should_retry="false"), Failure(409, should_retry="true"))
+    judge = make_judge(server)
+    [refused] = judge.check_support(PAIRS[:1])
+    [answered] = judge.check_support(PAIRS[1:2])
+    assert refused.error.startswith("HTTP 500: ") and refused.error.endswith("(after 1 attempt)")
+    assert not answered.error and server.count() == 3
+
+
 def test_client_errors_are_not_retried(server):
     server.script(Failure(400))
     judge = make_judge(server)
