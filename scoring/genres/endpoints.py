@@ -118,7 +118,9 @@ def tls_context(ca_bundle: str | None, client_cert: str | None, client_key: str 
     default store, which SSL_CERT_FILE and SSL_CERT_DIR replace; certifi's where that is empty."""
     context = ssl.create_default_context(cafile=ca_bundle)
     if not ca_bundle and not context.cert_store_stats()["x509_ca"]:
-        context.load_verify_locations(cafile=certifi.where())  # no system store (python.org's macOS builds)
+        # No system store (python.org's macOS builds). A CA directory (SSL_CERT_DIR) is read
+        # lazily and counts none here: certifi's are then added, trusting more, never less.
+        context.load_verify_locations(cafile=certifi.where())
     if client_cert:
         context.load_cert_chain(client_cert, client_key)
     return context
