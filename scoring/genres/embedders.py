@@ -27,9 +27,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from scoring.genres.cache import RequestCache
+from scoring.genres.endpoints import Endpoint, MalformedResponse
 from scoring.genres.openai_backend import (
-    Endpoint,
-    MalformedResponse,
     OpenAIService,
     RequestFailed,
     Usage,

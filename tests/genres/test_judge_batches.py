@@ -16,6 +16,9 @@ from scoring.genres.cache import InMemoryRequestCache
 from scoring.genres.judges.registry import get_judge
 from scoring.genres.openai_backend import RetryPolicy
 
+# Every test runs over both transports (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("transport")
+
 TEXT = "Grace Hopper and Howard Aiken built the Mark I at Harvard."
 PAIRS = [
     (TEXT, ["Grace Hopper", "built", "Mark I"]),

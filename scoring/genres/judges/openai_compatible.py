@@ -8,6 +8,7 @@ from typing import Any
 
 from scoring.genres import prompts
 from scoring.genres.cache import InMemoryRequestCache, RequestCache, request_key
+from scoring.genres.endpoints import Endpoint, EndpointStatusError, MalformedResponse
 from scoring.genres.judges.base import (
     ASPECT_OF_TASK,
     SPLIT,
@@ -22,9 +23,6 @@ from scoring.genres.judges.base import (
 )
 from scoring.genres.openai_backend import (
     DEFAULT_JUDGE_MODEL,
-    Endpoint,
-    EndpointStatusError,
-    MalformedResponse,
     OpenAIService,
     Request,
     RequestFailed,
