@@ -25,7 +25,7 @@ from leaderboard.metric_battles import DEFAULT_MARGIN
 from leaderboard.models import Snapshot
 from scoring.models import Dataset
 from scoring.queries import datasets_with_counts
-from scoring.views.api import allow_methods
+from scoring.views.api import allow_methods, token_user
 
 # Rendered parts of a snapshot live until a build replaces it, or this long without a reader.
 RENDERED_FOR = 3600
@@ -41,11 +41,18 @@ SECTIONS = {
 
 
 def leaderboard_view(json=False):
-    """Apply the access rules: sign-in unless public, and never a dataset the user annotates blind."""
+    """Apply the access rules: sign-in (or, for the JSON and CSV, an API token) unless public, and
+    never a dataset the user annotates blind."""
 
     def decorator(view):
         @wraps(view)
         def wrapped(request, name=None, **kwargs):
+            if json and "Authorization" in request.headers:
+                # A script reads as its token's user, under the same rules as the pages.
+                user, refusal = token_user(request)
+                if refusal:
+                    return refusal
+                request.user = user
             if access.needs_sign_in(request.user):
                 if json:
                     return JsonResponse({"error": "Sign in to read leaderboards."}, status=401)

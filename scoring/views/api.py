@@ -1,4 +1,4 @@
-"""JSON import API for scripts: ``Authorization: Token <key>``, staff users only.
+"""JSON API for scripts: ``Authorization: Token <key>``; imports are for staff users only.
 
 The views are CSRF-exempt because they never look at the session cookie: a browser cannot be
 tricked into sending the token header, so cross-site requests carry no authority here.
@@ -24,18 +24,32 @@ def error(message, status):
     return response
 
 
-def token_required(view):
-    """Authenticate by API token; 401 without a valid one, 403 for users who are not staff."""
+def token_user(request):
+    """The active user whose API token the request carries, or the JSON 401 to answer."""
+    scheme, _, key = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "token" or not key.strip():
+        return None, error("Send the header 'Authorization: Token <key>'.", 401)
+    user = ApiToken.user_for_key(key.strip())
+    if user is None:
+        return None, error("Unknown API token, or its user is inactive.", 401)
+    return user, None
+
+
+def token_required(view=None, *, reads_for_all=False):
+    """Authenticate by API token; 401 without a valid one, 403 for users who are not staff.
+
+    With ``reads_for_all``, any token's user may GET (what every signed-in user reads on the
+    pages); other methods stay staff only.
+    """
+    if view is None:
+        return lambda view: token_required(view, reads_for_all=reads_for_all)
 
     @wraps(view)
     def authenticate(request, *args, **kwargs):
-        scheme, _, key = request.headers.get("Authorization", "").partition(" ")
-        if scheme.lower() != "token" or not key.strip():
-            return error("Send the header 'Authorization: Token <key>'.", 401)
-        user = ApiToken.user_for_key(key.strip())
-        if user is None:
-            return error("Unknown API token, or its user is inactive.", 401)
-        if not user.is_staff:
+        user, refusal = token_user(request)
+        if refusal:
+            return refusal
+        if not user.is_staff and not (reads_for_all and request.method == "GET"):
             return error("Only staff users may use the import API.", 403)
         request.user = user
         return view(request, *args, **kwargs)
@@ -91,7 +105,7 @@ def run_upload(request, form_class, **form_kwargs):
     return JsonResponse(reply, status=200 if summary.unchanged else 201)
 
 
-@token_required
+@token_required(reads_for_all=True)
 @allow_methods("GET", "POST")
 def datasets(request):
     if request.method == "POST":
