@@ -25,7 +25,6 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any, NamedTuple
 
-import krippendorff
 import numpy as np
 
 from scoring.genres.aspects import ASPECT_CODES
@@ -191,6 +190,8 @@ def _cohen_kappa(label_pairs: Sequence[tuple[str, str]]) -> float | None:
 
 
 def _krippendorff_alpha(shared_items: Sequence[Labels]) -> float | None:
+    import krippendorff  # here, not at start-up: 0.15 s to import
+
     if not shared_items:
         return None
     label_counts = [Counter(by_annotator.values()) for by_annotator in shared_items]

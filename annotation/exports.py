@@ -15,8 +15,6 @@ import csv
 import io
 import json
 
-import pandas as pd
-
 from annotation.models import Judgement, Label
 
 COLUMNS = (
@@ -140,6 +138,8 @@ def csv_lines(campaign):
 
 def judgement_frame(campaign):
     """The export rows as a pandas DataFrame, timestamps as datetimes."""
+    import pandas as pd  # here, not at start-up: 0.5 s to import
+
     frame = pd.DataFrame(judgement_records(campaign), columns=COLUMNS)
     for column in TIMESTAMP_COLUMNS:
         frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")

@@ -34,10 +34,11 @@ from numbers import Real
 from typing import Self
 
 import numpy as np
-import scipy.sparse
-from scipy.special import expit
 
 from annotation.agreement import TIE, A, B
+
+# scipy is imported by the functions that use it: this module is imported whenever Django loads
+# the apps, and scipy.sparse and scipy.special take half a second to import.
 
 INITIAL_RATING = 1000.0
 SCALE = 400.0
@@ -228,6 +229,8 @@ def bootstrap_bradley_terry(battles: Battles, rounds: int = BOOTSTRAP_ROUNDS, se
     A bootstrap round only needs how often each distinct (a, b, outcome) battle was drawn, so
     the rounds are multinomial counts over the distinct battles, folded into win matrices.
     """
+    import scipy.sparse
+
     _check_rounds(rounds)
     systems = len(battles.systems)
     count = len(battles)
@@ -259,6 +262,8 @@ def bradley_terry_leaderboard(battles: Battles, rounds: int = BOOTSTRAP_ROUNDS, 
 
 def _play_elo(battles: Battles, positions: np.ndarray, k: float) -> np.ndarray:
     """Online Elo for each row of ``positions`` (battle indices in order of play), rows at once."""
+    from scipy.special import expit
+
     rounds = positions.shape[0]
     systems = len(battles.systems)
     # One flat vector holds every round's ratings: round r's system s sits at r · systems + s.
@@ -298,6 +303,8 @@ def _fit_bradley_terry(wins: np.ndarray) -> np.ndarray:
     steps; all rounds take their steps together, one batched m × m solve each. A step that would
     raise a round's objective is halved for that round (a plain backtracking line search).
     """
+    from scipy.special import expit
+
     rounds, systems, _ = wins.shape
     prior = 1.0 / (PRIOR_SD * LOG_STRENGTH_PER_POINT) ** 2
     games = wins + wins.transpose(0, 2, 1)

@@ -6,12 +6,12 @@ on one machine with nothing installed but Python: SQLite, an embedded Redis star
 ``python -m genres_site.serve``, the offline embedder and the heuristic judge.
 """
 
+import importlib.util
 import os
 import sys
 from pathlib import Path
 
 import dj_database_url
-import plotly
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 
 from genres_site.secret_key import load_or_create_secret_key
@@ -50,7 +50,7 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 
 INSTALLED_APPS = [
-    "daphne",
+    "genres_site.daphne_app.DaphneConfig",  # daphne's runserver; see the module for why not "daphne"
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -206,7 +206,8 @@ STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns on every request while it i
 STATICFILES_DIRS = [
     SITE_DIR / "static",
     # plotly.js straight from the installed plotly package: same version as the Python side, no CDN.
-    ("plotly", Path(plotly.__file__).parent / "package_data"),
+    # Found without importing plotly, which every process would pay for at start-up.
+    ("plotly", Path(importlib.util.find_spec("plotly").origin).parent / "package_data"),
 ]
 # WhiteNoise serves what collectstatic gathered (serve runs it), gzipped ahead of time; with
 # DEBUG on it reads the source directories instead, as they change.

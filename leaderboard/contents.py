@@ -11,7 +11,6 @@ from functools import cached_property
 from typing import Any, TypeVar
 
 from django.core.cache import cache
-from scipy.stats import rankdata
 
 from annotation.agreement import A, B
 from annotation.models import ASPECTS
@@ -210,6 +209,8 @@ def human_separation(human_ratings: Data) -> Data:
 
 def score_ranks(mean_scores: Mapping[str, float | None]) -> dict[str, int]:
     """Ranks by mean score, 1 for the highest; equal scores share the better rank."""
+    from scipy.stats import rankdata  # here, not at start-up: 1 s to import
+
     scored = {system: score for system, score in mean_scores.items() if score is not None}
     ranks = rankdata([-score for score in scored.values()], method="min")
     return {system: int(rank) for system, rank in zip(scored, ranks)}

@@ -12,8 +12,6 @@ import math
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-from scipy import stats
-
 from annotation.agreement import label_agreement, to_canonical
 
 
@@ -29,6 +27,8 @@ def rank_correlation(first: Mapping[str, float | None], second: Mapping[str, flo
     with None where fewer than two systems are shared or a coefficient is undefined (NaN,
     e.g. when one ranking gives every shared system the same rating).
     """
+    from scipy import stats  # here, not at start-up: 1 s to import
+
     shared = sorted(
         (system for system in first.keys() & second.keys() if None not in (first[system], second[system])), key=str
     )

@@ -5,10 +5,8 @@ import io
 import json
 from pathlib import Path
 
-import pyarrow as pa
 from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
-from pyarrow import parquet
 
 from leaderboard import presenters, significance
 from leaderboard.contents import METHODS
@@ -201,6 +199,8 @@ def arrow_table(table, data):
     Arrow infers each column's type from its values, so a column of counts with gaps stays
     integer (pandas would make it float).
     """
+    import pyarrow as pa  # here, not at start-up: only Parquet downloads need it
+
     header, *rows = CSV_TABLES[table](data)
     columns = zip(*rows) if rows else [()] * len(header)
     return pa.table(
@@ -209,6 +209,8 @@ def arrow_table(table, data):
 
 
 def parquet_bytes(table, data):
+    from pyarrow import parquet  # here, not at start-up: only Parquet downloads need it
+
     buffer = io.BytesIO()
     parquet.write_table(arrow_table(table, data), buffer)
     return buffer.getvalue()

@@ -11,9 +11,6 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
-
 from annotation.ratings import INITIAL_RATING
 from leaderboard.significance import ALPHA, direction
 
@@ -49,6 +46,8 @@ def _figure(
     plotly's add_* and update_* methods walk the whole figure at every call, and were three
     quarters of a figure's CPU (a leaderboard build draws nine figures after a new judgement).
     """
+    import plotly.graph_objects as go  # here, not at start-up: only leaderboard builds draw
+
     axes = axes or {"xaxis": {}, "yaxis": {}}
     layout = {
         "height": height,
@@ -295,6 +294,8 @@ def rating_vs_score(
 def _panels_in_a_row(titles: tuple[str, ...]) -> Json:
     """The layout of one row of panels titled ``titles``: their axes and titles (plotly's subplots,
     the same at every build and a fifth of a figure's CPU to make)."""
+    from plotly.subplots import make_subplots  # here, not at start-up: only leaderboard builds draw
+
     figure = make_subplots(rows=1, cols=len(titles), subplot_titles=titles, horizontal_spacing=0.045)
     # The template comes with every figure: checking it twice would cost twice.
     return {key: value for key, value in figure.to_dict()["layout"].items() if key != "template"}

@@ -11,7 +11,6 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from scoring.genres.triples import Triple
 
@@ -90,6 +89,8 @@ def relaxed_prf(predicted: Iterable[Triple], gold: Iterable[Triple], threshold: 
     0/1 matrix from ``relaxed_matches``), so the count of matched pairs is the largest possible
     and never depends on the order of the triples, as a greedy pass would.
     """
+    from scipy.optimize import linear_sum_assignment  # here, not at start-up: 0.5 s to import
+
     gold_distinct = distinct_triples(gold)
     if not gold_distinct:
         return None

@@ -19,23 +19,33 @@ the app's own default is what it is):
 Everything else (ts, us, cs, P/R/F1, fs per text) is the same under both.
 """
 
+from __future__ import annotations
+
 import math
 from collections.abc import Sequence
-
-from nltk.tokenize import NLTKWordTokenizer
+from functools import cache
+from typing import TYPE_CHECKING
 
 from scoring.genres.prompts import bracketed_sub_triples, finer_triples
 from scoring.genres.stats import tokens_per_triple
 from scoring.genres.triples import Triple
+
+if TYPE_CHECKING:
+    from nltk.tokenize import NLTKWordTokenizer
 
 APP = "app"
 REFERENCE = "reference"
 RULES = (APP, REFERENCE)
 RULE_LABELS = {APP: "app rules", REFERENCE: "reference rules (the GENRES authors' code)"}
 
-# The Treebank-style tokenizer behind nltk's word_tokenize, without its sentence splitting
-# (which needs the punkt model, a download): a triple element is one short phrase.
-_WORD_TOKENIZER = NLTKWordTokenizer()
+
+@cache
+def word_tokenizer() -> NLTKWordTokenizer:
+    """The Treebank-style tokenizer behind nltk's word_tokenize, without its sentence splitting
+    (which needs the punkt model, a download): a triple element is one short phrase."""
+    from nltk.tokenize import NLTKWordTokenizer  # here, not at start-up: nltk takes 1.5 s to import
+
+    return NLTKWordTokenizer()
 
 
 def check_rules(rules: str) -> None:
@@ -91,7 +101,8 @@ def word_tokens_in_item(item: Sequence[object]) -> int:
     """Word tokens of subject, relation and object; 0 for an item with a non-string element."""
     if not judgeable(item):
         return 0
-    return sum(len(_WORD_TOKENIZER.tokenize(element)) for element in item)
+    tokenizer = word_tokenizer()
+    return sum(len(tokenizer.tokenize(element)) for element in item)
 
 
 def output_statistics(

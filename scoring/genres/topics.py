@@ -26,11 +26,9 @@ from pathlib import Path
 from typing import Any, Self
 
 import numpy as np
-from gensim.corpora import Dictionary
-from gensim.models import LdaModel
-from gensim.parsing.preprocessing import STOPWORDS
-from gensim.utils import tokenize
-from scipy.special import rel_entr
+
+# gensim and scipy are imported by the functions that use them: this module is imported whenever
+# Django loads the apps (TopicSettings, default_topic_count), and they take over a second to import.
 
 SMOOTHING = 1e-10
 # Part of every model fingerprint: bump when tokenisation or training changes, so cached models
@@ -53,6 +51,9 @@ def default_topic_count(n_texts: int) -> int:
 
 def text_tokens(text: str) -> list[str]:
     """Lower-cased alphabetic tokens of two letters or more, stop words removed."""
+    from gensim.parsing.preprocessing import STOPWORDS
+    from gensim.utils import tokenize
+
     return [token for token in tokenize(text, lowercase=True) if len(token) > 1 and token not in STOPWORDS]
 
 
@@ -80,6 +81,8 @@ def corpus_fingerprint(texts: Iterable[str], settings: TopicSettings) -> str:
 
 def kl_divergence(p: Sequence[float] | np.ndarray, q: Sequence[float] | np.ndarray) -> float:
     """KL(p ‖ q) after ε-smoothing both mixtures and renormalising them."""
+    from scipy.special import rel_entr
+
     smoothed_p = (np.asarray(p, dtype=np.float64) + SMOOTHING) / (1 + SMOOTHING * len(p))
     smoothed_q = (np.asarray(q, dtype=np.float64) + SMOOTHING) / (1 + SMOOTHING * len(q))
     return float(rel_entr(smoothed_p, smoothed_q).sum())
@@ -106,6 +109,8 @@ class TopicModel:
         cls, texts: Iterable[str], cache_dir: str | os.PathLike[str], settings: TopicSettings = TopicSettings()
     ) -> Self:
         """The model for ``texts``: loaded from ``cache_dir`` when trained before, else trained and saved."""
+        from gensim.models import LdaModel
+
         texts = list(texts)
         fingerprint = corpus_fingerprint(texts, settings)
         model_dir = Path(cache_dir) / f"lda-{fingerprint[:24]}"
@@ -149,6 +154,9 @@ class TopicModel:
 
 
 def train_lda(texts: Sequence[str], settings: TopicSettings) -> Any:
+    from gensim.corpora import Dictionary
+    from gensim.models import LdaModel
+
     documents = [text_tokens(text) for text in texts]
     dictionary = Dictionary(documents)
     if len(dictionary) == 0:
