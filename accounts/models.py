@@ -60,13 +60,17 @@ class Invite(models.Model):
         return cls.objects.pending().select_related("user").filter(key_sha256=api_key_hash(key)).first()
 
     def accept(self, password):
-        """Set the account's password and use the invite up."""
+        """Set the account's password and use the invite up; False when it was used meanwhile
+        (two submissions of one link: only the first sets a password)."""
         with transaction.atomic():
+            now = timezone.now()
+            if not Invite.objects.filter(pk=self.pk, used_at__isnull=True).update(used_at=now):
+                return False
+            self.used_at = now
             self.user.set_password(password)
             self.user.save(update_fields=["password"])
-            self.used_at = timezone.now()
-            self.save(update_fields=["used_at"])
             PasswordChangeDue.clear(self.user)
+        return True
 
 
 class PasswordChangeDue(models.Model):

@@ -20,7 +20,8 @@ def accept_invite(request, key):
         return render(request, "accounts/invite_invalid.html", status=404)
     form = SetPasswordForm(invite.user, request.POST or None)
     if request.method == "POST" and form.is_valid():
-        invite.accept(form.cleaned_data["new_password1"])
+        if not invite.accept(form.cleaned_data["new_password1"]):
+            return render(request, "accounts/invite_invalid.html", status=404)
         login(request, invite.user)
         messages.success(request, f"Welcome, {invite.user.get_username()}: your password is set.")
         return redirect(settings.LOGIN_REDIRECT_URL)

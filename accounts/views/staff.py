@@ -109,6 +109,11 @@ def account_active(request, pk):
     return redirect("accounts:list")
 
 
+def show_link_once(request, account, path, kind):
+    context = {"account": account, "link": request.build_absolute_uri(path), "kind": kind}
+    return render(request, "accounts/link_once.html", context)
+
+
 @staff_required(STAFF_ONLY)
 @never_cache
 @require_POST
@@ -116,8 +121,7 @@ def account_invite(request, pk):
     """A new invite link for the account (any unused one stops working), shown once."""
     account = changeable_account(request, pk)
     _, key = Invite.issue(account, request.user)
-    context = {"account": account, "link": invite_url(request, key), "kind": "invite"}
-    return render(request, "accounts/link_once.html", context)
+    return show_link_once(request, account, reverse("accounts:invite", args=[key]), "invite")
 
 
 @staff_required(STAFF_ONLY)
@@ -138,12 +142,6 @@ def reset_link(request, pk):
     if not mail_stays_local():
         raise Http404("Reset links are mailed: this site sends mail.")
     account = changeable_account(request, pk)
-    path = reverse(
-        "password_reset_confirm",
-        kwargs={
-            "uidb64": urlsafe_base64_encode(force_bytes(account.pk)),
-            "token": default_token_generator.make_token(account),
-        },
-    )
-    context = {"account": account, "link": request.build_absolute_uri(path), "kind": "reset"}
-    return render(request, "accounts/link_once.html", context)
+    uid, token = urlsafe_base64_encode(force_bytes(account.pk)), default_token_generator.make_token(account)
+    path = reverse("password_reset_confirm", kwargs={"uidb64": uid, "token": token})
+    return show_link_once(request, account, path, "reset")

@@ -79,3 +79,12 @@ def test_the_key_is_not_stored(invited):
     _, url = invited
     key = url.rstrip("/").rsplit("/", 1)[1]
     assert key not in str(list(Invite.objects.values()))
+
+
+def test_a_link_submitted_twice_sets_the_password_once(client, invited):
+    person, url = invited
+    invite = Invite.objects.get()
+    assert invite.accept("First-pass-111")
+    assert not invite.accept("Second-pass-222")  # the second submission of the same page, say
+    person.refresh_from_db()
+    assert person.check_password("First-pass-111")
