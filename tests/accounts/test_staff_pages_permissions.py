@@ -1,6 +1,7 @@
 """Every staff page of accounts, for every role: anonymous → sign-in, annotator and researcher → 403, staff → served."""
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from tests.accounts.conftest import ROLES, make_user
@@ -43,3 +44,16 @@ def test_the_accounts_link_is_in_staff_navigation_only(client_as):
     link = f'href="{reverse("accounts:list")}"'.encode()
     assert link not in client_as("researcher").get(reverse("scoring:home")).content
     assert link in client_as("staff").get(reverse("scoring:home")).content
+
+
+def test_posts_need_the_csrf_token(staff_user):
+    target = make_user("annotator", "target")
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(staff_user)
+    for method, url in staff_requests(target):
+        if method == "post":
+            assert client.post(url, {"role": "staff", "active": "0"}).status_code == 403, url
+    assert client.post(reverse("accounts:create"), {"rows": "x,,", "method": "invite"}).status_code == 403
+    assert client.post(reverse("accounts:tokens"), {"name": "x"}).status_code == 403
+    target.refresh_from_db()
+    assert not target.is_staff and target.is_active
