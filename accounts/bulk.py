@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
-from django.db import transaction
+from django.db import models, transaction
 
 from accounts.models import Invite, PasswordChangeDue
 from accounts.roles import Role, set_role
@@ -24,10 +24,9 @@ PASSWORD_BYTES = 12  # 16 URL-safe characters
 HEADER = ["username", "email", "role"]
 
 
-class Method:
-    INVITE = "invite"
-    PASSWORD = "password"
-    CHOICES = [(INVITE, "Invite links: each person chooses their password"), (PASSWORD, "One-time passwords")]
+class Method(models.TextChoices):
+    INVITE = "invite", "Invite links: each person chooses their password"
+    PASSWORD = "password", "One-time passwords, to be changed at the first sign-in"
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ class BulkAccountsForm(forms.Form):
         "annotator when empty). A first line username,email,role is skipped.",
     )
     file = forms.FileField(label="Or a CSV file", required=False, help_text="The same columns, UTF-8.")
-    method = forms.ChoiceField(label="Sign-in", choices=bulk.Method.CHOICES, initial=bulk.Method.INVITE)
+    method = forms.ChoiceField(label="Sign-in", choices=bulk.Method.choices, initial=bulk.Method.INVITE)
 
     def clean(self):
         cleaned = super().clean()
