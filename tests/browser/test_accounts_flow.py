@@ -1,6 +1,6 @@
-"""Accounts as a lab runs them, in Chromium at desktop width and on a 390 px phone: staff invite 20
-annotators from a pasted list, one accepts the link and lands on their campaigns; a researcher
-makes an API token in the page and reads a leaderboard's JSON with it."""
+"""Accounts as a lab runs them, in Chromium: staff invite 20 annotators from a pasted list (at
+desktop width and on a 390 px phone), one accepts the link and lands on their campaigns; a
+researcher makes an API token in the page and reads a leaderboard's JSON with it."""
 
 from concurrent.futures import ThreadPoolExecutor
 
@@ -64,8 +64,8 @@ def built_leaderboard():
     return dataset
 
 
-def test_a_researcher_makes_a_token_and_reads_with_it(live_server, sized_page, screenshot_dir):
-    page, width, base = sized_page, sized_page.width_name, live_server.url
+def test_a_researcher_makes_a_token_and_reads_with_it(live_server, page, screenshot_dir):
+    base = live_server.url
     # In a thread of its own: the build announces itself through async_to_sync, which refuses to
     # run beside Playwright's event loop.
     with ThreadPoolExecutor(1) as thread:
@@ -78,7 +78,7 @@ def test_a_researcher_makes_a_token_and_reads_with_it(live_server, sized_page, s
     page.click("text=Make a token")
     key = page.locator("#new-key").inner_text()
     expect(page.locator("#tokens")).to_contain_text("notebook")
-    page.screenshot(path=screenshot_dir / f"tokens-{width}.png", full_page=True)
+    page.screenshot(path=screenshot_dir / "tokens.png", full_page=True)
 
     reply = page.request.get(
         base + reverse("leaderboard:api_dataset", args=[dataset.name]), headers={"Authorization": f"Token {key}"}
