@@ -4,8 +4,9 @@
 - researcher: ``scoring.view_output`` only: reads every page that names systems, changes nothing;
 - annotator: neither: sees their own queue and judges the systems blind.
 
-A superuser is staff when flagged staff (as everywhere on the site). This is the one place that says which flag and permission make a
-role; the demo's accounts and the Accounts page both assign roles through :func:`set_role`.
+A superuser is staff when flagged staff (as everywhere on the site). This is the one place that
+says which flag and permission make a role; the demo's accounts and the Accounts page both
+assign roles through :func:`set_role`.
 """
 
 from django.contrib.auth.models import Permission
@@ -54,7 +55,8 @@ def with_roles(users):
 def set_role(user, role):
     """Give ``user`` exactly ``role``: staff flags and the outputs permission, added or taken away.
 
-    Only staff is superuser-capable: anyone given another role loses ``is_superuser`` too."""
+    Only staff is superuser-capable: anyone given another role loses ``is_superuser`` too. The
+    permission given through a group (in the admin) is the group's to take away."""
     role = Role(role)
     user.is_staff = role == Role.STAFF
     if role != Role.STAFF:
