@@ -48,7 +48,6 @@ class Made:
 
 def parse_rows(text):
     """The accounts of a pasted or uploaded list, checked; raises ValidationError naming every bad row."""
-    user_model = get_user_model()
     accounts, errors, seen = [], [], set()
     rows = [(number, row) for number, row in enumerate(csv.reader(io.StringIO(text)), start=1) if any(row)]
     if rows and [cell.strip().lower() for cell in rows[0][1]] == HEADER:
@@ -59,32 +58,43 @@ def parse_rows(text):
         raise ValidationError(f"The list has {len(rows)} accounts; make at most {MAX_ROWS} at a time.")
     for number, row in rows:
         username, email, role = ([cell.strip() for cell in row] + ["", ""])[:3]
-        where = f"Row {number}" + (f" ({username})" if username else "")
-        try:
-            if len(row) > 3:
-                raise ValidationError(f"{len(row)} columns; write username,email,role.")
-            if not username:
-                raise ValidationError("no username.")
-            user_model.username_validator(username)
-            if len(username) > 150:
-                raise ValidationError("the username is longer than 150 characters.")
-            if username.lower() in seen:
-                raise ValidationError("the username is in the list twice.")
-            if user_model.objects.filter(username__iexact=username).exists():
-                raise ValidationError("an account of that username exists already.")
-            if email:
-                validate_email(email)
-            role = role.lower() or Role.ANNOTATOR
-            if role not in Role.values:
-                raise ValidationError(f"the role {role!r} is not one of {', '.join(Role.values)}.")
-        except ValidationError as error:
-            errors.append(f"{where}: {' '.join(error.messages)}")
+        role = role.lower() or Role.ANNOTATOR
+        problems = row_problems(row, username, email, role, seen)
+        if problems:
+            errors.append(f"Row {number}" + (f" ({username})" if username else "") + ": " + "; ".join(problems))
             continue
         seen.add(username.lower())
         accounts.append(NewAccount(number, username, email, role))
     if errors:
         raise ValidationError(errors)
     return accounts
+
+
+def row_problems(row, username, email, role, seen):
+    """Every reason the row cannot be made into an account; ``seen``: the usernames of rows above it."""
+    if len(row) > 3:
+        return [f"{len(row)} columns; write username,email,role"]
+    problems = []
+    try:
+        if not username:
+            raise ValidationError("no username")
+        get_user_model().username_validator(username)
+        if len(username) > 150:
+            raise ValidationError("the username is longer than 150 characters")
+        if username.lower() in seen:
+            raise ValidationError("the username is in the list twice")
+        if get_user_model().objects.filter(username__iexact=username).exists():
+            raise ValidationError("an account of that username exists already")
+    except ValidationError as error:
+        problems.extend(message.rstrip(".") for message in error.messages)
+    if email:
+        try:
+            validate_email(email)
+        except ValidationError:
+            problems.append(f"the email address {email!r} is not valid")
+    if role not in Role.values:
+        problems.append(f"the role {role!r} is not one of {', '.join(Role.values)}")
+    return problems
 
 
 def make_accounts(accounts, method, created_by):

@@ -85,16 +85,19 @@ def test_an_uploaded_file_works_like_a_pasted_list(staff_client):
 @pytest.mark.parametrize(
     ("rows", "message"),
     [
-        ("alice,alice@example.org,annotator\nbob,bob@example,annotator", "Row 2 (bob): Enter a valid email address."),
+        (
+            "alice,alice@example.org,annotator\nbob,bob@example,annotator",
+            "Row 2 (bob): the email address &#x27;bob@example&#x27; is not valid",
+        ),
         (
             "alice,,annotator\n\nbob,,admin",
-            "Row 3 (bob): the role &#x27;admin&#x27; is not one of staff, researcher, annotator.",
+            "Row 3 (bob): the role &#x27;admin&#x27; is not one of staff, researcher, annotator",
         ),
-        ("alice,,\nALICE,,", "Row 2 (ALICE): the username is in the list twice."),
-        ("alice,,\nstaff,,", "Row 2 (staff): an account of that username exists already."),
-        ("alice,,\nbad name!,,", "Row 2 (bad name!): Enter a valid username."),
-        ("alice,,\n,bob@example.org,", "Row 2: no username."),
-        ("alice,a@example.org,annotator,extra", "Row 1 (alice): 4 columns; write username,email,role."),
+        ("alice,,\nALICE,,", "Row 2 (ALICE): the username is in the list twice"),
+        ("alice,,\nstaff,,", "Row 2 (staff): an account of that username exists already"),
+        ("alice,,\nbad name!,,", "Row 2 (bad name!): Enter a valid username"),
+        ("alice,,\n,bob@example.org,", "Row 2: no username"),
+        ("alice,a@example.org,annotator,extra", "Row 1 (alice): 4 columns; write username,email,role"),
         ("username,email,role\n", "The list is empty"),
     ],
 )
@@ -106,10 +109,14 @@ def test_a_bad_row_makes_nothing_and_is_named(staff_client, rows, message):
     assert usernames() == set() and not Invite.objects.exists()
 
 
-def test_every_bad_row_is_named_at_once(staff_client):
-    response = staff_client.post(URL, {"rows": "a,,boss\nb,,\nc,nope,", "method": "invite"})
+def test_every_bad_row_is_named_at_once_with_every_reason(staff_client):
+    response = staff_client.post(URL, {"rows": "a,,boss\nb,,\nc,nope,\nstaff,nope,boss", "method": "invite"})
     errors = response.context["form"].non_field_errors()
-    assert [error.split(":")[0] for error in errors] == ["Row 1 (a)", "Row 3 (c)"]
+    assert [error.split(":")[0] for error in errors] == ["Row 1 (a)", "Row 3 (c)", "Row 4 (staff)"]
+    assert errors[-1] == (
+        "Row 4 (staff): an account of that username exists already; the email address 'nope' is not valid; "
+        "the role 'boss' is not one of staff, researcher, annotator"
+    )
 
 
 def test_a_list_and_a_file_together_are_refused(staff_client):
