@@ -13,7 +13,7 @@ from django.contrib.auth.models import Permission
 from django.db import models
 from django.db.models import Exists, OuterRef, Q
 
-from scoring.permissions import VIEW_OUTPUTS
+from core.permissions import VIEW_OUTPUTS
 
 
 class Role(models.TextChoices):

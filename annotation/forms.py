@@ -217,7 +217,7 @@ class CampaignCreateForm(forms.Form):
         return systems
 
     def service_arguments(self):
-        """Keyword arguments for ``annotation.services.create_campaign``."""
+        """Keyword arguments for ``annotation.services.campaigns.create_campaign``."""
         data = self.cleaned_data
         return {
             "name": data["name"],

@@ -383,6 +383,19 @@ def import_judgements(
 
     usernames = list(dict.fromkeys(row.annotator for row in rows))
     accounts, new_accounts = _accounts(usernames)
+    campaign = _imported_campaign(name, dataset, rows, paths)
+    CampaignAnnotator.objects.bulk_create(
+        CampaignAnnotator(campaign=campaign, annotator=accounts[username]) for username in usernames
+    )
+    items = _store_judgements(campaign, rows, accounts)
+    judgements_imported.send(sender=Campaign, dataset=dataset)
+    return ImportedJudgements(campaign, len(rows), items, len(usernames), new_accounts, False)
+
+
+def _imported_campaign(
+    name: str, dataset: Dataset, rows: list[Row], paths: Sequence[str | os.PathLike[str]]
+) -> Campaign:
+    """A closed, imported campaign of the rows' texts and systems, its overlap as it was in the study."""
     texts = list(dict.fromkeys(row.text for row in rows))
     annotators_of_text: dict[int, set[str]] = {}
     for row in rows:
@@ -398,10 +411,12 @@ def import_judgements(
     )
     campaign.systems.set({system for row in rows for system in (row.system_a, row.system_b)})
     campaign.texts.set(texts)
-    CampaignAnnotator.objects.bulk_create(
-        CampaignAnnotator(campaign=campaign, annotator=accounts[username]) for username in usernames
-    )
+    return campaign
 
+
+def _store_judgements(campaign: Campaign, rows: list[Row], accounts: dict[str, User]) -> int:
+    """The rows as items, assignments (done once all five aspects are there) and judgements of
+    ``campaign``, each annotator's queue in file order; returns the number of items."""
     item_keys = list(dict.fromkeys((row.text, row.system_a, row.system_b) for row in rows))
     items = dict(
         zip(
@@ -415,7 +430,7 @@ def import_judgements(
     aspects_of: dict[tuple[Item, str], set[str]] = {}
     for row in rows:
         aspects_of.setdefault((items[row.text, row.system_a, row.system_b], row.annotator), set()).add(row.aspect)
-    queue_lengths = dict.fromkeys(usernames, 0)
+    queue_lengths = dict.fromkeys(accounts, 0)
     assignments = {}
     for (item, username), aspects in aspects_of.items():
         assignments[item, username] = Assignment(
@@ -436,5 +451,4 @@ def import_judgements(
         )
         for row in rows
     )
-    judgements_imported.send(sender=Campaign, dataset=dataset)
-    return ImportedJudgements(campaign, len(rows), len(items), len(usernames), new_accounts, False)
+    return len(items)

@@ -1,6 +1,6 @@
 """A cheap OpenAI-compatible endpoint for throughput benchmarks, in a process of its own.
 
-The test server (``tests.fake_openai``) answers each request in a thread of Python's
+The test server (``devtools.fake_openai``) answers each request in a thread of Python's
 http.server, which costs the machine more CPU per request than the client being measured. This
 one is a bare asyncio protocol on uvloop (when installed): HTTP/1.1 keep-alive, no framework,
 each answer sent ``latency`` seconds after its request arrived by a timer, not a sleeping
@@ -18,7 +18,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 
-from tests.fake_openai import CHAT, COMPLETIONS, chat_answer, completion_answer, model_reply
+from devtools.fake_openai import CHAT, COMPLETIONS, chat_answer, completion_answer, model_reply
 
 HEADER_END = b"\r\n\r\n"
 ANSWERS = {COMPLETIONS: completion_answer, CHAT: chat_answer}

@@ -164,7 +164,8 @@ def run_drill(letter, texts, chunk_texts):
     from scoring.imports import import_dataset, import_outputs
     from scoring.jobs import enqueue_run
     from scoring.models import Dataset, Output, System
-    from scoring.models.runs import RunChunk, ScoringRun, TextScore
+    from scoring.models.runs import RunChunk, ScoringRun
+    from scoring.models.scores import TextScore
 
     call_command("migrate", verbosity=0)
     dataset_rows, outputs = records(texts)

@@ -49,7 +49,7 @@ def build_study():
     """The dataset, its outputs and the campaign; returns the campaign and its annotators."""
     from django.contrib.auth import get_user_model
 
-    from annotation.services import create_campaign
+    from annotation.services.campaigns import create_campaign
     from scoring.models import Dataset, Output, System, Text, text_hash
 
     dataset = Dataset.objects.create(name="hot-paths")

@@ -26,7 +26,8 @@ import aiohttp
 from benchmarks.endpoint import endpoint_process
 from scoring.genres.cache import InMemoryRequestCache
 from scoring.genres.http_client import HTTPClient
-from scoring.genres.judges import DEFAULT_BATCH_SIZE, SPLIT, SUPPORT, OpenAIJudge
+from scoring.genres.judges.base import SPLIT, SUPPORT
+from scoring.genres.judges.openai_compatible import DEFAULT_BATCH_SIZE, OpenAIJudge
 from scoring.genres.openai_backend import new_event_loop
 
 LATENCY_SECONDS = 0.05

@@ -71,9 +71,10 @@ def build(rng, shape):
     from django.utils import timezone
 
     from annotation.models import ASPECTS, Assignment, Judgement
-    from annotation.services import create_campaign
+    from annotation.services.campaigns import create_campaign
     from scoring.models import Dataset, Output, System, Text, text_hash
-    from scoring.models.runs import ScoringRun, TextScore
+    from scoring.models.runs import ScoringRun
+    from scoring.models.scores import SystemScore, TextScore
 
     dataset = Dataset.objects.create(name="Benchmark")
     contents = [f"Text {number}: the river runs past the mill." for number in range(shape.texts)]
@@ -116,7 +117,7 @@ def build(rng, shape):
         rows += [TextScore(metric=metric, values={metric: score(output)}, **common) for metric in METRICS]
         rows.append(TextScore(metric="prf", values=dict.fromkeys(PRF, score(output)), **common))
     TextScore.objects.bulk_create(rows, batch_size=5000)
-    run.store_aggregates()
+    SystemScore.store_means(run)
 
     annotators = [get_user_model().objects.create_user(f"annotator{number}") for number in range(shape.annotators)]
     campaign = create_campaign(

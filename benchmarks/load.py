@@ -85,7 +85,7 @@ def create_study(annotators, password):
     from django.contrib.auth import get_user_model
     from django.contrib.auth.hashers import make_password
 
-    from annotation.services import create_campaign
+    from annotation.services.campaigns import create_campaign
     from scoring.models import Dataset, System
 
     user_model = get_user_model()

@@ -49,7 +49,8 @@ def timed_run(label, dataset, metrics, **settings):
     from scoring.genres.scorer import ScoreSettings
     from scoring.jobs import run_in_process
     from scoring.models import System
-    from scoring.models.runs import ScoringRun, TextScore
+    from scoring.models.runs import ScoringRun
+    from scoring.models.scores import TextScore
 
     systems = System.objects.filter(outputs__text__dataset=dataset).distinct()
     start = time.perf_counter()
@@ -65,9 +66,9 @@ def timed_run(label, dataset, metrics, **settings):
 
 
 def run(count):
+    from devtools.fake_openai import FakeOpenAIServer
     from scoring.imports import import_dataset, import_outputs
     from scoring.models import Dataset
-    from tests.fake_openai import FakeOpenAIServer
 
     records, systems = make_dataset(random.Random(SEED), count)
     import_dataset(as_file(records), file_name="bench.jsonl", name="Benchmark")

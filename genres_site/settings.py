@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "annotation",
     "leaderboard",
     "accounts",
+    "demo",
 ]
 
 MIDDLEWARE = [

@@ -15,9 +15,12 @@ from django.core.cache import cache
 from annotation.agreement import A, B
 from annotation.models import ASPECTS
 from annotation.ratings import BOOTSTRAP_ROUNDS
-from leaderboard import human, metrics, plots, significance
+from leaderboard import human, metrics, significance
 from leaderboard.correlation import item_agreement, rank_correlation
 from leaderboard.metric_battles import DEFAULT_MARGIN, metric_battles, metric_labels
+from leaderboard.plots.matrices import separation_heatmaps, significance_heatmaps, win_rate_heatmaps
+from leaderboard.plots.ratings import rating_bars, rating_vs_score, ratings_by_aspect
+from leaderboard.plots.scores import replicate_points, score_profile
 from leaderboard.replicates import replicate_groups
 from scoring.genres import aspects
 from scoring.models import Dataset
@@ -295,9 +298,9 @@ def verdict(human_side: Data, scores: Data | None, comparison: Data) -> Data:
 def figures_of_scores(rows: list[Data], score_tests: Data | None) -> Data:
     """The figures that show the GENRES scores alone: no human judgement changes them."""
     return {
-        "profile": plots.score_profile(rows, ASPECT_NAMES),
-        "significance": plots.significance_heatmaps(score_tests or {}, ASPECT_NAMES),
-        "replicates": plots.replicate_points(replicate_groups(rows, metrics.COLUMN_KEYS), ASPECT_NAMES),
+        "profile": score_profile(rows, ASPECT_NAMES),
+        "significance": significance_heatmaps(score_tests or {}, ASPECT_NAMES),
+        "replicates": replicate_points(replicate_groups(rows, metrics.COLUMN_KEYS), ASPECT_NAMES),
     }
 
 
@@ -323,27 +326,26 @@ def assemble(
     separation = human_separation(human_ratings)
     figures = {
         "ratings": {
-            method: plots.rating_bars(
+            method: rating_bars(
                 human_ratings[method], metric_ratings[method] if metric_ratings else {}, ASPECT_NAMES, name
             )
             for method, name in METHODS.items()
         },
         "aspects": {
-            method: plots.ratings_by_aspect(
+            method: ratings_by_aspect(
                 human_ratings[method], metric_ratings[method] if metric_ratings else {}, ASPECT_NAMES, name
             )
             for method, name in METHODS.items()
         },
         "scatter": {
-            method: plots.rating_vs_score(human_ratings[method], mean_scores, ASPECT_NAMES, name)
+            method: rating_vs_score(human_ratings[method], mean_scores, ASPECT_NAMES, name)
             for method, name in METHODS.items()
         },
-        "win_rates": plots.win_rate_heatmaps(human_side["win_rates"] if human_side["judgements"] else {}, ASPECT_NAMES),
+        "win_rates": win_rate_heatmaps(human_side["win_rates"] if human_side["judgements"] else {}, ASPECT_NAMES),
         "profile": score_figures["profile"],
         "significance": score_figures["significance"],
         "human_significance": {
-            method: plots.separation_heatmaps(separation[method], ASPECT_NAMES, name)
-            for method, name in METHODS.items()
+            method: separation_heatmaps(separation[method], ASPECT_NAMES, name) for method, name in METHODS.items()
         },
         "replicates": score_figures["replicates"],
     }

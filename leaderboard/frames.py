@@ -25,7 +25,7 @@ from annotation.models import ASPECTS, Campaign
 from leaderboard import contents, human, metrics, significance
 from scoring.genres.aspects import PRF_CODES
 from scoring.models import Dataset
-from scoring.models.runs import TextScore
+from scoring.models.scores import TextScore
 
 TEXT_SCORE_COLUMNS = ("text_id", "text", "position", "system", "ground_truth", *ASPECTS, *PRF_CODES)
 AGREEMENT_COLUMNS = ("aspect", "accuracy", "kappa", "alpha", "items", "pairs")

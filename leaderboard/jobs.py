@@ -40,11 +40,11 @@ from redis import ConnectionError as RedisConnectionError
 from redis import Redis
 from rq import Queue
 
+from core.live import broadcast
 from leaderboard import contents, exports, human, metrics
 from leaderboard.metric_battles import DEFAULT_MARGIN
 from leaderboard.models import Snapshot
 from scoring.models import Dataset
-from scoring.progress import broadcast
 
 logger = logging.getLogger(__name__)
 

@@ -14,7 +14,8 @@ from django.db.models import Count, Max
 from scoring.genres.aspects import ASPECT_CODES, COLUMNS
 from scoring.genres.rules import APP, REFERENCE, RULE_LABELS
 from scoring.models import Dataset, Output
-from scoring.models.runs import ScoringRun, TextScore, latest_system_scores, settings_choices
+from scoring.models.runs import ScoringRun, latest_system_scores, settings_choices
+from scoring.models.scores import TextScore
 
 # The GENRES table's columns: every stored aggregate of the vocabulary, in its order.
 COLUMN_KEYS = tuple(column.code for column in COLUMNS)

@@ -14,7 +14,7 @@ from django.dispatch import receiver
 
 from annotation.imports import judgements_imported
 from annotation.models import Judgement
-from annotation.services import judgements_saved
+from annotation.services.judgements import judgements_saved
 from leaderboard.jobs import schedule_rebuild
 from scoring.imports import dataset_imported, outputs_imported
 from scoring.models.runs import run_finished

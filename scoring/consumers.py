@@ -4,18 +4,17 @@ progress state, sent now and then after every change."""
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from core.permissions import VIEW_OUTPUTS
 from scoring.import_jobs import upload_state
 from scoring.models import Upload
 from scoring.models.runs import ScoringRun
 from scoring.progress import group_name, upload_group_name
 
-# The run page names systems, so its socket asks for the same permission as the page.
-VIEW_OUTPUTS = "scoring.view_output"
-
 
 @database_sync_to_async
 def state_for(user, run_id):
-    """The run's progress state, or None when there is no such run or the user may not see it."""
+    """The run's progress state, or None when there is no such run or the user may not see it
+    (the run page names systems, so its socket asks for the same permission as the page)."""
     if not (user.is_authenticated and user.has_perm(VIEW_OUTPUTS)):
         return None
     run = ScoringRun.objects.filter(pk=run_id).first()

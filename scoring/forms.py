@@ -9,7 +9,7 @@ from django import forms
 from scoring.genres import formats
 from scoring.genres.aspects import FS, GS, METRIC_NAMES, METRICS, Column
 from scoring.genres.embedders import EMBEDDERS
-from scoring.genres.judges import JUDGES
+from scoring.genres.judges.registry import JUDGES
 from scoring.genres.prompts import MAX_TEMPLATE_CHARS, TEMPLATE_PLACEHOLDERS, PromptTemplate, TemplateError
 from scoring.genres.rules import APP, RULE_LABELS
 from scoring.genres.scorer import ScoreSettings

@@ -1,33 +1,20 @@
-"""The RQ jobs of a scoring run, how runs are started, healed and resumed, and run in-process.
+"""The RQ jobs of a scoring run, how runs are started and run in-process.
 
     enqueue_run(run)  ->  prepare_run: LDA trained once (cached on disk), provenance recorded,
                           one score_chunk job per chunk
                           ->  score_chunk (on any worker): scores committed with the chunk;
                               the last chunk to commit finishes the run
 
-Each job reports progress to the run's websocket group after it changes something.
-
-The database, not Redis, says what a run still needs. ``heal_runs`` (run by every
-``scoring.workers.HealingWorker`` on start and every few seconds) hands each unfinished chunk
-of a queued or running run that no live job holds to a new job: its job was lost with Redis's
-data, failed, was stopped, or started and then stopped sending heartbeats (its work horse or
-worker died). A chunk whose attempt failed waits a backoff first, and after MAX_CHUNK_ATTEMPTS
-failed attempts it fails, and its run with it. ``resume_run`` (the Resume button) queues again
-the same chunks at once, failed ones included. Which job may commit a chunk is decided by the
-chunk itself (``RunChunk.claim``/``complete``), so re-queuing a chunk whose old job is in fact
-still alive costs work, never correctness.
-
-Retries are counted by the chunk (``RunChunk.attempts``) rather than by rq's ``Retry``: the count
-lives where the scores are, survives a Redis that lost its data, needs no rq scheduler process
-for the backoff, and covers the killed work horse, for which rq calls no failure callback; and
-a retried rq job keeps its id, which the chunk would have to let claim it twice.
+Each job reports progress to the run's websocket group after it changes something. A chunk job
+that fails is given again to a new job, up to MAX_CHUNK_ATTEMPTS attempts, by the heal pass
+(``scoring.healing``), which also queues again what Redis or a dead worker lost.
 """
 
 import logging
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from functools import cache, lru_cache
 from pathlib import Path
 from types import TracebackType
@@ -37,21 +24,22 @@ import django_rq
 import redis
 from django.conf import settings
 from django.db import DatabaseError, connection, connections
-from django.utils import timezone
 from rq import Callback, get_current_job
-from rq.job import Job, JobStatus
-from rq.worker import Worker
+from rq.job import Job
 
 from scoring.genres.cache import InMemoryRequestCache
 from scoring.genres.embedders import get_embedder
-from scoring.genres.judges import SPLIT, SUPPORT, Judge, RecordedJudge, RequestCount, get_judge
+from scoring.genres.judges.base import SPLIT, SUPPORT, Judge, RequestCount
+from scoring.genres.judges.recorded import RecordedJudge
+from scoring.genres.judges.registry import get_judge
 from scoring.genres.pricing import cost_usd
 from scoring.genres.prompts import PromptTemplate
 from scoring.genres.scorer import Scorer, TextRecord
 from scoring.genres.topics import TopicModel
 from scoring.models import Dataset, Output, System
 from scoring.models.cache import DatabaseRequestCache
-from scoring.models.runs import STALE_AFTER, RunChunk, ScoringRun, TextScore
+from scoring.models.runs import RunChunk, ScoringRun
+from scoring.models.scores import TextScore
 from scoring.progress import publish_progress
 from scoring.verdict_imports import recorded_verdicts
 
@@ -63,10 +51,6 @@ QUEUE = "default"
 # work horse.
 HEARTBEAT_SECONDS = 10
 MAX_CHUNK_ATTEMPTS = 3
-# After a failed attempt a chunk waits this long from its last heartbeat, doubled each attempt.
-RETRY_BACKOFF = timedelta(seconds=5)
-WAITING_JOB_STATES = {JobStatus.CREATED, JobStatus.QUEUED, JobStatus.DEFERRED, JobStatus.SCHEDULED}
-ENDED_JOB_STATES = {JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED}
 
 
 def lda_cache_dir() -> Path:
@@ -372,123 +356,6 @@ def attempt_failed(chunk_id: int, job_id: str, reason: str) -> None:
     chunk.fail(message)
     chunk.run.fail(message)
     publish_progress(chunk.run)
-
-
-# Healing and resuming ----------------------------------------------------------------------
-
-
-def chunk_job_is_alive(chunk: RunChunk, job: Job | None, stale_after: timedelta, now: datetime) -> bool:
-    """Whether ``job`` (None when Redis does not know it) will still run the chunk.
-
-    It will while it waits in a queue, or while it runs and its chunk beats. A running chunk
-    whose job Redis lost (restarted without its data) counts as alive while it beats: its work
-    horse may well finish it.
-    """
-    status = job.get_status(refresh=False) if job else None
-    if status in WAITING_JOB_STATES:
-        return True
-    if status == JobStatus.STARTED or (status is None and chunk.status == RunChunk.Status.RUNNING):
-        # Dequeued but not yet claimed, the chunk's heartbeat is still its last attempt's.
-        running = chunk.status == RunChunk.Status.RUNNING
-        last_sign = chunk.heartbeat_at if running or job is None else job.started_at
-        return last_sign is not None and now - last_sign < stale_after
-    return False
-
-
-def chunks_without_live_job(
-    run: ScoringRun, stale_after: timedelta, now: datetime
-) -> list[tuple[RunChunk, Job | None]]:
-    """The run's unfinished chunks that no live job holds, each with its job (None when lost)."""
-    chunks = list(run.chunks.exclude(status=RunChunk.Status.DONE))
-    jobs = Job.fetch_many([chunk.job_id for chunk in chunks], connection=queue().connection)
-    return [(chunk, job) for chunk, job in zip(chunks, jobs) if not chunk_job_is_alive(chunk, job, stale_after, now)]
-
-
-def why_job_ended(job: Job | None) -> str:
-    """What became of a chunk's job, for the chunk's error."""
-    if job is None:
-        return "its job was lost (Redis restarted without it)"
-    result = job.latest_result()
-    if result is not None and result.exc_string:
-        return result.exc_string.strip().splitlines()[-1]
-    return f"its worker stopped sending heartbeats (job {job.get_status(refresh=False)})"
-
-
-def heal_preparation(run: ScoringRun) -> int:
-    """Queue the run's preparation again when Redis lost it or its worker died; 1 if queued.
-
-    A preparation whose job failed fails the run (rq calls no failure callback when the work
-    horse itself dies): preparing again would most likely fail the same way.
-    """
-    redis_connection = queue().connection
-    job = Job.fetch_many([prepare_job_id(run)], connection=redis_connection)[0]
-    status = job.get_status(refresh=False) if job else None
-    if status in WAITING_JOB_STATES:
-        return 0
-    # A live worker refreshes its key while it runs a job; a dead one's expires.
-    worker_key = f"{Worker.redis_worker_namespace_prefix}{job.worker_name}" if job else ""
-    if status == JobStatus.STARTED and redis_connection.exists(worker_key):
-        return 0
-    if status in ENDED_JOB_STATES:
-        fail_run(run.pk, f"preparing the run failed: {why_job_ended(job)}")
-        return 0
-    enqueue_run(run)
-    return 1
-
-
-def retry_is_due(chunk: RunChunk, backoff: timedelta, now: datetime) -> bool:
-    """A chunk waits ``backoff`` after its first attempt's last heartbeat, twice that after the second..."""
-    if chunk.heartbeat_at is None:
-        return True
-    return now - chunk.heartbeat_at >= backoff * 2 ** max(chunk.attempts - 1, 0)
-
-
-def requeue(run: ScoringRun, chunks: Iterable[RunChunk]) -> int:
-    """Hand ``chunks`` to new jobs, or finish the run when none is left; the number queued."""
-    queued = enqueue_chunks(chunks)
-    if not queued:
-        run.finish_if_complete()  # the last chunk may have committed just before its worker died
-    publish_progress(run)
-    return queued
-
-
-def heal_run(run: ScoringRun, stale_after: timedelta = STALE_AFTER, backoff: timedelta = RETRY_BACKOFF) -> int:
-    """Queue again what the run needs and no live job does; the number of jobs queued.
-
-    A chunk whose attempt died fails with its run once it has had MAX_CHUNK_ATTEMPTS, else it
-    is queued again once its backoff has passed.
-    """
-    if not run.fingerprint:
-        return heal_preparation(run)
-    now = timezone.now()
-    due: list[RunChunk] = []
-    for chunk, job in chunks_without_live_job(run, stale_after, now):
-        if chunk.status == RunChunk.Status.RUNNING and chunk.attempts >= MAX_CHUNK_ATTEMPTS:
-            attempt_failed(chunk.pk, chunk.job_id, why_job_ended(job))
-        elif retry_is_due(chunk, backoff, now):
-            due.append(chunk)
-    run.refresh_from_db()
-    return requeue(run, due) if run.is_active else 0
-
-
-def heal_runs(stale_after: timedelta = STALE_AFTER, backoff: timedelta = RETRY_BACKOFF) -> int:
-    """Heal every queued or running run (``heal_run``); the number of jobs queued again."""
-    return sum(heal_run(run, stale_after, backoff) for run in ScoringRun.objects.filter(status__in=ScoringRun.ACTIVE))
-
-
-def resume_run(run: ScoringRun, stale_after: timedelta = STALE_AFTER) -> int:
-    """Queue again, now, what a run still needs: its preparation, or each chunk without a live job.
-
-    Unlike the heal pass, a resume waits no backoff and queues failed chunks too, whatever their
-    attempts. Returns the number of chunks queued again. Finished chunks are never redone.
-    """
-    if not run.can_resume:
-        raise ValueError(f"run {run.pk} is {run.get_status_display().lower()}; only unfinished runs can be resumed")
-    if not run.fingerprint:
-        enqueue_run(run)
-        return 0
-    run.start()
-    return requeue(run, [chunk for chunk, _job in chunks_without_live_job(run, stale_after, timezone.now())])
 
 
 # Running in-process --------------------------------------------------------------------------

@@ -10,7 +10,8 @@ from collections.abc import Iterable
 
 from scoring.genres.aspects import ASPECT_CODES, BY_CODE
 from scoring.models import Output, Text
-from scoring.models.runs import SystemScore, TextScore, latest_system_scores, settings_choices
+from scoring.models.runs import latest_system_scores, settings_choices
+from scoring.models.scores import SystemScore, TextScore
 
 RECENT_RUNS = 10
 # The columns of the scoring pages' tables, named and scaled by the vocabulary (scoring.genres.aspects).

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from django.db import transaction
 
-from scoring.genres.judges import RecordedVerdict, triple_key
+from scoring.genres.judges.recorded import RecordedVerdict, triple_key
 from scoring.genres.triples import clean_triple, triple_problem
 from scoring.genres.verdict_formats import (
     VerdictFormatError,

@@ -5,7 +5,7 @@
 Each job runs in a forked work horse, so a job that crashes or is killed cannot take the
 worker with it. Before forking one for a scoring chunk, the worker builds (or reuses) the chunk's
 run scorer, so the run's chunks share one build per worker. On start, and every HEAL_INTERVAL
-while idle or between jobs, the worker runs ``scoring.jobs.heal_runs``: chunks that no live job
+while idle or between jobs, the worker runs ``scoring.healing.heal_runs``: chunks that no live job
 holds are queued again, so a run finishes after a worker, Redis or a database connection dies,
 with no extra process to deploy. Workers run at a lower CPU priority than the web server
 (JOB_NICENESS), but for the leaderboard's (QUEUE_NICENESS).
@@ -17,7 +17,8 @@ import time
 from django.db import connections
 from rq.worker import Worker
 
-from scoring.jobs import build_run_scorer_for, heal_runs
+from scoring.healing import heal_runs
+from scoring.jobs import build_run_scorer_for
 
 HEAL_INTERVAL_SECONDS = 15
 HEAL_LOCK = "genres:heal-runs"

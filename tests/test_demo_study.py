@@ -10,9 +10,10 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from annotation.models import ASPECTS, Assignment, Campaign, Judgement
-from annotation.services import next_assignment, practice_required
+from annotation.services.quality_control import practice_required
+from annotation.services.queues import next_assignment
+from demo.loader import DEFAULT_MANIFEST
 from fixtures import simulate_judgements
-from leaderboard.demo import DEFAULT_MANIFEST
 from scoring.models import Output, System
 from scoring.models.runs import ScoringRun, latest_system_scores
 

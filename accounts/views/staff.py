@@ -20,7 +20,7 @@ from accounts import bulk
 from accounts.forms import BulkAccountsForm, RoleForm
 from accounts.models import Invite
 from accounts.roles import Role, set_role, with_roles
-from scoring.permissions import staff_required
+from core.permissions import staff_required
 
 STAFF_ONLY = "Only staff can manage accounts."
 # Mail that never leaves this machine: staff may then show a user the reset link themselves.

@@ -20,7 +20,6 @@ from django.utils import timezone
 from django.utils.timesince import timesince
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation import services
 from annotation.forms import SIDES, JudgementForm
 from annotation.guidelines import GENERAL_RULES, GUIDELINES, GUIDELINES_BY_CODE
 from annotation.models import (
@@ -32,8 +31,12 @@ from annotation.models import (
     Campaign,
     Label,
 )
+from annotation.services.errors import AnnotationError, VersionConflict
+from annotation.services.judgements import save_judgements
+from annotation.services.quality_control import practice_pending, practice_required
+from annotation.services.queues import next_public_id, skip, text_progress
+from core.permissions import VIEW_OUTPUTS
 from scoring.models import Output
-from scoring.permissions import VIEW_OUTPUTS
 
 REVIEW_PAGE_SIZE = 50
 
@@ -60,10 +63,10 @@ def _queue_count(**filters):
     return Subquery(counted.values("count"))
 
 
-def practice_pending(campaign_id, annotator_id):
+def has_practice_pending(campaign_id, annotator_id):
     """Whether the annotator has a practice round still to pass in the campaign, as a subquery
     (the ids may be ``OuterRef``)."""
-    return Exists(services.practice_pending().filter(campaign_id=campaign_id, annotator_id=annotator_id))
+    return Exists(practice_pending().filter(campaign_id=campaign_id, annotator_id=annotator_id))
 
 
 def get_own_assignment(request, public_id):
@@ -75,7 +78,7 @@ def get_own_assignment(request, public_id):
         .annotate(
             assigned=_queue_count(),
             done=_queue_count(status=Assignment.Status.DONE),
-            practice_pending=practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id")),
+            practice_pending=has_practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id")),
         ),
         public_id=public_id,
     )
@@ -86,7 +89,7 @@ def get_own_assignment_to_save(request, public_id):
     return get_object_or_404(
         annotator_assignments(request.user)
         .select_related("item__campaign")
-        .annotate(practice_pending=practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id"))),
+        .annotate(practice_pending=has_practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id"))),
         public_id=public_id,
     )
 
@@ -98,7 +101,7 @@ def continue_url(campaign_id: int) -> str:
 def next_url(user, campaign_id: int) -> str:
     """The page of what comes next: the next item itself, sparing a redirect; at the end, the
     queue's own URL, which says that all is done."""
-    following = services.next_public_id(user, campaign_id)
+    following = next_public_id(user, campaign_id)
     if following is None:
         return continue_url(campaign_id)
     return reverse("annotation:annotate_item", args=[following])
@@ -163,9 +166,9 @@ def render_item(request, assignment, *, posted=None, posted_comment=None, error=
 
     "first": the four first aspects; "waiting": they are saved, but other pairs of the same text
     still lack theirs; "completeness": every pair of the text has them, so the gold triples and
-    the completeness question are shown (``services.TextProgress``).
+    the completeness question are shown (``annotation.services.queues.TextProgress``).
     """
-    progress = services.text_progress(assignment)
+    progress = text_progress(assignment)
     left_triples, right_triples = shown_triples(assignment)
     saved = {aspect: label for aspect, (_, label) in progress.judgements[assignment.pk].items()}
     revealed = progress.gold_revealed
@@ -230,7 +233,7 @@ def after_sign_in(request):
 @require_GET
 def annotator_home(request):
     campaigns = annotator_campaigns(request.user).annotate(
-        practice_pending=practice_pending(OuterRef("pk"), request.user.pk),
+        practice_pending=has_practice_pending(OuterRef("pk"), request.user.pk),
         assigned=Count("items__assignments", filter=Q(items__assignments__annotator=request.user)),
         done=Count(
             "items__assignments",
@@ -244,10 +247,10 @@ def annotator_home(request):
 @login_required
 @require_GET
 def annotate_continue(request, campaign_id):
-    following = services.next_public_id(request.user, campaign_id)
+    following = next_public_id(request.user, campaign_id)
     if following is None:
         campaign = get_object_or_404(annotator_campaigns(request.user), pk=campaign_id)
-        if services.practice_required(request.user, campaign.pk):
+        if practice_required(request.user, campaign.pk):
             return redirect("annotation:annotate_practice", campaign.pk)
         messages.success(request, f"Every item of {campaign.name} is judged. Thank you!")
         return redirect("annotation:annotate_home")
@@ -295,19 +298,19 @@ def annotate_item(request, public_id):
             request, assignment, "Choose A better, tie or B better for an aspect before saving.", 400, wants_json
         )
     try:
-        saved = services.save_judgements(
+        saved = save_judgements(
             assignment,
             labels,
             expected_version=form.cleaned_data["version"],
             seconds=form.seconds_spent(),
             comment=form.posted_comment(),
         )
-    except services.VersionConflict as conflict:
+    except VersionConflict as conflict:
         message = f"{conflict} Your choices are still on this page: save again to keep them instead."
         return refuse(
             request, assignment, message, 409, wants_json, posted=labels, posted_comment=form.posted_comment()
         )
-    except services.AnnotationError as refusal:
+    except AnnotationError as refusal:
         return refuse(
             request, assignment, str(refusal), 400, wants_json, posted=labels, posted_comment=form.posted_comment()
         )
@@ -354,8 +357,8 @@ def refuse(request, assignment, message, status, wants_json, posted=None, posted
 def annotate_skip(request, public_id):
     assignment = get_own_assignment_to_save(request, public_id)
     try:
-        services.skip(assignment)
-    except services.AnnotationError as refusal:
+        skip(assignment)
+    except AnnotationError as refusal:
         messages.error(request, str(refusal))
         return redirect("annotation:annotate_item", assignment.public_id)
     messages.info(request, "Skipped: this text and its pairs wait at the end of your queue.")

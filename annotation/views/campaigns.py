@@ -12,10 +12,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation import agreement, exports, judgement_queries, services
+from annotation import agreement, exports, judgement_queries
 from annotation.forms import AnnotatorChangeForm, CampaignCreateForm
 from annotation.models import ASPECTS, Aspect, Assignment, Campaign
-from scoring.permissions import staff_required
+from annotation.services.campaigns import add_annotator, create_campaign, remove_annotator, toggle_open
+from annotation.services.errors import CampaignError
+from core.permissions import staff_required
 
 EXPORT_FORMATS = {
     "csv": (exports.csv_lines, "text/csv; charset=utf-8"),
@@ -47,8 +49,8 @@ def campaign_create(request):
     form = CampaignCreateForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
-            created = services.create_campaign(created_by=request.user, **form.service_arguments())
-        except services.CampaignError as error:
+            created = create_campaign(created_by=request.user, **form.service_arguments())
+        except CampaignError as error:
             form.add_error(None, str(error))
         else:
             campaign = created.campaign
@@ -104,13 +106,13 @@ def campaign_annotators(request, pk):
         messages.error(request, "Choose an annotator and whether to add or remove them.")
         return redirect(campaign)
     annotator = form.cleaned_data["annotator"]
-    change = services.add_annotator if form.cleaned_data["action"] == form.ADD else services.remove_annotator
+    change = add_annotator if form.cleaned_data["action"] == form.ADD else remove_annotator
     try:
         summary = change(campaign, annotator)
-    except services.CampaignError as error:
+    except CampaignError as error:
         messages.error(request, str(error))
     else:
-        verb = "added" if change is services.add_annotator else "removed"
+        verb = "added" if change is add_annotator else "removed"
         messages.success(request, f"{annotator.get_username()} {verb}; queues rebalanced: {summary}.")
     return redirect(campaign)
 
@@ -119,11 +121,11 @@ def campaign_annotators(request, pk):
 @staff_required(STAFF_ONLY)
 def campaign_toggle_open(request, pk):
     campaign = get_object_or_404(Campaign, pk=pk)
-    if campaign.is_imported:
-        messages.error(request, "An imported campaign has no annotators to open it to.")
+    try:
+        toggle_open(campaign)
+    except CampaignError as error:
+        messages.error(request, str(error))
         return redirect(campaign)
-    campaign.is_open = not campaign.is_open
-    campaign.save(update_fields=["is_open"])
     messages.success(request, f"Campaign {campaign.name} is {'open' if campaign.is_open else 'closed'}.")
     return redirect(campaign)
 

@@ -11,10 +11,11 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation import services
 from annotation.forms import SIDES, JudgementForm
 from annotation.guidelines import GUIDELINES_BY_CODE
 from annotation.models import ASPECTS, Aspect, CampaignAnnotator
+from annotation.services.errors import AnnotationError
+from annotation.services.quality_control import answer_practice, practice_state, retake_practice
 from annotation.views.annotate import annotator_campaigns, guideline_html
 
 SHOWN_ANSWER = {"a": "A better", "b": "B better", "tie": "Tie"}
@@ -80,7 +81,7 @@ def practice(request, campaign_id):
     """The next practice pair of the attempt under way (GET), its answer (POST), or, when every
     pair is answered, the result with the way on: the real items, or a retake."""
     membership = own_membership(request, campaign_id)
-    state = services.practice_state(membership)
+    state = practice_state(membership)
     if request.method == "GET":
         if state.passed or state.finished:
             return render(request, "annotation/practice_result.html", {"campaign": membership.campaign, "state": state})
@@ -93,8 +94,8 @@ def practice(request, campaign_id):
     if not form.is_valid():
         return render_practice(request, membership, state, item, error=form.error_message(), status=400)
     try:
-        services.answer_practice(membership, item, form.labels())
-    except services.AnnotationError as refusal:
+        answer_practice(membership, item, form.labels())
+    except AnnotationError as refusal:
         return render_practice(request, membership, state, item, posted=form.labels(), error=str(refusal), status=400)
     return redirect("annotation:annotate_practice_feedback", campaign_id, state.items.index(item) + 1)
 
@@ -104,7 +105,7 @@ def practice(request, campaign_id):
 def practice_feedback(request, campaign_id, number):
     """A practice pair answered in the attempt under way: the answers beside the reference, and why."""
     membership = own_membership(request, campaign_id)
-    state = services.practice_state(membership)
+    state = practice_state(membership)
     if not 1 <= number <= len(state.items) or state.items[number - 1].pk not in state.answers:
         return redirect("annotation:annotate_practice", campaign_id)
     item = state.items[number - 1]
@@ -116,7 +117,7 @@ def practice_feedback(request, campaign_id, number):
 def practice_retake(request, campaign_id):
     membership = own_membership(request, campaign_id)
     try:
-        services.retake_practice(membership)
-    except services.AnnotationError as refusal:
+        retake_practice(membership)
+    except AnnotationError as refusal:
         messages.error(request, str(refusal))
     return redirect("annotation:annotate_practice", campaign_id)

@@ -7,11 +7,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation import quality, services
+from annotation import quality
 from annotation.forms import ExclusionForm, PracticeUploadForm
 from annotation.models import Campaign
+from annotation.services.quality_control import replace_practice_items, set_exclusion
 from annotation.views.campaigns import STAFF_ONLY
-from scoring.permissions import staff_required
+from core.permissions import staff_required
 
 
 def render_quality(request, campaign, upload_form=None, status=200):
@@ -49,7 +50,7 @@ def campaign_exclusion(request, pk):
         )
         return redirect("annotation:campaign_quality", campaign.pk)
     annotator, excluded = form.cleaned_data["annotator"], form.cleaned_data["excluded"]
-    services.set_exclusion(campaign, annotator, excluded=excluded, changed_by=request.user)
+    set_exclusion(campaign, annotator, excluded=excluded, changed_by=request.user)
     name = annotator.get_username()
     if excluded:
         messages.success(
@@ -70,6 +71,6 @@ def campaign_practice_upload(request, pk):
     campaign.practice_pass_mark = form.cleaned_data["practice_pass_percent"] / 100
     campaign.save(update_fields=["practice_pass_mark"])
     records = form.cleaned_data["practice_file"]
-    services.replace_practice_items(campaign, records)
+    replace_practice_items(campaign, records)
     messages.success(request, f"Practice round replaced: {len(records)} pairs; every annotator takes it afresh.")
     return redirect("annotation:campaign_quality", campaign.pk)

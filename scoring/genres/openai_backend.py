@@ -18,7 +18,7 @@ event loop in a thread of its own (``OpenAIService.stream``) while the caller's 
 answers as they come. Callers look up and store cached results in their own thread, so a cache
 backed by the Django ORM is only ever called from synchronous code.
 
-The ``/v1/embeddings`` embedder lives in ``embedders.py``, the judge in ``judges.py``.
+The ``/v1/embeddings`` embedder lives in ``embedders.py``, the judge in ``judges/openai_compatible.py``.
 Settings come from keyword arguments, else from the environment (see ``environment``).
 """
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from scoring.genres.aspects import ASPECT_CODES, METRICS, PRF_CODES
 from scoring.genres.embedders import Embedder
-from scoring.genres.judges import Judge, SplitVerdict, SupportVerdict, factualness, granularity
+from scoring.genres.judges.base import Judge, SplitVerdict, SupportVerdict, factualness, granularity
 from scoring.genres.prf import exact_prf, relaxed_prf
 from scoring.genres.prompts import PromptTemplate, templates_from_texts
 from scoring.genres.rules import (

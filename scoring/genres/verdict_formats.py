@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable, ItemsView, Iterable, Sequence
 from typing import Any
 
-from scoring.genres.judges import RecordedVerdict
+from scoring.genres.judges.recorded import RecordedVerdict
 from scoring.genres.rules import judgeable
 from scoring.genres.triples import Triple
 

@@ -1,5 +1,5 @@
 """The scoring app's models, one module each for the catalogue (datasets, texts, systems,
-outputs, uploads, recorded verdicts, API tokens), scoring runs and their results, and the
+outputs, uploads, recorded verdicts, API tokens), scoring runs, the scores they store, and the
 request cache that judges and embedders share. Importing them here registers them all."""
 
 from scoring.models.cache import CachedResponse
@@ -16,7 +16,8 @@ from scoring.models.catalogue import (
     text_hash,
     validate_triple_list,
 )
-from scoring.models.runs import RunChunk, ScoringRun, SystemScore, TextScore
+from scoring.models.runs import RunChunk, ScoringRun
+from scoring.models.scores import SystemScore, TextScore
 
 __all__ = [
     "ApiToken",

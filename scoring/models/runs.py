@@ -1,4 +1,4 @@
-"""Scoring runs, their chunks, and the scores they store.
+"""Scoring runs and their chunks.
 
 A run scores chosen systems' outputs on one dataset with one set of ``ScoreSettings``. Its texts
 are cut into chunks (``chunk_texts`` texts each, all selected systems), and each chunk is one RQ
@@ -13,9 +13,7 @@ the invariants hold with any number of workers:
 - a cancelled run claims no more chunks; a running chunk stops at its next system boundary.
 
 Scores are stored per (output, metric, settings fingerprint), the fingerprint being the hash
-of the run's provenance (``ScoreSettings.fingerprint``). A score also keeps the ``updated_at``
-of the output it was computed from: once the output is uploaded again, the score is no
-longer current and pages stop showing it.
+of the run's provenance (``ScoreSettings.fingerprint``), in ``scoring.models.scores``.
 """
 
 import re
@@ -23,28 +21,24 @@ from dataclasses import asdict, replace
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection, models, transaction
-from django.db.models import Avg, Case, Count, F, FloatField, Max, Q, Sum, Value, When
+from django.db import models, transaction
+from django.db.models import Count, F, Max, Q, Sum
 from django.db.models.functions import Coalesce
 from django.dispatch import Signal
 from django.urls import reverse
 from django.utils import timezone
 
-from scoring.genres.aspects import JUDGED_CODES, METRICS, PRF, PRF_CODES
-from scoring.genres.rules import output_statistics
-from scoring.genres.scorer import AVERAGED, ScoreSettings, mean
+from scoring.genres.aspects import JUDGED_CODES, METRICS
+from scoring.genres.scorer import ScoreSettings
 from scoring.genres.topics import default_topic_count
 from scoring.models.catalogue import Dataset, Output, System
-from scoring.sql import JSONNumber
+from scoring.models.scores import SystemScore, TextScore
 
 DEFAULT_CHUNK_TEXTS = 50
 # A chunk whose job neither started, beat nor finished for this long has lost its work horse
 # (scoring.jobs beats every 10 s while a chunk runs).
 STALE_AFTER = timedelta(seconds=45)
 ERROR_CHARS_SHOWN = 200  # of a chunk's error, in the run page's table
-# Rows fetched at a time where a query streams every scored output.
-STREAM_ROWS = 5000
-METRIC_CHOICES = [(metric, metric) for metric in METRICS]
 
 
 # Sent once a finished run's aggregates are committed, for pages that show scores (the leaderboard).
@@ -53,22 +47,6 @@ run_finished = Signal()
 
 class RunRefused(ValueError):
     """A run that cannot be created as asked; the message says why."""
-
-
-def metric_names(metric: str) -> tuple[str, ...]:
-    """The names of the values one metric produces."""
-    return PRF_CODES if metric == PRF else (metric,)
-
-
-def metric_values(metric, values):
-    """The values one metric produces, out of a text's full set of values."""
-    return {name: values[name] for name in metric_names(metric)}
-
-
-def stored_value(name):
-    """One value of the stored per-text JSON for SQL: None (not applicable) is NULL, which AVG
-    leaves out, as ``scorer.aggregate`` leaves out None."""
-    return JSONNumber("values", name)
 
 
 class ScoringRun(models.Model):
@@ -210,69 +188,10 @@ class ScoringRun(models.Model):
             status=self.Status.DONE, finished_at=timezone.now(), error=""
         )
         if finished:
-            self.store_aggregates()
+            SystemScore.store_means(self)
             transaction.on_commit(lambda: run_finished.send(sender=ScoringRun, run=self), robust=True)
         self.refresh_from_db()
         return bool(finished)
-
-    def store_aggregates(self):
-        """Each system's means (``scorer.aggregate``'s), computed by the database from the stored scores.
-
-        One grouped query over the run's current scores, so memory does not grow with the number
-        of texts. The output statistics are counted from each output's row of the run's first
-        metric (every scored output has one row per metric); triples and tokens per triple, which
-        follow the run's rules (``rules.output_statistics``), are the means taken in Python, from
-        the outputs' triples streamed in batches.
-        """
-        first = Q(metric=self.metrics[0])
-        scored = (
-            TextScore.objects.current()
-            .filter(fingerprint=self.fingerprint, metric__in=self.metrics)
-            .filter(output__text__dataset=self.dataset, output__system__in=self.systems.all())
-        )
-        # Triples and tokens per triple follow the run's rules (the reference rules count the
-        # malformed items too, with word tokens), so they are counted here, in one streamed pass.
-        rules = self.settings_object().rules
-        counts, tokens = {}, {}
-        outputs = scored.filter(first).values_list("output__system_id", "output__triples", "output__malformed")
-        for system_id, triples, malformed in outputs.iterator(chunk_size=STREAM_ROWS):
-            triple_count, triple_tokens = output_statistics(triples, malformed, rules)
-            counts.setdefault(system_id, []).append(triple_count)
-            tokens.setdefault(system_id, []).append(triple_tokens)
-        means = {
-            name: Avg(stored_value(name), filter=Q(metric=metric))
-            for metric in self.metrics
-            for name in metric_names(metric)
-        }
-        per_system = (
-            scored.values("output__system_id")
-            .annotate(
-                texts=Count("pk", filter=first),
-                scored_updated_at=Max("output__updated_at"),
-                empty_share=Avg(
-                    Case(When(output__triples=[], then=Value(1.0)), default=Value(0.0), output_field=FloatField()),
-                    filter=first,
-                ),
-                **means,
-            )
-            .order_by()
-        )
-        SystemScore.objects.filter(run=self).delete()
-        SystemScore.objects.bulk_create(
-            SystemScore(
-                run=self,
-                system_id=row["output__system_id"],
-                values={
-                    "texts": row["texts"],
-                    "triples_per_text": mean(counts[row["output__system_id"]]),
-                    "tokens_per_triple": mean(tokens[row["output__system_id"]]),
-                    **{name: row.get(name) for name in AVERAGED},
-                    "empty_share": row["empty_share"],
-                },
-                outputs_updated_at=row["scored_updated_at"],
-            )
-            for row in per_system
-        )
 
     def is_stalled(self, last_activity, now=None):
         """Active, with unfinished chunks, and no chunk has started, beaten or finished for a while:
@@ -455,105 +374,6 @@ class RunChunk(models.Model):
 
     def stop_for_cancel(self):
         self._held().update(status=self.Status.CANCELLED, finished_at=timezone.now())
-
-
-class TextScoreQuerySet(models.QuerySet):
-    def current(self):
-        """Scores of outputs not uploaded again since they were scored."""
-        return self.filter(output_updated_at=F("output__updated_at"))
-
-
-class TextScore(models.Model):
-    """One metric of one output under one settings fingerprint, with the judge's verdicts per triple."""
-
-    output = models.ForeignKey(Output, on_delete=models.CASCADE, related_name="scores")
-    run = models.ForeignKey(ScoringRun, on_delete=models.CASCADE, related_name="text_scores")
-    metric = models.CharField(max_length=10, choices=METRIC_CHOICES)
-    fingerprint = models.CharField(max_length=64)
-    output_updated_at = models.DateTimeField(help_text="The output's updated_at when it was scored.")
-    values = models.JSONField(help_text='{"fs": 0.5}; prf holds its six values.')
-    details = models.JSONField(default=list, blank=True, help_text="fs and gs: the verdict on each triple, in order.")
-
-    objects = TextScoreQuerySet.as_manager()
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["output", "fingerprint", "metric"], name="one_score_per_output_settings_metric"
-            )
-        ]
-
-    def __str__(self):
-        return f"{self.metric} of {self.output_id} ({self.fingerprint[:8]})"
-
-    # A row as ``store_rows`` takes it, and the fields a later run with the same settings replaces.
-    ROW_FIELDS = ("output", "run", "metric", "fingerprint", "output_updated_at", "values", "details")
-    REPLACED_FIELDS = ("run", "output_updated_at", "values", "details")
-
-    @classmethod
-    def rows_for(cls, run, output_id, output_updated_at, text_scores):
-        """The rows of one output's scores, one per metric of the run, as ``store_rows`` takes them."""
-        values, details = text_scores.values, text_scores.details
-        return [
-            (
-                output_id,
-                run.pk,
-                metric,
-                run.fingerprint,
-                output_updated_at,
-                metric_values(metric, values),
-                details.get(metric, []),
-            )
-            for metric in run.metrics
-        ]
-
-    @classmethod
-    def store(cls, scores):
-        """Insert TextScore objects, or replace what an earlier run with the same settings stored."""
-        attributes = [cls._meta.get_field(name).attname for name in cls.ROW_FIELDS]
-        cls.store_rows([tuple(getattr(score, attribute) for attribute in attributes) for score in scores])
-
-    @classmethod
-    def store_rows(cls, rows):
-        """Insert rows (tuples of ROW_FIELDS), or replace what an earlier run with the same settings stored.
-
-        One prepared INSERT ... ON CONFLICT DO UPDATE (SQLite and PostgreSQL) for all the rows:
-        a model object per score and bulk_create's SQL built value by value cost more than the
-        scoring itself.
-        """
-        if not rows:
-            return
-        fields = [cls._meta.get_field(name) for name in cls.ROW_FIELDS]
-        quote = connection.ops.quote_name
-        columns = ", ".join(quote(field.column) for field in fields)
-        unique = ", ".join(quote(cls._meta.get_field(name).column) for name in ("output", "fingerprint", "metric"))
-        replaced = ", ".join(
-            f"{quote(column)} = excluded.{quote(column)}"
-            for column in (cls._meta.get_field(name).column for name in cls.REPLACED_FIELDS)
-        )
-        sql = (
-            f"INSERT INTO {quote(cls._meta.db_table)} ({columns}) VALUES ({', '.join(['%s'] * len(fields))}) "
-            f"ON CONFLICT ({unique}) DO UPDATE SET {replaced}"
-        )
-        prepared = [[field.get_db_prep_save(value, connection) for field, value in zip(fields, row)] for row in rows]
-        with connection.cursor() as cursor:
-            cursor.executemany(sql, prepared)
-
-
-class SystemScore(models.Model):
-    """A system's means over the texts of a finished run (``scorer.aggregate``)."""
-
-    run = models.ForeignKey(ScoringRun, on_delete=models.CASCADE, related_name="system_scores")
-    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="system_scores")
-    values = models.JSONField()
-    outputs_updated_at = models.DateTimeField(help_text="The newest of the scored outputs' updated_at.")
-
-    class Meta:
-        ordering = ["-system__is_ground_truth", "system__name"]
-        constraints = [models.UniqueConstraint(fields=["run", "system"], name="one_aggregate_per_run_and_system")]
-
-    def __str__(self):
-        return f"{self.system} in run {self.run_id}"
 
 
 def latest_system_scores(dataset, fingerprint):

@@ -10,15 +10,16 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_http_methods
 
+from core.permissions import VIEW_OUTPUTS, staff_required
 from scoring.forms import DatasetUploadForm, OutputsUploadForm
 from scoring.import_jobs import upload_state
 from scoring.imports import ImportRefused
 from scoring.models import System, Text, Upload
-from scoring.permissions import STAFF_ONLY, VIEW_OUTPUTS, staff_required
 from scoring.queries import datasets_with_counts, systems_of
 from scoring.score_tables import dataset_scores, text_scores
 from scoring.sql import JSONArrayLength
 
+STAFF_ONLY = "Only staff can upload and run scoring."  # the refusal of the staff pages, here and in runs.py
 TEXTS_PER_PAGE = 50
 EXCERPT_CHARS = 160
 RECENT_UPLOADS = 20

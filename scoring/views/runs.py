@@ -7,14 +7,16 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from core.permissions import VIEW_OUTPUTS, staff_required
 from scoring.forms import RunForm
 from scoring.genres.prompts import templates_from_texts
-from scoring.jobs import enqueue_run, estimate_judge_requests, resume_run
+from scoring.healing import resume_run
+from scoring.jobs import enqueue_run, estimate_judge_requests
 from scoring.models import Dataset
 from scoring.models.runs import RunRefused, ScoringRun
-from scoring.permissions import STAFF_ONLY, VIEW_OUTPUTS, staff_required
 from scoring.progress import publish_progress
 from scoring.score_tables import score_table
+from scoring.views.pages import STAFF_ONLY
 
 
 def run_for(pk):

@@ -5,7 +5,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
 from accounts.roles import Role, role_of, set_role, with_roles
-from scoring.permissions import VIEW_OUTPUTS
+from core.permissions import VIEW_OUTPUTS
 from tests.accounts.conftest import make_user
 
 pytestmark = pytest.mark.django_db

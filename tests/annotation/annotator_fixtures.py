@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 
 from annotation.models import Assignment
-from annotation.services import create_campaign
+from annotation.services.campaigns import create_campaign
 from scoring.models import System
 from tests.factories import make_dataset
 

@@ -7,7 +7,9 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from annotation.models import Assignment
-from annotation.services import create_campaign, next_assignment, save_judgements
+from annotation.services.campaigns import create_campaign
+from annotation.services.judgements import save_judgements
+from annotation.services.queues import next_assignment
 from tests.factories import make_dataset
 
 JUDGEMENTS_HEADER = "text,system_a,system_b,aspect,annotator,winner\n"

@@ -4,7 +4,7 @@ import json
 
 from annotation.models import FIRST_ASPECTS
 from annotation.practice import PracticeRecord
-from annotation.services import next_assignment
+from annotation.services.queues import next_assignment
 from tests.annotation.campaign_factories import judge
 
 PRACTICE_RECORDS = [

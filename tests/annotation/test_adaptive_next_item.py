@@ -3,7 +3,8 @@
 import pytest
 
 from annotation.models import ASPECTS, Assignment, Campaign, Judgement
-from annotation.services import create_campaign, next_assignment
+from annotation.services.campaigns import create_campaign
+from annotation.services.queues import next_assignment
 from tests.annotation.campaign_factories import FIRST_FOUR, judge, make_annotators
 from tests.factories import make_dataset
 

@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import CampaignAnnotator
-from annotation.services import save_judgements
+from annotation.services.judgements import save_judgements
 from tests.annotation.annotator_fixtures import FIRST_FOUR_LEFT, make_annotation_setup, make_user
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Assignment, Campaign, Judgement
-from annotation.services import next_assignment
+from annotation.services.queues import next_assignment
 from tests.annotation.campaign_factories import finish_next, make_annotators, make_campaign
 
 pytestmark = pytest.mark.django_db

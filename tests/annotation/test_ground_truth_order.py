@@ -17,7 +17,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import ASPECTS, FIRST_ASPECTS, Assignment, Judgement
-from annotation.services import create_campaign
+from annotation.services.campaigns import create_campaign
 from scoring.models import System
 from tests.annotation.campaign_factories import make_annotators
 from tests.factories import make_dataset

@@ -7,7 +7,8 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Assignment
-from annotation.services import create_campaign, save_judgements
+from annotation.services.campaigns import create_campaign
+from annotation.services.judgements import save_judgements
 from scoring.models import Output, System
 from tests.annotation.annotator_fixtures import FIRST_FOUR_LEFT, SYSTEM_NAMES, UNSAFE_SUBJECT
 

@@ -5,8 +5,19 @@ import json
 import numpy as np
 import pytest
 
-from annotation import attention, exports, judgement_queries, practice, quality, ratings, services
+from annotation import attention, exports, judgement_queries, practice, quality, ratings
 from annotation.models import ASPECTS, Assignment, Campaign, Item, Judgement, Label
+from annotation.services.campaigns import create_campaign
+from annotation.services.errors import AnnotationError, InvalidJudgement
+from annotation.services.judgements import save_judgements
+from annotation.services.quality_control import (
+    answer_practice,
+    practice_required,
+    practice_state,
+    retake_practice,
+    set_exclusion,
+)
+from annotation.services.queues import next_assignment
 from scoring.genres.formats import FormatError
 from scoring.models import Output
 from tests.annotation.campaign_factories import judge, make_annotators, make_campaign, make_dataset
@@ -18,7 +29,7 @@ pytestmark = pytest.mark.django_db
 def campaign_with(name="qc", annotators=2, **options):
     dataset, systems = make_dataset(texts=6)
     people = make_annotators(annotators)
-    created = services.create_campaign(
+    created = create_campaign(
         name=name,
         dataset=dataset,
         systems=systems,
@@ -72,26 +83,26 @@ def test_a_bad_practice_upload_changes_nothing(admin_client):
 
 def test_real_items_wait_until_the_practice_round_is_passed():
     campaign, (first, _) = campaign_with(practice_items=PRACTICE_RECORDS, practice_pass_mark=0.6)
-    assert services.practice_required(first, campaign.pk)
-    assert services.next_assignment(first, campaign) is None
+    assert practice_required(first, campaign.pk)
+    assert next_assignment(first, campaign) is None
     membership = campaign.memberships.get(annotator=first)
     one, two = campaign.practice_items.all()
-    services.answer_practice(membership, one, {"fs": "left", "ts": "right"})  # 1 of 2
-    services.answer_practice(membership, two, {"us": "right"})  # 0 of 1: 1 of 3 < 60 %
+    answer_practice(membership, one, {"fs": "left", "ts": "right"})  # 1 of 2
+    answer_practice(membership, two, {"us": "right"})  # 0 of 1: 1 of 3 < 60 %
     membership.refresh_from_db()
-    state = services.practice_state(membership)
+    state = practice_state(membership)
     assert state.finished and not state.passed and (state.correct, state.total) == (1, 3)
-    assert services.next_assignment(first, campaign) is None
+    assert next_assignment(first, campaign) is None
 
-    services.retake_practice(membership)
+    retake_practice(membership)
     membership.refresh_from_db()
-    assert membership.practice_attempt == 2 and not services.practice_state(membership).answers
-    services.answer_practice(membership, one, {"fs": "left", "ts": "left"})
-    services.answer_practice(membership, two, {"us": "right"})  # 2 of 3 >= 60 %
+    assert membership.practice_attempt == 2 and not practice_state(membership).answers
+    answer_practice(membership, one, {"fs": "left", "ts": "left"})
+    answer_practice(membership, two, {"us": "right"})  # 2 of 3 >= 60 %
     membership.refresh_from_db()
     assert membership.practice_passed_at is not None
-    assert not services.practice_required(first, campaign.pk)
-    assert services.next_assignment(first, campaign) is not None
+    assert not practice_required(first, campaign.pk)
+    assert next_assignment(first, campaign) is not None
     # Earlier attempts are kept; practice answers are never judgements.
     assert membership.practice_answers.count() == 4
     assert not Judgement.objects.exists()
@@ -103,18 +114,16 @@ def test_the_pass_mark_is_inclusive():
 
 def test_a_practice_answer_must_cover_the_aspects_asked():
     campaign, (first, _) = campaign_with(practice_items=PRACTICE_RECORDS)
-    with pytest.raises(services.InvalidJudgement, match="topical similarity"):
-        services.answer_practice(
-            campaign.memberships.get(annotator=first), campaign.practice_items.first(), {"fs": "left"}
-        )
+    with pytest.raises(InvalidJudgement, match="topical similarity"):
+        answer_practice(campaign.memberships.get(annotator=first), campaign.practice_items.first(), {"fs": "left"})
 
 
 def test_a_passed_round_cannot_be_retaken():
     campaign, (first, _) = campaign_with(practice_items=PRACTICE_RECORDS[1:], practice_pass_mark=1.0)
     membership = campaign.memberships.get(annotator=first)
-    services.answer_practice(membership, campaign.practice_items.get(), {"us": "left"})
-    with pytest.raises(services.AnnotationError):
-        services.retake_practice(membership)
+    answer_practice(membership, campaign.practice_items.get(), {"us": "left"})
+    with pytest.raises(AnnotationError):
+        retake_practice(membership)
 
 
 # --- Attention checks ---------------------------------------------------------------------------
@@ -199,13 +208,13 @@ def test_leaving_an_annotator_out_changes_the_ratings_to_those_without_them(admi
     judge_everything(second, campaign, "right")
     with_everyone = elo_by_aspect(campaign)
 
-    services.set_exclusion(campaign, second, excluded=True, changed_by=admin_user)
+    set_exclusion(campaign, second, excluded=True, changed_by=admin_user)
     membership = campaign.memberships.get(annotator=second)
     assert membership.excluded and membership.exclusion_changed_by == admin_user and membership.exclusion_changed_at
     without_second = elo_by_aspect(campaign)
     assert any(not np.allclose(with_everyone[aspect], without_second[aspect]) for aspect in ASPECTS)
 
-    services.set_exclusion(campaign, second, excluded=False, changed_by=admin_user)
+    set_exclusion(campaign, second, excluded=False, changed_by=admin_user)
     for aspect in ASPECTS:
         np.testing.assert_allclose(elo_by_aspect(campaign)[aspect], with_everyone[aspect])
     Judgement.objects.filter(assignment__annotator=second).delete()
@@ -218,7 +227,7 @@ def test_an_exclusion_changes_the_leaderboard_version(admin_user):
 
     campaign, (first, _) = campaign_with()
     before = judgement_version(campaign.dataset)
-    services.set_exclusion(campaign, first, excluded=True, changed_by=admin_user)
+    set_exclusion(campaign, first, excluded=True, changed_by=admin_user)
     assert judgement_version(campaign.dataset) != before
 
 
@@ -241,9 +250,7 @@ def test_flags_follow_the_documented_rule():
 def test_quality_rows_hold_agreement_time_practice_and_counts():
     campaign, (first, second) = campaign_with(practice_items=PRACTICE_RECORDS[1:], practice_pass_mark=1.0)
     for person in (first, second):
-        services.answer_practice(
-            campaign.memberships.get(annotator=person), campaign.practice_items.get(), {"us": "left"}
-        )
+        answer_practice(campaign.memberships.get(annotator=person), campaign.practice_items.get(), {"us": "left"})
     judge_everything(first, campaign, "left")
     judge_everything(second, campaign, "left")
     rows = {row.username: row for row in quality.campaign_quality(campaign)}
@@ -259,17 +266,17 @@ def test_quality_rows_hold_agreement_time_practice_and_counts():
 
 def test_a_comment_is_saved_with_the_choices_and_a_long_one_is_refused():
     campaign, (first, _) = make_campaign(annotators=2)
-    assignment = services.next_assignment(first, campaign)
+    assignment = next_assignment(first, campaign)
     judge_with = Assignment.objects.select_related("item__campaign").get(pk=assignment.pk)
-    services.save_judgements(judge_with, {"ts": "left"}, expected_version=0, seconds=1, comment="  <b>odd</b> pair ")
+    save_judgements(judge_with, {"ts": "left"}, expected_version=0, seconds=1, comment="  <b>odd</b> pair ")
     judge_with.refresh_from_db()
     assert judge_with.comment == "<b>odd</b> pair" and judge_with.version == 1
     # The same choices with a new comment: a change of its own.
-    services.save_judgements(judge_with, {"ts": "left"}, expected_version=1, seconds=1, comment="fine")
+    save_judgements(judge_with, {"ts": "left"}, expected_version=1, seconds=1, comment="fine")
     judge_with.refresh_from_db()
     assert judge_with.comment == "fine" and judge_with.version == 2
-    with pytest.raises(services.InvalidJudgement, match="at most 2,000"):
-        services.save_judgements(judge_with, {"ts": "left"}, expected_version=2, seconds=1, comment="x" * 2001)
+    with pytest.raises(InvalidJudgement, match="at most 2,000"):
+        save_judgements(judge_with, {"ts": "left"}, expected_version=2, seconds=1, comment="x" * 2001)
 
 
 # --- Exports ------------------------------------------------------------------------------------
@@ -280,7 +287,7 @@ def test_exports_carry_attention_results_comments_and_exclusions(admin_user):
     judge_everything(first, campaign, "left")
     judge_everything(second, campaign, "right")
     Assignment.objects.filter(annotator=first).update(comment="=SUM(A1)")
-    services.set_exclusion(campaign, second, excluded=True, changed_by=admin_user)
+    set_exclusion(campaign, second, excluded=True, changed_by=admin_user)
     records = list(exports.judgement_records(Campaign.objects.get(pk=campaign.pk)))
     for column in ("attention_check", "attention_aspect", "attention_passed", "comment", "annotator_excluded"):
         assert column in exports.COLUMNS

@@ -7,8 +7,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from annotation import services
 from annotation.models import Assignment, CampaignAnnotator
+from annotation.services.quality_control import add_attention_checks, replace_practice_items
 from tests.annotation.annotator_fixtures import make_annotation_setup, make_user
 from tests.annotation.campaign_factories import make_annotators, make_dataset
 from tests.annotation.quality_fixtures import PRACTICE_RECORDS, practice_file
@@ -36,7 +36,7 @@ def practice_setup(reader):
     setup = make_annotation_setup([reader])
     setup.campaign.practice_pass_mark = 0.6
     setup.campaign.save(update_fields=["practice_pass_mark"])
-    services.replace_practice_items(setup.campaign, PRACTICE_RECORDS)
+    replace_practice_items(setup.campaign, PRACTICE_RECORDS)
     return setup
 
 
@@ -103,7 +103,7 @@ def test_practice_pages_are_404_without_a_practice_round_or_membership(client, r
     setup = make_annotation_setup([reader])
     client.force_login(reader)
     assert client.get(reverse("annotation:annotate_practice", args=[setup.campaign.pk])).status_code == 404
-    services.replace_practice_items(setup.campaign, PRACTICE_RECORDS)
+    replace_practice_items(setup.campaign, PRACTICE_RECORDS)
     outsider = make_user("outsider")
     client.force_login(outsider)
     assert client.get(reverse("annotation:annotate_practice", args=[setup.campaign.pk])).status_code == 404
@@ -173,7 +173,7 @@ def test_an_attention_check_looks_like_any_other_item(client, reader):
     setup = make_annotation_setup([reader])
     setup.campaign.attention_share = 0.2
     setup.campaign.save()
-    assert services.add_attention_checks(setup.campaign) == 1
+    assert add_attention_checks(setup.campaign) == 1
     client.force_login(reader)
     queue = Assignment.objects.filter(annotator=reader).select_related("item").order_by("queue_position")
     check = next(assignment for assignment in queue if assignment.item.is_attention_check)

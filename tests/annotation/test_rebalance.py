@@ -5,13 +5,10 @@ from collections import Counter
 import pytest
 
 from annotation.models import Assignment, Judgement
-from annotation.services import (
-    CampaignError,
-    add_annotator,
-    next_assignment,
-    remove_annotator,
-    save_judgements,
-)
+from annotation.services.campaigns import add_annotator, remove_annotator
+from annotation.services.errors import CampaignError
+from annotation.services.judgements import save_judgements
+from annotation.services.queues import next_assignment
 from tests.annotation.campaign_factories import (
     FIRST_FOUR,
     finish_next,

@@ -6,7 +6,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from annotation.services import save_judgements
+from annotation.services.judgements import save_judgements
 from tests.annotation.annotator_fixtures import FIRST_FOUR_LEFT, make_annotation_setup
 
 pytestmark = pytest.mark.django_db

@@ -3,18 +3,16 @@
 import pytest
 
 from annotation.models import Assignment, Judgement, Label
-from annotation.services import (
+from annotation.services.campaigns import create_campaign, remove_annotator
+from annotation.services.errors import (
     AssignmentClosed,
     CompletenessTooEarly,
     FirstAspectsLocked,
     InvalidJudgement,
     VersionConflict,
-    create_campaign,
-    next_assignment,
-    remove_annotator,
-    save_judgements,
-    skip,
 )
+from annotation.services.judgements import save_judgements
+from annotation.services.queues import next_assignment, skip
 from scoring.models import System
 from tests.annotation.campaign_factories import FIRST_FOUR, finish_next, judge, make_annotators, make_campaign
 from tests.factories import make_dataset

@@ -9,7 +9,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from annotation.models import Judgement, Label
-from annotation.services import save_judgements
+from annotation.services.judgements import save_judgements
 from tests.annotation.annotator_fixtures import (
     FIRST_FOUR_LEFT,
     make_annotation_setup,

@@ -18,11 +18,11 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from annotation.models import ASPECTS, FIRST_ASPECTS, Assignment, Judgement
-from annotation.services import create_campaign
+from annotation.services.campaigns import create_campaign
 from leaderboard.jobs import QUEUE as LEADERBOARD_QUEUE
 from leaderboard.jobs import build_snapshots
 from scoring.models import Dataset, System
-from scoring.models.runs import TextScore
+from scoring.models.scores import TextScore
 from tests.scoring.worker_fixtures import (
     BASE_DIR,
     file_database,
@@ -39,7 +39,7 @@ DATASET = "demo-sentences"
 COLD_BUILD_MS = 60_000
 SAVE_PENDING = """
 from annotation.models import Assignment
-from annotation.services import save_judgements
+from annotation.services.judgements import save_judgements
 pending = Assignment.objects.get(pk={pk})
 save_judgements(pending, dict.fromkeys({aspects}, "left"), expected_version=pending.version, seconds=20)
 """

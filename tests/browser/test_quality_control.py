@@ -7,8 +7,9 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from annotation import quality, services
+from annotation import quality
 from annotation.models import Assignment, CampaignAnnotator, Judgement
+from annotation.services.quality_control import add_attention_checks, answer_practice, replace_practice_items
 from tests.annotation.annotator_fixtures import FIRST_FOUR_LEFT, make_annotation_setup, make_user
 from tests.annotation.quality_fixtures import PRACTICE_RECORDS, judge_everything
 from tests.browser.annotator_pages import activate, press, sign_in
@@ -26,7 +27,7 @@ def test_practice_round_then_real_items(live_server, sized_page, screenshot_dir)
     setup = make_annotation_setup([annotator])
     setup.campaign.practice_pass_mark = 0.6
     setup.campaign.save(update_fields=["practice_pass_mark"])
-    services.replace_practice_items(setup.campaign, PRACTICE_RECORDS)
+    replace_practice_items(setup.campaign, PRACTICE_RECORDS)
     base = live_server.url
 
     sign_in(page, base, "pia", "pia-pass-123")
@@ -67,7 +68,7 @@ def test_attention_check_answered_like_any_item(live_server, sized_page, screens
     setup = make_annotation_setup([annotator])
     setup.campaign.attention_share = 0.2
     setup.campaign.save(update_fields=["attention_share"])
-    services.add_attention_checks(setup.campaign)
+    add_attention_checks(setup.campaign)
     check = Assignment.objects.exclude(item__attention_worse="").select_related("item").get()
     # Served first, so the test meets it at once.
     Assignment.objects.filter(annotator=annotator).exclude(pk=check.pk).update(queue_position=99)
@@ -133,12 +134,12 @@ def test_quality_page_and_exclusion(live_server, sized_page, screenshot_dir, adm
     setup.campaign.attention_share = 0.2
     setup.campaign.practice_pass_mark = 0.6
     setup.campaign.save(update_fields=["attention_share", "practice_pass_mark"])
-    services.replace_practice_items(setup.campaign, PRACTICE_RECORDS)
-    services.add_attention_checks(setup.campaign)
+    replace_practice_items(setup.campaign, PRACTICE_RECORDS)
+    add_attention_checks(setup.campaign)
     for person, side in zip(people, ("left", "right")):
         membership = CampaignAnnotator.objects.get(annotator=person)
-        services.answer_practice(membership, setup.campaign.practice_items.first(), {"fs": "left", "ts": "left"})
-        services.answer_practice(membership, setup.campaign.practice_items.last(), {"us": side})
+        answer_practice(membership, setup.campaign.practice_items.first(), {"fs": "left", "ts": "left"})
+        answer_practice(membership, setup.campaign.practice_items.last(), {"us": side})
         judge_everything(person, setup.campaign, side, seconds=30.0 if side == "left" else 3.0)
     base = live_server.url
 

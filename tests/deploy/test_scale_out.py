@@ -315,7 +315,8 @@ import json, time
 from django.db.models import Count
 from annotation.models import ASPECTS, Assignment, Judgement
 from scoring.models import Output
-from scoring.models.runs import ScoringRun, TextScore
+from scoring.models.runs import ScoringRun
+from scoring.models.scores import TextScore
 run = ScoringRun.objects.get(pk={run})
 deadline = time.monotonic() + {seconds}
 while run.status not in (ScoringRun.Status.DONE, ScoringRun.Status.FAILED) and time.monotonic() < deadline:

@@ -5,10 +5,10 @@ import socket
 
 import pytest
 
+from devtools.fake_openai import FakeOpenAIServer, Raw
 from scoring.genres.embedders import EmbeddingRequestError, get_embedder
-from scoring.genres.judges import get_judge
+from scoring.genres.judges.registry import get_judge
 from scoring.genres.openai_backend import ERROR_MESSAGE_CHARS, RetryPolicy
-from tests.fake_openai import FakeOpenAIServer, Raw
 
 PAIR = ("Marie Curie was born in Warsaw.", ["Marie Curie", "born in", "Warsaw"])
 RETRIES = RetryPolicy(max_attempts=2, base_delay=0.01, timeout=5.0)

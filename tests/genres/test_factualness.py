@@ -2,7 +2,7 @@
 
 import pytest
 
-from scoring.genres.judges import SupportVerdict, factualness
+from scoring.genres.judges.base import SupportVerdict, factualness
 from scoring.genres.prompts import parse_support
 
 

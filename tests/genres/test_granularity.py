@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from scoring.genres.judges import SplitVerdict, granularity
+from scoring.genres.judges.base import SplitVerdict, granularity
 from scoring.genres.prompts import parse_split
 
 

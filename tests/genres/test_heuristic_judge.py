@@ -4,7 +4,9 @@ import math
 
 import pytest
 
-from scoring.genres.judges import SPLIT, SUPPORT, HeuristicJudge, factualness, get_judge, granularity
+from scoring.genres.judges.base import SPLIT, SUPPORT, factualness, granularity
+from scoring.genres.judges.heuristic import HeuristicJudge
+from scoring.genres.judges.registry import get_judge
 
 TEXT = (
     "Marie Skłodowska-Curie, born in Warsaw, founded the Radium Institute in Paris. "

@@ -11,10 +11,10 @@ import time
 
 import pytest
 
+from devtools.fake_openai import CHAT, COMPLETIONS, FakeOpenAIServer
 from scoring.genres.cache import InMemoryRequestCache
-from scoring.genres.judges import get_judge
+from scoring.genres.judges.registry import get_judge
 from scoring.genres.openai_backend import RetryPolicy
-from tests.fake_openai import CHAT, COMPLETIONS, FakeOpenAIServer
 
 TEXT = "Grace Hopper and Howard Aiken built the Mark I at Harvard."
 PAIRS = [

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from devtools.fake_openai import EMBEDDINGS, Failure, FakeOpenAIServer, fake_embedding
 from scoring.genres.cache import InMemoryRequestCache
 from scoring.genres.embedders import (
     Embedder,
@@ -11,7 +12,6 @@ from scoring.genres.embedders import (
     get_embedder,
 )
 from scoring.genres.openai_backend import RetryPolicy
-from tests.fake_openai import EMBEDDINGS, Failure, FakeOpenAIServer, fake_embedding
 
 TEXTS = ["Marie Curie", "won", "Nobel Prize in Physics", "Pierre Curie", "won"]
 # Short waits between attempts, but a generous timeout per attempt: on a loaded machine a slow

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from scoring.genres.embedders import HashingEmbedder
-from scoring.genres.judges import HeuristicJudge
+from scoring.genres.judges.heuristic import HeuristicJudge
 from scoring.genres.scorer import VALUE_NAMES, Scorer, ScoreSettings, TextRecord, aggregate
 from scoring.genres.topics import TopicModel
 

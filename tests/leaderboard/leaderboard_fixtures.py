@@ -4,10 +4,11 @@ every figure on the page can be worked out by hand."""
 from django.utils import timezone
 
 from annotation.models import ASPECTS, Assignment, Judgement
-from annotation.services import create_campaign
+from annotation.services.campaigns import create_campaign
 from leaderboard.jobs import build_leaderboards
 from scoring.models import Dataset
-from scoring.models.runs import ScoringRun, TextScore
+from scoring.models.runs import ScoringRun
+from scoring.models.scores import SystemScore, TextScore
 from tests.annotation.campaign_factories import make_annotators
 from tests.factories import make_dataset
 
@@ -55,7 +56,7 @@ def store_run(dataset, systems, score_of, provenance=PROVENANCE, fingerprint=FIN
             prf = dict.fromkeys(PRF, score_of(system.name, position, "prf"))
             rows.append(TextScore(metric="prf", values=prf, **common))
     TextScore.store(rows)
-    run.store_aggregates()
+    SystemScore.store_means(run)
     return run
 
 

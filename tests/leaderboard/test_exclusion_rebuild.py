@@ -6,7 +6,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from rq import SimpleWorker
 
-from annotation.services import create_campaign, set_exclusion
+from annotation.services.campaigns import create_campaign
+from annotation.services.quality_control import set_exclusion
 from leaderboard import jobs
 from leaderboard.metric_battles import DEFAULT_MARGIN
 from leaderboard.models import Snapshot

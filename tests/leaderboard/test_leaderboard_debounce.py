@@ -6,7 +6,7 @@ import pytest
 from rq import SimpleWorker
 
 from annotation.models import Assignment
-from annotation.services import save_judgements
+from annotation.services.judgements import save_judgements
 from leaderboard import jobs
 from tests.annotation.campaign_factories import make_campaign
 from tests.factories import make_dataset

@@ -12,7 +12,8 @@ from django.contrib.auth.models import AnonymousUser
 from rq import SimpleWorker
 
 from annotation.models import Assignment
-from annotation.services import create_campaign, save_judgements
+from annotation.services.campaigns import create_campaign
+from annotation.services.judgements import save_judgements
 from genres_site.routing import websocket_urlpatterns
 from leaderboard.jobs import QUEUE, build_snapshots
 from leaderboard.models import Snapshot

@@ -4,7 +4,9 @@ import json
 
 import pytest
 
-from leaderboard import plots
+from leaderboard.plots.matrices import win_rate_heatmaps
+from leaderboard.plots.ratings import rating_bars, rating_vs_score, ratings_by_aspect
+from leaderboard.plots.scores import score_profile
 
 ASPECTS = [("ts", "Topical similarity"), ("us", "Uniqueness")]
 
@@ -18,7 +20,7 @@ def board(**ratings):
 def test_rating_points_show_one_aspect_at_a_time_best_human_rating_on_top():
     human = {"ts": board(x=1040, y=960), "us": board(x=990, y=1010)}
     metric = {"ts": board(x=1100, y=900), "us": board(x=1000, y=1000)}
-    figure = plots.rating_bars(human, metric, ASPECTS, "Elo")
+    figure = rating_bars(human, metric, ASPECTS, "Elo")
     traces = figure["data"]
     assert [trace["visible"] for trace in traces] == [True, True, False, False]
     # Points with their intervals, not bars: ratings near 1000 stay visible.
@@ -40,7 +42,7 @@ def test_rating_points_show_one_aspect_at_a_time_best_human_rating_on_top():
 def test_figure_five_puts_every_aspect_of_a_system_side_by_side():
     human = {"ts": board(x=1040, y=960), "us": board(x=990, y=1010)}
     metric = {"ts": board(x=1100, y=900), "us": board(x=1000, y=1000)}
-    figure = plots.ratings_by_aspect(human, metric, ASPECTS, "Elo")
+    figure = ratings_by_aspect(human, metric, ASPECTS, "Elo")
     assert [trace["name"] for trace in figure["data"]] == ["Human", "GENRES metric battles"]
     human_bars = figure["data"][0]
     # Two levels on the axis: the system (best mean human rating first), then the aspect.
@@ -54,7 +56,7 @@ def test_figure_five_puts_every_aspect_of_a_system_side_by_side():
 
 def test_scatter_leaves_out_systems_without_a_score():
     human = {"ts": board(x=1040, y=960), "us": board(x=990)}
-    figure = plots.rating_vs_score(human, {"ts": {"x": 0.8, "y": None}, "us": {"x": 0.5}}, ASPECTS, "Elo")
+    figure = rating_vs_score(human, {"ts": {"x": 0.8, "y": None}, "us": {"x": 0.5}}, ASPECTS, "Elo")
     assert [trace["text"] for trace in figure["data"]] == [["x"], ["x"]]
     assert figure["data"][0]["mode"] == "markers+text"  # points are labelled
     assert figure["data"][0]["x"] == [pytest.approx(80.0)]
@@ -65,7 +67,7 @@ def test_profile_closes_each_system_polygon_and_marks_ground_truth():
         {"system": "Ground truth", "ground_truth": True, "values": {"ts": 1.0, "us": 1.0}},
         {"system": "x", "ground_truth": False, "values": {"ts": 0.5, "us": None}},
     ]
-    traces = plots.score_profile(rows, ASPECTS)["data"]
+    traces = score_profile(rows, ASPECTS)["data"]
     assert traces[0]["r"] == [100.0, 100.0, 100.0] and traces[0]["line"]["dash"] == "dot"
     assert traces[1]["r"] == [50.0, None, 50.0]
     # Two-word names on two lines, so they are not clipped at a phone's width.
@@ -73,12 +75,12 @@ def test_profile_closes_each_system_polygon_and_marks_ground_truth():
 
 
 def test_heatmaps_without_judgements_are_empty_but_valid():
-    figure = plots.win_rate_heatmaps({}, ASPECTS)
+    figure = win_rate_heatmaps({}, ASPECTS)
     assert [trace["type"] for trace in figure["data"]] == ["heatmap", "heatmap"]
     json.dumps(figure)
 
 
 def test_heatmap_cells_read_as_whole_percentages():
     matrix = {"systems": ["x", "y"], "rates": [[None, 0.625], [0.375, None]], "battles": [[0, 8], [8, 0]]}
-    figure = plots.win_rate_heatmaps({"ts": matrix, "us": matrix}, ASPECTS)
+    figure = win_rate_heatmaps({"ts": matrix, "us": matrix}, ASPECTS)
     assert figure["data"][0]["text"] == [["", "62"], ["38", ""]]

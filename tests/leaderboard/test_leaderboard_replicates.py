@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from leaderboard.contents import ASPECT_NAMES
-from leaderboard.plots import replicate_points
+from leaderboard.plots.scores import replicate_points
 from leaderboard.replicates import replicate_groups
 from scoring.models import System
 from tests.leaderboard.leaderboard_fixtures import get_built, scored_dataset

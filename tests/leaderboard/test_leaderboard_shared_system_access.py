@@ -9,7 +9,7 @@ from channels.testing import WebsocketCommunicator
 from django.urls import reverse
 
 from annotation.models import Campaign, CampaignAnnotator
-from annotation.services import create_campaign
+from annotation.services.campaigns import create_campaign
 from genres_site.routing import websocket_urlpatterns
 from leaderboard.exports import CSV_TABLES
 from tests.annotation.campaign_factories import make_annotators

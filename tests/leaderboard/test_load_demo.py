@@ -7,11 +7,12 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from annotation.models import Assignment, Campaign, Judgement
-from leaderboard.demo import DEFAULT_MANIFEST
+from demo.loader import DEFAULT_MANIFEST
 from leaderboard.metric_battles import DEFAULT_MARGIN
 from leaderboard.models import Snapshot
 from scoring.models import Dataset, Output, System, Text
-from scoring.models.runs import ScoringRun, SystemScore, TextScore
+from scoring.models.runs import ScoringRun
+from scoring.models.scores import SystemScore, TextScore
 
 pytestmark = pytest.mark.django_db
 

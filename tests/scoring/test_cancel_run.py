@@ -7,7 +7,8 @@ from rq import SimpleWorker
 from scoring.genres.scorer import Scorer, ScoreSettings
 from scoring.jobs import QUEUE, RunScorer, enqueue_run, queue, run_chunk
 from scoring.models import System
-from scoring.models.runs import RunChunk, ScoringRun, TextScore
+from scoring.models.runs import RunChunk, ScoringRun
+from scoring.models.scores import TextScore
 from tests.scoring.run_fixtures import echo, tiny_dataset
 
 pytestmark = pytest.mark.django_db

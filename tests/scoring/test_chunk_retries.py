@@ -11,8 +11,10 @@ from django.db import connection
 from rq.job import Job
 
 from scoring.genres.scorer import Scorer, ScoreSettings
-from scoring.jobs import MAX_CHUNK_ATTEMPTS, chunk_job_failed, enqueue_run, heal_runs, queue, score_chunk
-from scoring.models.runs import RunChunk, ScoringRun, SystemScore, TextScore
+from scoring.healing import heal_runs
+from scoring.jobs import MAX_CHUNK_ATTEMPTS, chunk_job_failed, enqueue_run, queue, score_chunk
+from scoring.models.runs import RunChunk, ScoringRun
+from scoring.models.scores import SystemScore, TextScore
 from tests.scoring.run_fixtures import echo, tiny_dataset, work
 from tests.scoring.worker_fixtures import file_database
 

@@ -10,9 +10,11 @@ import pytest
 from django.utils import timezone
 
 from scoring.genres.scorer import ScoreSettings
-from scoring.jobs import MAX_CHUNK_ATTEMPTS, enqueue_run, heal_runs, prepare_run, queue
+from scoring.healing import heal_runs
+from scoring.jobs import MAX_CHUNK_ATTEMPTS, enqueue_run, prepare_run, queue
 from scoring.models import System
-from scoring.models.runs import RunChunk, ScoringRun, SystemScore, TextScore
+from scoring.models.runs import RunChunk, ScoringRun
+from scoring.models.scores import SystemScore, TextScore
 from scoring.workers import HEAL_LOCK, HealingWorker
 from tests.scoring.run_fixtures import echo, tiny_dataset
 from tests.scoring.worker_fixtures import file_database, run_burst_worker, worker_environment

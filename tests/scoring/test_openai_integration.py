@@ -12,11 +12,13 @@ import pytest
 import redis
 from django.conf import settings
 
+from devtools.fake_openai import CHAT, COMPLETIONS, EMBEDDINGS, Failure, FakeOpenAIServer, Hang
 from scoring.genres.ratelimit import DEFAULT_REDIS_KEY
 from scoring.genres.scorer import ScoreSettings
-from scoring.jobs import MAX_CHUNK_ATTEMPTS, enqueue_run, heal_runs
-from scoring.models.runs import ScoringRun, SystemScore, TextScore
-from tests.fake_openai import CHAT, COMPLETIONS, EMBEDDINGS, Failure, FakeOpenAIServer, Hang
+from scoring.healing import heal_runs
+from scoring.jobs import MAX_CHUNK_ATTEMPTS, enqueue_run
+from scoring.models.runs import ScoringRun
+from scoring.models.scores import SystemScore, TextScore
 from tests.scoring.run_fixtures import echo, tiny_dataset
 from tests.scoring.worker_fixtures import (
     file_database,

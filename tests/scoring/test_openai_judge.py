@@ -6,11 +6,13 @@ import time
 
 import pytest
 
+from devtools.fake_openai import CHAT, COMPLETIONS, Failure, FakeOpenAIServer, Hang
 from scoring.genres.cache import InMemoryRequestCache
-from scoring.genres.judges import SPLIT, SUPPORT, OpenAIJudge, factualness, get_judge, granularity
+from scoring.genres.judges.base import SPLIT, SUPPORT, factualness, granularity
+from scoring.genres.judges.openai_compatible import OpenAIJudge
+from scoring.genres.judges.registry import get_judge
 from scoring.genres.openai_backend import OpenAIService, RetryPolicy, retry_after_seconds
 from scoring.genres.prompts import PROMPT_VERSION
-from tests.fake_openai import CHAT, COMPLETIONS, Failure, FakeOpenAIServer, Hang
 
 TEXT = "Marie Curie won the Nobel Prize in Physics and the Nobel Prize in Chemistry."
 PAIRS = [

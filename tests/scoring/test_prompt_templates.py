@@ -12,14 +12,14 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
+from devtools.fake_openai import FakeOpenAIServer
 from scoring.genres.cache import InMemoryRequestCache
 from scoring.genres.embedders import get_embedder
-from scoring.genres.judges import get_judge
+from scoring.genres.judges.registry import get_judge
 from scoring.genres.openai_backend import RetryPolicy
 from scoring.genres.prompts import MAX_TEMPLATE_CHARS, PromptTemplate, TemplateError
 from scoring.genres.scorer import ScoreSettings
 from scoring.models.runs import ScoringRun
-from tests.fake_openai import FakeOpenAIServer
 from tests.scoring.run_fixtures import echo, tiny_dataset
 
 FS_TEMPLATE = "Say whether the source states the fact. Reply true or false.\n\nSource: $TEXT$\nFact: $TRIPLE$\nVerdict:"

@@ -7,10 +7,10 @@ import pytest
 import redis
 from django.conf import settings
 
-from scoring.genres.judges import OpenAIJudge
+from devtools.fake_openai import FakeOpenAIServer
+from scoring.genres.judges.openai_compatible import OpenAIJudge
 from scoring.genres.openai_backend import OpenAIService
 from scoring.genres.ratelimit import LocalRateLimiter, NoRateLimit, RedisRateLimiter, rate_limiter
-from tests.fake_openai import FakeOpenAIServer
 
 
 class FakeClock:

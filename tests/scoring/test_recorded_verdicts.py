@@ -17,7 +17,8 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from scoring.genres import openai_backend
-from scoring.genres.judges import RecordedJudge, RecordedVerdict, factualness, granularity
+from scoring.genres.judges.base import factualness, granularity
+from scoring.genres.judges.recorded import RecordedJudge, RecordedVerdict
 from scoring.genres.prompts import bracketed_sub_triples
 from scoring.models import ImportedVerdict, System, Text
 from scoring.models.runs import ScoringRun

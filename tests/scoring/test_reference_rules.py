@@ -15,7 +15,7 @@ from django.core.files.base import ContentFile
 from django.core.management import call_command
 
 from scoring.genres.embedders import get_embedder
-from scoring.genres.judges import HeuristicJudge
+from scoring.genres.judges.heuristic import HeuristicJudge
 from scoring.genres.prompts import bracketed_sub_triples
 from scoring.genres.rules import (
     countable_malformed,

@@ -9,7 +9,8 @@ from scoring.genres.stats import tokens_per_triple
 from scoring.imports import import_dataset, import_outputs
 from scoring.jobs import run_in_process
 from scoring.models import Dataset, Output, System
-from scoring.models.runs import ScoringRun, SystemScore, TextScore
+from scoring.models.runs import ScoringRun
+from scoring.models.scores import SystemScore, TextScore
 from tests.scoring.run_fixtures import jsonl
 
 pytestmark = pytest.mark.django_db
@@ -93,12 +94,12 @@ def test_a_not_applicable_value_is_left_out_of_its_mean(run):
     for row in TextScore.objects.filter(run=run, metric="gs", output__system=alpha)[:5]:
         row.values = {"gs": None}
         row.save()
-    run.store_aggregates()
+    SystemScore.store_means(run)
     assert_equal_means(run)
 
 
 def test_a_system_whose_every_value_is_not_applicable_has_no_mean(run):
     TextScore.objects.filter(run=run, metric="cs").update(values={"cs": None})
-    run.store_aggregates()
+    SystemScore.store_means(run)
     assert {row.values["cs"] for row in SystemScore.objects.filter(run=run)} == {None}
     assert_equal_means(run)

@@ -4,12 +4,12 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 
-from scoring.genres.judges import get_judge
+from devtools.fake_openai import FakeOpenAIServer
+from scoring.genres.judges.registry import get_judge
 from scoring.genres.scorer import ScoreSettings
 from scoring.jobs import run_in_process
 from scoring.models.cache import DatabaseRequestCache
 from scoring.models.runs import RunChunk, ScoringRun
-from tests.fake_openai import FakeOpenAIServer
 from tests.scoring.run_fixtures import echo
 
 pytestmark = pytest.mark.django_db

@@ -2,12 +2,13 @@
 
 import pytest
 
-from scoring.genres.judges import HeuristicJudge
+from scoring.genres.judges.heuristic import HeuristicJudge
 from scoring.genres.scorer import ScoreSettings
 from scoring.jobs import enqueue_run
 from scoring.models import System
 from scoring.models.cache import CachedResponse
-from scoring.models.runs import ScoringRun, SystemScore, TextScore
+from scoring.models.runs import ScoringRun
+from scoring.models.scores import SystemScore, TextScore
 from tests.scoring.run_fixtures import ECHO_EXPECTED, GROUND_TRUTH_EXPECTED, echo, tiny_dataset, work
 
 # transaction=True: jobs are enqueued when the transaction that asks for them commits.

@@ -6,7 +6,8 @@ from scoring.genres.scorer import ScoreSettings
 from scoring.imports import import_outputs
 from scoring.jobs import run_in_process
 from scoring.models import System
-from scoring.models.runs import RunChunk, RunRefused, ScoringRun, SystemScore, TextScore, latest_system_scores
+from scoring.models.runs import RunChunk, RunRefused, ScoringRun, latest_system_scores
+from scoring.models.scores import SystemScore, TextScore
 from tests.scoring.run_fixtures import ECHO_OUTPUTS, echo, jsonl
 
 pytestmark = pytest.mark.django_db

@@ -12,12 +12,14 @@ from datetime import timedelta
 
 from django.core.files.base import ContentFile
 
+from devtools.fake_openai import COMPLETIONS, FakeOpenAIServer
 from scoring.genres.scorer import ScoreSettings
+from scoring.healing import resume_run
 from scoring.imports import import_dataset, import_outputs
-from scoring.jobs import enqueue_run, resume_run
+from scoring.jobs import enqueue_run
 from scoring.models import Dataset, System
-from scoring.models.runs import RunChunk, ScoringRun, SystemScore, TextScore
-from tests.fake_openai import COMPLETIONS, FakeOpenAIServer
+from scoring.models.runs import RunChunk, ScoringRun
+from scoring.models.scores import SystemScore, TextScore
 from tests.scoring.worker_fixtures import file_database, run_burst_worker, start_worker, wait_until, worker_environment
 
 __all__ = ["file_database"]  # a fixture, used by name

@@ -8,7 +8,7 @@ from tqdm import tqdm
 
 from scoring.genres.aspects import ASPECT_CODES, METRICS
 from scoring.genres.embedders import EMBEDDERS
-from scoring.genres.judges import JUDGES
+from scoring.genres.judges.registry import JUDGES
 from scoring.genres.prompts import TEMPLATE_PLACEHOLDERS, PromptTemplate
 from scoring.genres.rules import APP, RULE_LABELS, RULES
 from scoring.genres.scorer import ScoreSettings

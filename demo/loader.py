@@ -8,14 +8,13 @@ In order, as the manifest says:
 3. the simulated human study (``judgements``), through the service ``import_judgements`` uses,
    one imported campaign per file;
 4. open annotation campaigns (``campaigns``) for the demo annotators, through
-   ``annotation.services.create_campaign``, so an annotator who signs in has work;
+   ``annotation.services.campaigns.create_campaign``, so an annotator who signs in has work;
 5. a scoring run per ``scoring`` entry, here and now (``scoring.jobs.run_in_process``, as
    ``score_outputs --sync``), unless ``--no-scores``;
 6. the leaderboards of the datasets, here and now (``leaderboard.jobs.build_snapshots``), so
    the demo's pages are filled from the start.
 
-It lives in ``leaderboard``, the one app that may import both ``scoring`` and ``annotation``:
-the demo sets up all of them.
+It is an app of its own, above the three: the demo sets up all of them, and no app imports it.
 
 Steps 1–4 are one transaction: a bad file or entry leaves the database as it was and the error
 names it. Scoring follows once they are committed; a failed run is kept, marked failed, and
@@ -39,10 +38,11 @@ from annotation.imports import ImportRefused as JudgementsRefused
 from annotation.imports import import_judgements
 from annotation.models import MAX_ATTENTION_SHARE, Campaign
 from annotation.practice import read_practice_file
-from annotation.services import CampaignError, create_campaign
+from annotation.services.campaigns import create_campaign
+from annotation.services.errors import CampaignError
 from scoring.genres.aspects import METRICS
 from scoring.genres.embedders import EMBEDDERS
-from scoring.genres.judges import JUDGES
+from scoring.genres.judges.registry import JUDGES
 from scoring.genres.scorer import ScoreSettings
 from scoring.imports import ImportRefused
 from scoring.jobs import run_in_process

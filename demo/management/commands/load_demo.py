@@ -1,5 +1,5 @@
 """``manage.py load_demo``: the demo's data, accounts, simulated study, campaign and scores, as
-``leaderboard.demo`` describes, with a line on stderr as each step starts."""
+``demo.loader`` describes, with a line on stderr as each step starts."""
 
 import json
 
@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from leaderboard.demo import (
+from demo.loader import (
     DEFAULT_MANIFEST,
     DEMO_ACCOUNTS,
     Loaded,

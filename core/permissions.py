@@ -1,14 +1,14 @@
-"""Who may open what: the access checks the views of every app share."""
+"""Who may open what: the access checks the views and sockets of every app share."""
 
 from functools import wraps
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 
-# Pages that name systems or show their triples. Annotators judge blind (systems are anonymous to
-# them), so these need the "view output" permission: superusers have it; give it to researchers.
+# Pages and sockets that name systems or show their triples. Annotators judge blind (systems are
+# anonymous to them), so these need the "view output" permission of scoring's Output model:
+# superusers have it; give it to researchers.
 VIEW_OUTPUTS = "scoring.view_output"
-STAFF_ONLY = "Only staff can upload and run scoring."
 
 
 def staff_required(reason):

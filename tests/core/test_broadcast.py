@@ -4,7 +4,7 @@ import logging
 
 import pytest
 
-from scoring.progress import broadcast
+from core.live import broadcast
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def test_a_message_to_a_group_reaches_its_sockets(settings):
 
 
 def test_a_layer_that_is_down_logs_one_warning(unreachable_channel_layer, caplog):
-    with caplog.at_level(logging.WARNING, logger="scoring.progress"):
+    with caplog.at_level(logging.WARNING, logger="core.live"):
         broadcast("some-group", {"type": "test.message"})
 
     [record] = caplog.records

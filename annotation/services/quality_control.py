@@ -1,0 +1,243 @@
+"""Quality control: the practice round before real items, attention checks in the queues, and
+annotators' judgements left out of ratings and agreement."""
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from annotation import attention, practice, sampling
+from annotation.models import (
+    ASPECTS,
+    Aspect,
+    Assignment,
+    Campaign,
+    CampaignAnnotator,
+    Item,
+    PracticeAnswer,
+    PracticeItem,
+)
+from annotation.services.errors import AnnotationError, CampaignError, InvalidJudgement
+from annotation.services.judgements import check_labels, judgements_saved
+from scoring.models import Output
+
+
+@transaction.atomic
+def replace_practice_items(campaign: Campaign, records: Iterable[practice.PracticeRecord]) -> None:
+    """Make ``records`` (``annotation.practice.PracticeRecord``) the campaign's practice round.
+
+    Answers to the former items go with them; everyone starts the new round afresh.
+    """
+    campaign.practice_items.all().delete()
+    PracticeItem.objects.bulk_create(
+        PracticeItem(
+            campaign=campaign,
+            position=position,
+            text=record.text,
+            triples_a=record.triples_a,
+            triples_b=record.triples_b,
+            reference=record.reference,
+            reason=record.reason,
+        )
+        for position, record in enumerate(records)
+    )
+    campaign.memberships.update(practice_attempt=1, practice_passed_at=None)
+
+
+def _foreign_triples(campaign: Campaign, text_id: int) -> list[list[str]]:
+    """Triples of the campaign's other texts, of every compared system and the gold: the pool an
+    ``unsupported`` attention check draws from."""
+    pool = [
+        triple
+        for triples in Output.objects.filter(text__in=campaign.texts.exclude(pk=text_id)).values_list(
+            "triples", flat=True
+        )
+        for triple in triples
+    ]
+    pool += [triple for gold in campaign.texts.exclude(pk=text_id).values_list("gold", flat=True) for triple in gold]
+    return pool
+
+
+@transaction.atomic
+def add_attention_checks(campaign: Campaign) -> int:
+    """Mix attention checks into every queue, ``campaign.attention_share`` of it, at random places
+    among the annotator's texts; returns how many were made.
+
+    Each check shows the output of one compared system on a text of the annotator's queue, and
+    on the other side a copy made clearly worse (``annotation.attention``): the check sits
+    among the pairs of that text, served like them.
+    """
+    if campaign.attention_share <= 0:
+        return 0
+    systems = [system for system in campaign.systems.all() if not system.is_ground_truth]
+    outputs = {
+        (output.text_id, output.system_id): output.triples
+        for output in Output.objects.filter(text__in=campaign.texts.all(), system__in=systems)
+    }
+    contents = dict(campaign.texts.values_list("pk", "content"))
+    foreign: dict[int, list[list[str]]] = {}
+    made = 0
+    for annotator_id in campaign.active_annotator_ids():
+        queue = list(
+            Assignment.objects.filter(item__campaign=campaign, annotator_id=annotator_id)
+            .select_related("item")
+            .order_by("queue_position", "pk")
+        )
+        real = [assignment for assignment in queue if not assignment.item.is_attention_check]
+        wanted = attention.check_count(len(real), campaign.attention_share) - (len(queue) - len(real))
+        rng = sampling.seeded_random(campaign.sample_seed, "attention", annotator_id)
+        texts = list(dict.fromkeys(assignment.item.text_id for assignment in real))
+        rng.shuffle(texts)
+        for count in range(max(wanted, 0)):
+            text_id = texts[count % len(texts)]
+            candidates = [system for system in systems if outputs.get((text_id, system.pk))]
+            if not candidates:
+                continue
+            system = candidates[rng.randrange(len(candidates))]
+            # Read once per text: setdefault would run the two queries on every check.
+            if text_id not in foreign:
+                foreign[text_id] = _foreign_triples(campaign, text_id)
+            copy = attention.worse_copy(
+                outputs[(text_id, system.pk)], contents[text_id], foreign[text_id], rng.random()
+            )
+            if copy is None:
+                continue
+            item = Item.objects.create(
+                campaign=campaign,
+                text_id=text_id,
+                system_a=system,
+                system_b=system,
+                attention_worse=rng.choice(["a", "b"]),
+                attention_aspect=copy.aspect,
+                attention_triples=copy.triples,
+            )
+            text_positions = [index for index, assignment in enumerate(queue) if assignment.item.text_id == text_id]
+            place = text_positions[0] + rng.randrange(len(text_positions) + 1)
+            queue.insert(
+                place,
+                Assignment.objects.create(
+                    item=item,
+                    annotator_id=annotator_id,
+                    a_on_left=sampling.a_on_left(campaign.sample_seed, item.pk, annotator_id),
+                ),
+            )
+            made += 1
+        for position, assignment in enumerate(queue):
+            assignment.queue_position = position
+        Assignment.objects.bulk_update(queue, ["queue_position"])
+    return made
+
+
+@dataclass(frozen=True)
+class PracticeState:
+    """Where an annotator stands in a campaign's practice round, in the attempt under way."""
+
+    items: list[PracticeItem]  # in order
+    answers: dict[int, PracticeAnswer]  # by practice item id, of this attempt
+    attempt: int
+    pass_mark: float
+    passed_at: datetime | None  # when an attempt passed
+
+    @property
+    def next_item(self) -> PracticeItem | None:
+        return next((item for item in self.items if item.pk not in self.answers), None)
+
+    @property
+    def correct(self) -> int:
+        return sum(answer.correct for answer in self.answers.values())
+
+    @property
+    def total(self) -> int:
+        return sum(answer.total for answer in self.answers.values())
+
+    @property
+    def finished(self) -> bool:
+        return self.next_item is None
+
+    @property
+    def passed(self) -> bool:
+        return self.passed_at is not None
+
+
+def practice_state(membership: CampaignAnnotator) -> PracticeState:
+    answers = {
+        answer.item_id: answer for answer in membership.practice_answers.filter(attempt=membership.practice_attempt)
+    }
+    return PracticeState(
+        items=list(membership.campaign.practice_items.all()),
+        answers=answers,
+        attempt=membership.practice_attempt,
+        pass_mark=membership.campaign.practice_pass_mark,
+        passed_at=membership.practice_passed_at,
+    )
+
+
+def practice_pending() -> QuerySet[CampaignAnnotator]:
+    """The memberships whose campaign has a practice round that no attempt of theirs has passed."""
+    return CampaignAnnotator.objects.filter(practice_passed_at__isnull=True, campaign__practice_items__isnull=False)
+
+
+def practice_required(annotator: User, campaign_id: int) -> bool:
+    """Whether ``annotator`` must pass the practice round of the campaign before real items: one query."""
+    return practice_pending().filter(campaign_id=campaign_id, annotator=annotator).exists()
+
+
+@transaction.atomic
+def answer_practice(
+    membership: CampaignAnnotator, item: PracticeItem, shown_answers: Mapping[str, str]
+) -> PracticeAnswer:
+    """Store the answers (aspect -> "left", "right" or "tie"; A is on the left) to a practice item
+    in the attempt under way; once every item is answered, the attempt passes or fails.
+
+    Returns the ``PracticeAnswer``. An item answered already in this attempt keeps its first answer.
+    """
+    check_labels(shown_answers)
+    membership = CampaignAnnotator.objects.select_for_update().select_related("campaign").get(pk=membership.pk)
+    canonical = {aspect: {"left": "a", "right": "b", "tie": "tie"}[side] for aspect, side in shown_answers.items()}
+    missing = set(item.reference) - set(canonical)
+    if missing:
+        names = ", ".join(Aspect(aspect).label.lower() for aspect in ASPECTS if aspect in missing)
+        raise InvalidJudgement(f"Answer every aspect asked before checking: {names} still lack an answer.")
+    answer, _ = PracticeAnswer.objects.get_or_create(
+        membership=membership,
+        item=item,
+        attempt=membership.practice_attempt,
+        defaults={
+            "answers": canonical,
+            "correct": practice.matches(item.reference, canonical),
+            "total": len(item.reference),
+        },
+    )
+    state = practice_state(membership)
+    if state.finished and not state.passed and practice.passed(state.correct, state.total, state.pass_mark):
+        membership.practice_passed_at = timezone.now()
+        membership.save(update_fields=["practice_passed_at"])
+    return answer
+
+
+@transaction.atomic
+def retake_practice(membership: CampaignAnnotator) -> CampaignAnnotator:
+    """Start a new attempt of a finished, failed practice round (the earlier answers are kept)."""
+    membership = CampaignAnnotator.objects.select_for_update().select_related("campaign").get(pk=membership.pk)
+    state = practice_state(membership)
+    if not state.finished or state.passed:
+        raise AnnotationError("Finish the practice round first; it can be retaken only when it was not passed.")
+    membership.practice_attempt += 1
+    membership.save(update_fields=["practice_attempt"])
+    return membership
+
+
+@transaction.atomic
+def set_exclusion(campaign: Campaign, annotator: User, *, excluded: bool, changed_by: User | None) -> None:
+    """Leave an annotator's judgements of ``campaign`` out of ratings and agreement, or back in,
+    noting who changed it and when; the leaderboards are rebuilt."""
+    updated = CampaignAnnotator.objects.filter(campaign=campaign, annotator=annotator).update(
+        excluded=excluded, exclusion_changed_by=changed_by, exclusion_changed_at=timezone.now()
+    )
+    if not updated:
+        raise CampaignError(f"{annotator.get_username()} never annotated {campaign.name}.")
+    judgements_saved.send(sender=CampaignAnnotator, dataset_id=campaign.dataset_id)

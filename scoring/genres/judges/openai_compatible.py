@@ -1,0 +1,267 @@
+"""The ``openai`` judge: an LLM behind any OpenAI-compatible endpoint, with the prompts of
+``prompts.py`` or a researcher's own prompt templates (``prompts.PromptTemplate``)."""
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from scoring.genres import prompts
+from scoring.genres.cache import InMemoryRequestCache, RequestCache, request_key
+from scoring.genres.judges.base import (
+    ASPECT_OF_TASK,
+    SPLIT,
+    SUPPORT,
+    Pairs,
+    Payload,
+    RequestCount,
+    SplitVerdict,
+    SupportVerdict,
+    Verdict,
+    check_task,
+)
+from scoring.genres.openai_backend import (
+    DEFAULT_JUDGE_MODEL,
+    Endpoint,
+    EndpointStatusError,
+    MalformedResponse,
+    OpenAIService,
+    Request,
+    RequestFailed,
+    SendInstead,
+    Usage,
+    environment,
+)
+
+COMPLETIONS = "completions"
+CHAT = "chat"
+# Cache writes and progress reports go every this many replies: an interrupted run keeps what
+# it has paid for, and progress moves while the requests stream.
+DEFAULT_CHUNK_SIZE = 256
+# Prompts per request on the completions API, which takes a list of prompts (OpenAI, vLLM,
+# llama.cpp): one request then carries that many judgements. Chat takes one conversation.
+DEFAULT_BATCH_SIZE = 16
+# What an endpoint that takes one prompt answers to a list: a refused request.
+LIST_REFUSAL_STATUS = {400, 422}
+
+
+@dataclass(frozen=True)
+class _Reply:
+    text: str = ""
+    error: str = ""
+
+
+class OpenAIJudge:
+    """An LLM judge behind an OpenAI-compatible endpoint, at temperature 0.
+
+    ``*-instruct`` models get the completions API, others chat (``api`` or GENRES_JUDGE_API
+    overrides). Every reply is cached by (model, request) one prompt at a time, whether it
+    came alone or in a batch; identical questions in a batch are asked once. On the
+    completions API, ``batch_size`` prompts (GENRES_JUDGE_BATCH_SIZE) go in one request; an
+    endpoint that refuses a list is then asked one prompt at a time, for the rest of this
+    judge's life (``lists_refused``). ``progress(done, total)``, if given, counts pairs and
+    is called every ``chunk_size`` replies and at the end, from the caller's thread. Other
+    keyword arguments configure the ``OpenAIService`` (endpoint, key, concurrency, retries,
+    rate limiter).
+    """
+
+    name = "openai"
+    prompt_version = prompts.PROMPT_VERSION
+    heuristic = False
+
+    def __init__(
+        self,
+        model: str | None = None,
+        api: str | None = None,
+        cache: RequestCache | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
+        batch_size: int | None = None,
+        templates: Iterable[prompts.PromptTemplate] = (),
+        **service: Any,
+    ) -> None:
+        self.model: str = model or environment("GENRES_JUDGE_MODEL", DEFAULT_JUDGE_MODEL)
+        api = api or environment("GENRES_JUDGE_API", "auto")
+        if api == "auto":
+            api = COMPLETIONS if self.model.endswith("-instruct") else CHAT
+        if api not in (COMPLETIONS, CHAT):
+            raise ValueError(f"unknown API {api!r}; choose auto, {COMPLETIONS} or {CHAT}")
+        self.api = api
+        if batch_size is None:
+            batch_size = environment("GENRES_JUDGE_BATCH_SIZE", DEFAULT_BATCH_SIZE, int)
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        self.batch_size = batch_size if api == COMPLETIONS else 1
+        self.lists_refused = False
+        self.templates = {template.aspect: template for template in templates}
+        self.cache: RequestCache = cache if cache is not None else InMemoryRequestCache()
+        self.progress = progress
+        self.chunk_size = chunk_size
+        self.service = OpenAIService(**service)
+
+    @property
+    def usage(self) -> Usage:
+        return self.service.usage.snapshot()
+
+    @property
+    def prompt_templates(self) -> dict[str, str]:
+        """The SHA-256 of each aspect's own prompt template, for provenance; {} with the app's prompts."""
+        return {aspect: template.sha256 for aspect, template in sorted(self.templates.items())}
+
+    def check_support(self, pairs: Pairs) -> list[SupportVerdict]:
+        return self._verdicts(pairs, SUPPORT, _support_verdict)
+
+    def split(self, pairs: Pairs) -> list[SplitVerdict]:
+        return self._verdicts(pairs, SPLIT, _split_verdict)
+
+    def count_requests(self, pairs: Pairs, task: str) -> RequestCount:
+        """Distinct questions, and how many the cache holds; ``requests`` counts questions, so
+        with batching fewer HTTP requests carry them."""
+        keys = {self._key(payload, task) for payload in self._payloads(pairs, task)}
+        return RequestCount(judgements=len(pairs), requests=len(keys), cached=len(self.cache.get_many(keys)))
+
+    def _payloads(self, pairs: Pairs, task: str) -> list[Payload]:
+        """The exact request body (less the model) for each pair: what is sent and cached."""
+        check_task(task)
+        max_tokens = prompts.SUPPORT_MAX_TOKENS if task == SUPPORT else prompts.SPLIT_MAX_TOKENS
+        parameters: Payload = {"temperature": 0, "max_tokens": max_tokens}
+        template = self.templates.get(ASPECT_OF_TASK[task])
+        if template:
+            rendered = [template.render(text, triple) for text, triple in pairs]
+            if self.api == COMPLETIONS:
+                return [{"prompt": prompt, **parameters, "stop": prompts.COMPLETION_STOP} for prompt in rendered]
+            return [{"messages": [{"role": "user", "content": prompt}], **parameters} for prompt in rendered]
+        if task == SUPPORT:
+            built = [prompts.support_prompt(text, triple) for text, triple in pairs]
+        else:
+            built = [prompts.split_prompt(triple) for _text, triple in pairs]
+        if self.api == COMPLETIONS:
+            return [
+                {"prompt": prompt.as_completion(), **parameters, "stop": prompts.COMPLETION_STOP} for prompt in built
+            ]
+        return [{"messages": prompt.as_messages(), **parameters} for prompt in built]
+
+    def _key(self, payload: Payload, task: str) -> str:
+        """The cache key of a request: the request itself, and the hash of the template it came from."""
+        template = self.templates.get(ASPECT_OF_TASK[task])
+        return request_key(self.model, {**payload, "template_sha256": template.sha256} if template else payload)
+
+    def _verdicts(self, pairs: Pairs, task: str, verdict_of: Callable[[_Reply], Verdict]) -> list[Verdict]:
+        """One verdict per pair, read from its reply: from the cache, else streamed from the
+        endpoint and cached. Payloads and keys are made, and the cache asked, a few at a time as
+        the stream takes more questions: made all at once, they would hold up the stream's
+        thread while the first requests are in flight. Replies are read as they arrive."""
+        keys: list[str] = []
+        payload_of: dict[str, Payload] = {}  # one per distinct question
+        verdicts: dict[str, Verdict] = {}
+        look_up = self.service.concurrency * self.batch_size  # a round of requests in flight
+
+        def missing() -> Iterator[tuple[tuple[str, ...], Request]]:
+            for start in range(0, len(pairs), look_up):
+                new: dict[str, Payload] = {}
+                for payload in self._payloads(pairs[start : start + look_up], task):
+                    key = self._key(payload, task)
+                    keys.append(key)
+                    if key not in payload_of:
+                        payload_of[key] = new[key] = payload
+                cached = self.cache.get_many(new)
+                verdicts.update((key, verdict_of(_Reply(text=value["reply"]))) for key, value in cached.items())
+                self.service.usage.cache_hits += len(cached)
+                yield from self._requests([key for key in new if key not in cached], payload_of)
+
+        fresh: dict[str, _Reply] = {}
+        done = 0
+
+        def store() -> None:
+            nonlocal done
+            self.cache.set_many({key: {"reply": reply.text} for key, reply in fresh.items() if not reply.error})
+            fresh.clear()
+            done = sum(key in verdicts for key in keys)
+            if self.progress:
+                self.progress(done, len(pairs))
+
+        for batch, response in self.service.stream(missing()):
+            for key, reply in zip(batch, self._read(response, len(batch))):
+                fresh[key] = reply
+                verdicts[key] = verdict_of(reply)
+            if len(fresh) >= self.chunk_size:
+                store()
+        if fresh or done < len(pairs):
+            store()
+        return [verdicts[key] for key in keys]
+
+    def _requests(self, keys: list[str], payload_of: dict[str, Payload]) -> Iterator[tuple[tuple[str, ...], Request]]:
+        """``(keys, request)`` pairs for the service: a batch of up to ``batch_size`` prompts while
+        the endpoint takes lists, single prompts once it refused one."""
+        size = 1 if self.lists_refused else self.batch_size
+        for start in range(0, len(keys), size):
+            batch = tuple(keys[start : start + size])
+            if size == 1:
+                yield batch, self._request(payload_of[batch[0]])
+            else:
+                yield batch, partial(self._create_completions, batch=batch, payloads=[payload_of[key] for key in batch])
+
+    def _request(self, payload: Payload) -> Request:
+        create = self._create_completion if self.api == COMPLETIONS else self._create_chat
+        return partial(create, payload=payload)
+
+    async def _create_completion(self, endpoint: Endpoint, payload: Payload) -> Payload:
+        return _with_choices(await endpoint.post_json("/completions", {"model": self.model, **payload}))
+
+    async def _create_completions(self, endpoint: Endpoint, batch: tuple[str, ...], payloads: list[Payload]) -> Payload:
+        """Several prompts in one request (the payloads of one task share their parameters).
+
+        A refusal, or an answer without exactly one choice per prompt, means the endpoint does
+        not take lists: the prompts are sent one by one instead, and so is every later batch.
+        """
+        response: Payload | None = None
+        if not self.lists_refused:  # else a list was refused since this batch was made
+            try:
+                batched = {"model": self.model, **payloads[0], "prompt": [payload["prompt"] for payload in payloads]}
+                response = await endpoint.post_json("/completions", batched)
+            except EndpointStatusError as error:
+                if error.status_code not in LIST_REFUSAL_STATUS:
+                    raise
+        indexes = sorted(choice.get("index", -1) for choice in response.get("choices") or ()) if response else None
+        if response is None or indexes != list(range(len(batch))):
+            self.lists_refused = True
+            raise SendInstead([((key,), self._request(payload)) for key, payload in zip(batch, payloads)])
+        return response
+
+    async def _create_chat(self, endpoint: Endpoint, payload: Payload) -> Payload:
+        return _with_choices(await endpoint.post_json("/chat/completions", {"model": self.model, **payload}))
+
+    def _read(self, response: Payload | RequestFailed, count: int) -> list[_Reply]:
+        """The replies to the ``count`` prompts of one request, in order."""
+        if isinstance(response, RequestFailed):
+            return [_Reply(error=prompts.keep_reply(response.error))] * count
+        choices = sorted(response["choices"], key=lambda choice: choice.get("index", 0))
+        if self.api == COMPLETIONS:
+            texts = [choice.get("text") for choice in choices]
+        else:
+            texts = [(choice.get("message") or {}).get("content") for choice in choices]
+        return [_Reply(text=(text or "").strip()) for text in texts]
+
+
+def _support_verdict(reply: _Reply) -> SupportVerdict:
+    if reply.error:
+        return SupportVerdict(supported=False, parsed=False, reply="", error=reply.error)
+    supported, parsed = prompts.parse_support(reply.text)
+    return SupportVerdict(supported, parsed, prompts.keep_reply(reply.text))
+
+
+def _split_verdict(reply: _Reply) -> SplitVerdict:
+    if reply.error:
+        return SplitVerdict(n=0, parsed=False, error=reply.error)
+    n, sub_triples, parsed = prompts.parse_split(reply.text)
+    return SplitVerdict(n, sub_triples, parsed, prompts.keep_reply(reply.text))
+
+
+def _with_choices(response: Payload) -> Payload:
+    """The response, checked inside the request so that an empty or malformed one counts as a failure."""
+    choices = response.get("choices") if isinstance(response, dict) else None
+    if not choices:
+        raise MalformedResponse("the endpoint answered without any choice")
+    if not all(isinstance(choice, dict) for choice in choices):
+        raise MalformedResponse("the endpoint answered choices that are not objects")
+    return response
