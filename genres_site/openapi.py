@@ -87,7 +87,7 @@ LEADERBOARD_QUERY = [
 LEADERBOARD_ERRORS = {
     "202": json_reply("This setting and margin were never built: a build is queued.", ref("Building")),
     "400": error("A margin that is not a number in [0, 1], or an unknown setting."),
-    "401": error("Signed out, and the leaderboards are not public."),
+    "401": error("Signed out and the leaderboards not public, or an unknown or revoked token."),
     "403": error("The user annotates, in an open campaign, a system this leaderboard names."),
 }
 
