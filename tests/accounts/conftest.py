@@ -1,4 +1,4 @@
-"""Shared by the accounts tests: a fast password hasher, and one user of each role."""
+"""Shared by the accounts tests: a user of each role, signed in or not."""
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -6,12 +6,6 @@ from django.contrib.auth import get_user_model
 from accounts.roles import Role, set_role
 
 ROLES = ("anonymous", "annotator", "researcher", "staff")
-
-
-@pytest.fixture(autouse=True)
-def fast_hasher(settings):
-    """Hashing with PBKDF2 takes a good fraction of a second; these tests hash many passwords."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def make_user(role, username=None, password="a-long-pass-phrase"):

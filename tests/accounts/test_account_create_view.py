@@ -13,7 +13,7 @@ from accounts.models import Invite, PasswordChangeDue
 from accounts.roles import Role, role_of
 from scoring.models.catalogue import api_key_hash
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 URL = reverse("accounts:create")
 LIST = "username,email,role\nalice,alice@example.org,annotator\nbob,,researcher\ncarol,carol@example.org,\n"

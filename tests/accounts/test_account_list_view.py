@@ -10,7 +10,7 @@ from django.utils import timezone
 from accounts.models import Invite, PasswordChangeDue
 from tests.accounts.conftest import make_user
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 URL = reverse("accounts:list")
 

@@ -1,7 +1,11 @@
 """GENRES_EMAIL_BACKEND: mail to files under the var directory unless told otherwise; the short
 names and a dotted path. Read in a fresh interpreter, as in tests/test_safe_defaults.py."""
 
+import pytest
+
 from tests.test_safe_defaults import settings_read
+
+pytestmark = pytest.mark.subprocess
 
 NAMES = ["EMAIL_BACKEND", "EMAIL_FILE_PATH"]
 

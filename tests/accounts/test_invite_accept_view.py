@@ -10,7 +10,7 @@ from django.utils import timezone
 from accounts.models import Invite
 from tests.accounts.conftest import make_user
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 PASSWORDS = {"new_password1": "Fresh-pass-987", "new_password2": "Fresh-pass-987"}
 

@@ -8,7 +8,7 @@ from accounts.roles import Role, role_of, set_role, with_roles
 from core.permissions import VIEW_OUTPUTS
 from tests.accounts.conftest import make_user
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 @pytest.mark.parametrize("role", Role.values)

@@ -22,8 +22,7 @@ def make_user(username, role):
     return user
 
 
-def test_staff_invite_twenty_and_one_accepts(live_server, sized_page, chromium, screenshot_dir, settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+def test_staff_invite_twenty_and_one_accepts(live_server, sized_page, chromium, screenshot_dir):
     page, width, base = sized_page, sized_page.width_name, live_server.url
     make_user("lead", Role.STAFF)
     sign_in(page, base, "lead", "lead-pass-123")
