@@ -4,73 +4,81 @@ The views are CSRF-exempt because they never look at the session cookie: a brows
 tricked into sending the token header, so cross-site requests carry no authority here.
 """
 
+from collections.abc import Callable
 from functools import wraps
+from typing import Any
 
-from django.http import JsonResponse
+from django import forms
+from django.contrib.auth.models import User
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 
-from scoring.forms import DatasetUploadForm, OutputsFileForm
+from core.signed_in import SignedInRequest
+from scoring.forms import DatasetUploadForm, ImportForm, OutputsFileForm
 from scoring.import_jobs import upload_state
 from scoring.imports import ImportRefused
 from scoring.models import ApiToken, Dataset, Upload
 from scoring.queries import datasets_with_counts
 
+View = Callable[..., HttpResponse]
 
-def error(message, status):
+
+def error(message: str, status: int) -> JsonResponse:
     response = JsonResponse({"error": message}, status=status)
     if status == 401:
         response["WWW-Authenticate"] = 'Token realm="GENRES Arena API"'
     return response
 
 
-def token_user(request):
+def token_user(request: HttpRequest) -> User | JsonResponse:
     """The active user whose API token the request carries, or the JSON 401 to answer."""
     scheme, _, key = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "token" or not key.strip():
-        return None, error("Send the header 'Authorization: Token <key>'.", 401)
+        return error("Send the header 'Authorization: Token <key>'.", 401)
     user = ApiToken.user_for_key(key.strip())
     if user is None:
-        return None, error("Unknown API token, or its user is inactive.", 401)
-    return user, None
+        return error("Unknown API token, or its user is inactive.", 401)
+    return user
 
 
-def token_required(view=None, *, reads_for_all=False):
+def token_required(reads_for_all: bool = False) -> Callable[[View], View]:
     """Authenticate by API token; 401 without a valid one, 403 for users who are not staff.
 
     With ``reads_for_all``, any token's user may GET (what every signed-in user reads on the
     pages); other methods stay staff only.
     """
-    if view is None:
-        return lambda view: token_required(view, reads_for_all=reads_for_all)
 
-    @wraps(view)
-    def authenticate(request, *args, **kwargs):
-        user, refusal = token_user(request)
-        if refusal:
-            return refusal
-        if not user.is_staff and not (reads_for_all and request.method == "GET"):
-            return error("Only staff users may use the import API.", 403)
-        request.user = user
-        return view(request, *args, **kwargs)
+    def decorator(view: View) -> View:
+        @wraps(view)
+        def authenticate(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            user = token_user(request)
+            if isinstance(user, JsonResponse):
+                return user
+            if not user.is_staff and not (reads_for_all and request.method == "GET"):
+                return error("Only staff users may use the import API.", 403)
+            request.user = user
+            return view(request, *args, **kwargs)
 
-    return csrf_exempt(authenticate)
+        return csrf_exempt(authenticate)
+
+    return decorator
 
 
-def form_error(form):
+def form_error(form: forms.Form) -> str:
     """One line naming each invalid field and why."""
     return "; ".join(
-        f"{field}: {' '.join(messages)}" if field != "__all__" else " ".join(messages)
+        f"{field}: {' '.join(map(str, messages))}" if field != "__all__" else " ".join(map(str, messages))
         for field, messages in form.errors.items()
     )
 
 
-def allow_methods(*methods):
+def allow_methods(*methods: str) -> Callable[[View], View]:
     """Like require_http_methods, with the JSON error body every other reply of this API has."""
 
-    def decorate(view):
+    def decorate(view: View) -> View:
         @wraps(view)
-        def check_method(request, *args, **kwargs):
+        def check_method(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
             if request.method not in methods:
                 response = error(f"Method {request.method} is not allowed here.", 405)
                 response["Allow"] = ", ".join(methods)
@@ -82,7 +90,7 @@ def allow_methods(*methods):
     return decorate
 
 
-def run_upload(request, form_class, **form_kwargs):
+def run_upload(request: SignedInRequest, form_class: type[ImportForm], **form_kwargs: Any) -> JsonResponse:
     """Validate and import, or queue a big file's import (202); the JSON reply for every outcome.
 
     Every reply about an upload carries its ``status_url``.
@@ -107,7 +115,7 @@ def run_upload(request, form_class, **form_kwargs):
 
 @token_required(reads_for_all=True)
 @allow_methods("GET", "POST")
-def datasets(request):
+def datasets(request: SignedInRequest) -> JsonResponse:
     if request.method == "POST":
         return run_upload(request, DatasetUploadForm)
     return JsonResponse(
@@ -129,18 +137,18 @@ def datasets(request):
     )
 
 
-@token_required
+@token_required()
 @allow_methods("POST")
-def dataset_outputs(request, name):
+def dataset_outputs(request: SignedInRequest, name: str) -> JsonResponse:
     dataset = Dataset.objects.filter(name=name).first()
     if dataset is None:
         return error(f"No dataset named {name!r}.", 404)
     return run_upload(request, OutputsFileForm, dataset=dataset)
 
 
-@token_required
+@token_required()
 @allow_methods("GET")
-def upload_status(request, pk):
+def upload_status(request: SignedInRequest, pk: int) -> JsonResponse:
     """Where an upload stands: queued or importing (with progress), imported, unchanged or failed."""
     upload = Upload.objects.filter(pk=pk).first()
     if upload is None:

@@ -20,7 +20,7 @@ def invited(staff_user):
     person = make_user("annotator", "newcomer")
     person.set_unusable_password()
     person.save()
-    invite, key = Invite.issue(person, staff_user)
+    _, key = Invite.issue(person, staff_user)
     return person, reverse("accounts:invite", args=[key])
 
 
@@ -81,8 +81,8 @@ def test_the_key_is_not_stored(invited):
     assert key not in str(list(Invite.objects.values()))
 
 
-def test_a_link_submitted_twice_sets_the_password_once(client, invited):
-    person, url = invited
+def test_a_link_submitted_twice_sets_the_password_once(invited):
+    person, _ = invited
     invite = Invite.objects.get()
     assert invite.accept("First-pass-111")
     assert not invite.accept("Second-pass-222")  # the second submission of the same page, say

@@ -367,7 +367,7 @@ async def judge_whole_queues(base_url, accounts, campaign_id):
     """Both annotators judge every item of their queues, as the item page's script would."""
     figures = Figures()
     sessions = [Session(base_url, figures, keep_alive=False) for _ in accounts]
-    for session, account in zip(sessions, accounts):
+    for session, account in zip(sessions, accounts, strict=True):
         await session.sign_in(account["username"], account["password"])
     deadline = time.monotonic() + RUN_SECONDS  # an upper bound for a stuck server, not a speed check
     await asyncio.gather(
