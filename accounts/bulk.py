@@ -12,6 +12,7 @@ import secrets
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import models, transaction
@@ -46,9 +47,11 @@ class Made:
     password: str = ""
 
 
-def parse_rows(text):
+def parse_rows(text: str) -> list[NewAccount]:
     """The accounts of a pasted or uploaded list, checked; raises ValidationError naming every bad row."""
-    accounts, errors, seen = [], [], set()
+    accounts: list[NewAccount] = []
+    errors: list[str] = []
+    seen: set[str] = set()
     rows = [(number, row) for number, row in enumerate(csv.reader(io.StringIO(text)), start=1) if any(row)]
     if rows and [cell.strip().lower() for cell in rows[0][1]] == HEADER:
         rows = rows[1:]
@@ -70,11 +73,11 @@ def parse_rows(text):
     return accounts
 
 
-def row_problems(row, username, email, role, seen):
+def row_problems(row: list[str], username: str, email: str, role: str, seen: set[str]) -> list[str]:
     """Every reason the row cannot be made into an account; ``seen``: the usernames of rows above it."""
     if len(row) > 3:
         return [f"{len(row)} columns; write username,email,role"]
-    problems = []
+    problems: list[str] = []
     try:
         if not username:
             raise ValidationError("no username")
@@ -97,7 +100,7 @@ def row_problems(row, username, email, role, seen):
     return problems
 
 
-def make_accounts(accounts, method, created_by):
+def make_accounts(accounts: list[NewAccount], method: str, created_by: User) -> list[Made]:
     """Create the accounts, all or none; returns what to hand to each person, once."""
     user_model = get_user_model()
     made = []

@@ -1,3 +1,5 @@
+from typing import Any
+
 from django import forms
 from django.core.exceptions import ValidationError
 
@@ -20,8 +22,8 @@ class BulkAccountsForm(forms.Form):
     file = forms.FileField(label="Or a CSV file", required=False, help_text="The same columns, UTF-8.")
     method = forms.ChoiceField(label="Sign-in", choices=bulk.Method.choices, initial=bulk.Method.INVITE)
 
-    def clean(self):
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
         text, upload = cleaned.get("rows", ""), cleaned.get("file")
         if upload is not None:
             if text.strip():

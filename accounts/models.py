@@ -2,6 +2,7 @@ import secrets
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import models, transaction
 from django.utils import timezone
 
@@ -11,7 +12,7 @@ INVITE_DAYS = 14
 
 
 class InviteQuerySet(models.QuerySet):
-    def pending(self):
+    def pending(self) -> "InviteQuerySet":
         return self.filter(used_at__isnull=True, expires_at__gt=timezone.now())
 
 
@@ -34,15 +35,15 @@ class Invite(models.Model):
     class Meta:
         ordering = ["-created_at", "-pk"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"invite of {self.user}"
 
     @property
-    def is_pending(self):
+    def is_pending(self) -> bool:
         return self.used_at is None and self.expires_at > timezone.now()
 
     @classmethod
-    def issue(cls, user, created_by):
+    def issue(cls, user: User, created_by: User | None) -> tuple["Invite", str]:
         """A new invite for ``user``, replacing any unused one; returns it with its key, which is not stored."""
         key = secrets.token_urlsafe(32)
         with transaction.atomic():
@@ -56,10 +57,10 @@ class Invite(models.Model):
         return invite, key
 
     @classmethod
-    def pending_for_key(cls, key):
+    def pending_for_key(cls, key: str) -> "Invite | None":
         return cls.objects.pending().select_related("user").filter(key_sha256=api_key_hash(key)).first()
 
-    def accept(self, password):
+    def accept(self, password: str) -> bool:
         """Set the account's password and use the invite up; False when it was used meanwhile
         (two submissions of one link: only the first sets a password)."""
         with transaction.atomic():
@@ -85,10 +86,10 @@ class PasswordChangeDue(models.Model):
         verbose_name = "password change due"
         verbose_name_plural = "password changes due"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"password change due for {self.user}"
 
     @classmethod
-    def clear(cls, user):
+    def clear(cls, user: User) -> None:
         """The user chose a password of their own (changed, reset, or set from an invite)."""
         cls.objects.filter(user=user).delete()

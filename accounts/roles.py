@@ -9,9 +9,11 @@ says which flag and permission make a role; the demo's accounts and the Accounts
 assign roles through :func:`set_role`.
 """
 
-from django.contrib.auth.models import Permission
+from typing import Any
+
+from django.contrib.auth.models import Permission, User
 from django.db import models
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from core.permissions import VIEW_OUTPUTS
 
@@ -25,34 +27,34 @@ class Role(models.TextChoices):
 APP_LABEL, CODENAME = VIEW_OUTPUTS.split(".")
 
 
-def view_output_permission():
+def view_output_permission() -> Permission:
     return Permission.objects.get(content_type__app_label=APP_LABEL, codename=CODENAME)
 
 
-def role_from(is_staff, reads_outputs):
+def role_from(is_staff: bool, reads_outputs: bool) -> Role:
     if is_staff:
         return Role.STAFF
     return Role.RESEARCHER if reads_outputs else Role.ANNOTATOR
 
 
-def role_of(user):
+def role_of(user: User) -> Role:
     return role_from(user.is_staff, user.has_perm(VIEW_OUTPUTS))
 
 
-def with_roles(users):
+def with_roles(users: QuerySet[User]) -> list[Any]:
     """The users of the queryset ``users``, each with its ``role`` attribute set, in one query
     however many users there are (``role_of`` asks the database twice per user)."""
     granted = Permission.objects.filter(
         Q(user=OuterRef("pk")) | Q(group__user=OuterRef("pk")), content_type__app_label=APP_LABEL, codename=CODENAME
     )
-    annotated = list(users.annotate(reads_outputs=Exists(granted)))
+    annotated: list[Any] = list(users.annotate(reads_outputs=Exists(granted)))  # users with a role attribute
     for user in annotated:
         # Superusers have every permission without being granted it, as in has_perm.
         user.role = role_from(user.is_staff, user.reads_outputs or user.is_superuser)
     return annotated
 
 
-def set_role(user, role):
+def set_role(user: User, role: str) -> None:
     """Give ``user`` exactly ``role``: staff flags and the outputs permission, added or taken away.
 
     Only staff is superuser-capable: anyone given another role loses ``is_superuser`` too. The

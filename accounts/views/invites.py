@@ -2,6 +2,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.forms import SetPasswordForm
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
@@ -13,7 +14,7 @@ from accounts.models import Invite
 @sensitive_post_parameters()
 @never_cache
 @require_http_methods(["GET", "POST"])
-def accept_invite(request, key):
+def accept_invite(request: HttpRequest, key: str) -> HttpResponse:
     """The person invited sees their username and chooses a password; then they are signed in."""
     invite = Invite.pending_for_key(key)
     if invite is None or not invite.user.is_active:

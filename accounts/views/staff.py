@@ -5,10 +5,11 @@ import csv
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.contrib.auth.tokens import default_token_generator
 from django.core.exceptions import PermissionDenied
 from django.db.models import Prefetch
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.encoding import force_bytes
@@ -21,6 +22,7 @@ from accounts.forms import BulkAccountsForm, RoleForm
 from accounts.models import Invite
 from accounts.roles import Role, set_role, with_roles
 from core.permissions import staff_required
+from core.signed_in import SignedInRequest
 
 STAFF_ONLY = "Only staff can manage accounts."
 # Mail that never leaves this machine: staff may then show a user the reset link themselves.
@@ -31,17 +33,17 @@ LOCAL_MAIL_BACKENDS = {
 }
 
 
-def mail_stays_local():
+def mail_stays_local() -> bool:
     return settings.EMAIL_BACKEND in LOCAL_MAIL_BACKENDS
 
 
-def invite_url(request, key):
+def invite_url(request: HttpRequest, key: str) -> str:
     return request.build_absolute_uri(reverse("accounts:invite", args=[key]))
 
 
 @staff_required(STAFF_ONLY)
 @require_GET
-def account_list(request):
+def account_list(request: SignedInRequest) -> HttpResponse:
     users = get_user_model().objects.order_by("username").select_related("password_change_due")
     open_invites = Invite.objects.filter(used_at__isnull=True)
     users = users.prefetch_related(Prefetch("invites", queryset=open_invites, to_attr="open_invites"))
@@ -52,7 +54,7 @@ def account_list(request):
 @staff_required(STAFF_ONLY)
 @never_cache
 @require_http_methods(["GET", "POST"])
-def account_create(request):
+def account_create(request: SignedInRequest) -> HttpResponse:
     form = BulkAccountsForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         made = bulk.make_accounts(form.cleaned_data["accounts"], form.cleaned_data["method"], request.user)
@@ -63,7 +65,7 @@ def account_create(request):
     return render(request, "accounts/account_create.html", {"form": form})
 
 
-def accounts_csv(rows):
+def accounts_csv(rows: list[tuple[bulk.Made, str]]) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="new-accounts.csv"'
     writer = csv.writer(response)
@@ -73,7 +75,7 @@ def accounts_csv(rows):
     return response
 
 
-def changeable_account(request, pk):
+def changeable_account(request: SignedInRequest, pk: int) -> User:
     """The account ``pk``, if the signed-in staff member may change it: never their own (no one
     locks themselves out), and a superuser's only if they are one."""
     account = get_object_or_404(get_user_model(), pk=pk)
@@ -86,7 +88,7 @@ def changeable_account(request, pk):
 
 @staff_required(STAFF_ONLY)
 @require_POST
-def account_role(request, pk):
+def account_role(request: SignedInRequest, pk: int) -> HttpResponse:
     account = changeable_account(request, pk)
     form = RoleForm(request.POST)
     if not form.is_valid():
@@ -99,7 +101,7 @@ def account_role(request, pk):
 
 @staff_required(STAFF_ONLY)
 @require_POST
-def account_active(request, pk):
+def account_active(request: SignedInRequest, pk: int) -> HttpResponse:
     """Deactivate (no sign-in, no API token) or reactivate; the account and its work are kept."""
     account = changeable_account(request, pk)
     account.is_active = request.POST.get("active") == "1"
@@ -109,7 +111,7 @@ def account_active(request, pk):
     return redirect("accounts:list")
 
 
-def show_link_once(request, account, path, kind):
+def show_link_once(request: HttpRequest, account: User, path: str, kind: str) -> HttpResponse:
     context = {"account": account, "link": request.build_absolute_uri(path), "kind": kind}
     return render(request, "accounts/link_once.html", context)
 
@@ -117,7 +119,7 @@ def show_link_once(request, account, path, kind):
 @staff_required(STAFF_ONLY)
 @never_cache
 @require_POST
-def account_invite(request, pk):
+def account_invite(request: SignedInRequest, pk: int) -> HttpResponse:
     """A new invite link for the account (any unused one stops working), shown once."""
     account = changeable_account(request, pk)
     _, key = Invite.issue(account, request.user)
@@ -126,7 +128,7 @@ def account_invite(request, pk):
 
 @staff_required(STAFF_ONLY)
 @require_POST
-def invite_revoke(request, pk):
+def invite_revoke(request: SignedInRequest, pk: int) -> HttpResponse:
     account = get_object_or_404(get_user_model(), pk=pk)
     revoked, _ = Invite.objects.filter(user=account, used_at__isnull=True).delete()
     if revoked:
@@ -137,7 +139,7 @@ def invite_revoke(request, pk):
 @staff_required(STAFF_ONLY)
 @never_cache
 @require_POST
-def reset_link(request, pk):
+def reset_link(request: SignedInRequest, pk: int) -> HttpResponse:
     """The password-reset link the reset form would mail, for a site whose mail stays on this machine."""
     if not mail_stays_local():
         raise Http404("Reset links are mailed: this site sends mail.")
