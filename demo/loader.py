@@ -33,9 +33,10 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission, User
+from django.contrib.auth.models import User
 from django.core.management.base import CommandError
 
+from accounts.roles import Role, set_role
 from annotation.imports import ImportedJudgements, import_judgements
 from annotation.imports import ImportRefused as JudgementsRefused
 from annotation.models import MAX_ATTENTION_SHARE, Campaign
@@ -70,9 +71,7 @@ DEMO_ACCOUNTS = (
     ("annotator2", ANNOTATOR),
     ("researcher", RESEARCHER),
 )
-# A researcher reads outputs (pages that name systems) and leaderboards; not staff, so no uploads
-# or runs, and in no campaign, so nothing to annotate.
-RESEARCHER_PERMISSION = {"content_type__app_label": "scoring", "codename": "view_output"}
+# The researcher (accounts.roles) is in no campaign, so has nothing to annotate.
 PASSWORD_BYTES = 12  # 16 URL-safe characters
 Entry = dict[str, Any]  # an entry of the manifest, as JSON
 
@@ -422,7 +421,7 @@ def ensure_account(username: str, role: str, reset_password: bool) -> Account:
         user.set_password(password)
         user.save()
     if created and role == RESEARCHER:
-        user.user_permissions.add(Permission.objects.get(**RESEARCHER_PERMISSION))
+        set_role(user, Role.RESEARCHER)
     return Account(username, role, created, password)
 
 

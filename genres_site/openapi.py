@@ -88,7 +88,7 @@ LEADERBOARD_QUERY = [
 LEADERBOARD_ERRORS = {
     "202": json_reply("This setting and margin were never built: a build is queued.", ref("Building")),
     "400": error("A margin that is not a number in [0, 1], or an unknown setting."),
-    "401": error("Signed out, and the leaderboards are not public."),
+    "401": error("Signed out and the leaderboards not public, or an unknown or revoked token."),
     "403": error("The user annotates, in an open campaign, a system this leaderboard names."),
 }
 
@@ -250,7 +250,8 @@ def paths() -> Schema:
                 "operationId": "listDatasets",
                 "summary": "The datasets, with their counts of texts, gold triples and systems",
                 "security": TOKEN,
-                "responses": {"200": json_reply("Every dataset.", ref("DatasetList")), **TOKEN_ERRORS},
+                "description": "Any user's token: the Datasets page shows every signed-in user the same list.",
+                "responses": {"200": json_reply("Every dataset.", ref("DatasetList")), "401": TOKEN_ERRORS["401"]},
             },
             "post": {
                 "operationId": "importDataset",
@@ -299,7 +300,7 @@ def paths() -> Schema:
             "get": {
                 "operationId": "datasetLeaderboard",
                 "summary": "The dataset's leaderboard as of its last build",
-                "security": [*SIGNED_IN, {}],
+                "security": [*SIGNED_IN, *TOKEN, {}],
                 "parameters": LEADERBOARD_QUERY,
                 "responses": {
                     "200": json_reply("The leaderboard.", ref("Leaderboard")),
@@ -390,9 +391,10 @@ def document() -> Schema:
             "version": API_VERSION,
             "description": (
                 "Import datasets and system outputs from scripts, follow imports and scoring runs, read "
-                "leaderboards. The import API (/api/datasets/, /api/uploads/) takes the header "
-                "`Authorization: Token <key>` of a staff user (`manage.py create_api_token`) and ignores "
-                'the session. Every error under /api/, unexpected ones included, is `{"error": "…"}`; '
+                "leaderboards. The API (/api/datasets/, /api/uploads/) takes the header "
+                "`Authorization: Token <key>` (each user makes theirs on /accounts/tokens/) and ignores "
+                "the session; a token reads what its user reads in the pages, and only a staff user's "
+                'imports. Every error under /api/, unexpected ones included, is `{"error": "…"}`; '
                 "another method than the ones described is a 405 naming the allowed ones in `Allow`. "
                 "See docs/api.md."
             ),
@@ -406,7 +408,7 @@ def document() -> Schema:
                     "type": "apiKey",
                     "in": "header",
                     "name": "Authorization",
-                    "description": "`Token <key>`, the key printed by `manage.py create_api_token USER`.",
+                    "description": "`Token <key>`, made on /accounts/tokens/ or by `manage.py create_api_token USER`.",
                 },
                 "session": {
                     "type": "apiKey",

@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "scoring",
     "annotation",
     "leaderboard",
+    "accounts",
     "demo",
 ]
 
@@ -74,6 +75,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "accounts.middleware.PasswordChangeDueMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
 ]
@@ -179,6 +181,23 @@ LOGIN_URL = "login"
 # Annotators land on their campaigns, everyone else on the datasets (annotation.views.annotate).
 LOGIN_REDIRECT_URL = "annotation:after_sign_in"
 LOGOUT_REDIRECT_URL = "login"
+
+# Password-reset mail. By default it stays on this machine, written to files under var/mail (a
+# small lab may have no mail server); staff then show a user's reset link on the Accounts page.
+EMAIL_BACKENDS = {
+    "file": "django.core.mail.backends.filebased.EmailBackend",
+    "console": "django.core.mail.backends.console.EmailBackend",
+    "smtp": "django.core.mail.backends.smtp.EmailBackend",
+}
+EMAIL_BACKEND_NAME = os.environ.get("GENRES_EMAIL_BACKEND") or "file"
+EMAIL_BACKEND = EMAIL_BACKENDS.get(EMAIL_BACKEND_NAME, EMAIL_BACKEND_NAME)  # or a backend's dotted path
+EMAIL_FILE_PATH = VAR_DIR / "mail"
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "GENRES Arena <genres-arena@localhost>")
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

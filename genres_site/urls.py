@@ -1,9 +1,9 @@
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
 from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from accounts.views.passwords import PasswordChangeView, PasswordResetConfirmView
 from genres_site.health import healthz
 from genres_site.openapi import openapi_json
 
@@ -13,8 +13,11 @@ urlpatterns = [
     # Browsers ask for /favicon.ico on every page, the admin's included.
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     path("healthz", healthz, name="healthz"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # django.contrib.auth.urls, with the two views that also end a forced password change.
+    path("accounts/password_change/", PasswordChangeView.as_view(), name="password_change"),
+    path("accounts/reset/<uidb64>/<token>/", PasswordResetConfirmView.as_view(), name="password_reset_confirm"),
+    path("accounts/", include("django.contrib.auth.urls")),
+    path("accounts/", include("accounts.urls")),
     path("admin/rq/", include("django_rq.urls")),
     path("admin/", admin.site.urls),
     path("", include("leaderboard.urls")),

@@ -27,7 +27,7 @@ from leaderboard.metric_battles import DEFAULT_MARGIN
 from leaderboard.models import Snapshot
 from scoring.models import Dataset
 from scoring.queries import datasets_with_counts
-from scoring.views.api import allow_methods
+from scoring.views.api import allow_methods, token_user
 
 # Rendered parts of a snapshot live until a build replaces it, or this long without a reader.
 RENDERED_FOR = 3600
@@ -45,11 +45,18 @@ SECTIONS = {
 
 
 def leaderboard_view(json: bool = False) -> Callable[[View], View]:
-    """Apply the access rules: sign-in unless public, and never a dataset the user annotates blind."""
+    """Apply the access rules: sign-in (or, for the JSON and CSV, an API token) unless public, and
+    never a dataset the user annotates blind."""
 
     def decorator(view: View) -> View:
         @wraps(view)
         def wrapped(request: HttpRequest, name: str | None = None, **kwargs: Any) -> HttpResponse:
+            if json and "Authorization" in request.headers:
+                # A script reads as its token's user, under the same rules as the pages.
+                user = token_user(request)
+                if isinstance(user, JsonResponse):
+                    return user
+                request.user = user
             if access.needs_sign_in(request.user):
                 if json:
                     return JsonResponse({"error": "Sign in to read leaderboards."}, status=401)

@@ -111,7 +111,8 @@ class UploadAdmin(admin.ModelAdmin):
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
-    """Tokens are issued by ``manage.py create_api_token`` (which shows the key once); here they are listed and revoked."""
+    """Tokens are made by their users on the API tokens page, or by ``manage.py create_api_token``
+    (either shows the key once); here they are listed and revoked. The list says so (its template)."""
 
     list_display = ["prefix", "user", "name", "created_at", "last_used_at"]
     list_filter = ["user"]

@@ -1,4 +1,4 @@
-"""JSON import API for scripts: ``Authorization: Token <key>``, staff users only.
+"""JSON API for scripts: ``Authorization: Token <key>``; imports are for staff users only.
 
 The views are CSRF-exempt because they never look at the session cookie: a browser cannot be
 tricked into sending the token header, so cross-site requests carry no authority here.
@@ -9,6 +9,7 @@ from functools import wraps
 from typing import Any
 
 from django import forms
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
@@ -30,23 +31,38 @@ def error(message: str, status: int) -> JsonResponse:
     return response
 
 
-def token_required(view: View) -> View:
-    """Authenticate by API token; 401 without a valid one, 403 for users who are not staff."""
+def token_user(request: HttpRequest) -> User | JsonResponse:
+    """The active user whose API token the request carries, or the JSON 401 to answer."""
+    scheme, _, key = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "token" or not key.strip():
+        return error("Send the header 'Authorization: Token <key>'.", 401)
+    user = ApiToken.user_for_key(key.strip())
+    if user is None:
+        return error("Unknown API token, or its user is inactive.", 401)
+    return user
 
-    @wraps(view)
-    def authenticate(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        scheme, _, key = request.headers.get("Authorization", "").partition(" ")
-        if scheme.lower() != "token" or not key.strip():
-            return error("Send the header 'Authorization: Token <key>'.", 401)
-        user = ApiToken.user_for_key(key.strip())
-        if user is None:
-            return error("Unknown API token, or its user is inactive.", 401)
-        if not user.is_staff:
-            return error("Only staff users may use the import API.", 403)
-        request.user = user
-        return view(request, *args, **kwargs)
 
-    return csrf_exempt(authenticate)
+def token_required(reads_for_all: bool = False) -> Callable[[View], View]:
+    """Authenticate by API token; 401 without a valid one, 403 for users who are not staff.
+
+    With ``reads_for_all``, any token's user may GET (what every signed-in user reads on the
+    pages); other methods stay staff only.
+    """
+
+    def decorator(view: View) -> View:
+        @wraps(view)
+        def authenticate(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            user = token_user(request)
+            if isinstance(user, JsonResponse):
+                return user
+            if not user.is_staff and not (reads_for_all and request.method == "GET"):
+                return error("Only staff users may use the import API.", 403)
+            request.user = user
+            return view(request, *args, **kwargs)
+
+        return csrf_exempt(authenticate)
+
+    return decorator
 
 
 def form_error(form: forms.Form) -> str:
@@ -97,7 +113,7 @@ def run_upload(request: SignedInRequest, form_class: type[ImportForm], **form_kw
     return JsonResponse(reply, status=200 if summary.unchanged else 201)
 
 
-@token_required
+@token_required(reads_for_all=True)
 @allow_methods("GET", "POST")
 def datasets(request: SignedInRequest) -> JsonResponse:
     if request.method == "POST":
@@ -121,7 +137,7 @@ def datasets(request: SignedInRequest) -> JsonResponse:
     )
 
 
-@token_required
+@token_required()
 @allow_methods("POST")
 def dataset_outputs(request: SignedInRequest, name: str) -> JsonResponse:
     dataset = Dataset.objects.filter(name=name).first()
@@ -130,7 +146,7 @@ def dataset_outputs(request: SignedInRequest, name: str) -> JsonResponse:
     return run_upload(request, OutputsFileForm, dataset=dataset)
 
 
-@token_required
+@token_required()
 @allow_methods("GET")
 def upload_status(request: SignedInRequest, pk: int) -> JsonResponse:
     """Where an upload stands: queued or importing (with progress), imported, unchanged or failed."""

@@ -124,10 +124,12 @@ def test_create_api_token_prints_a_key_that_authenticates(client, admin_user, ca
     assert client.get(DATASETS_URL, **authorized(key)).status_code == 200
 
 
-def test_create_api_token_refuses_unknown_and_non_staff_users(annotator_user):
+def test_create_api_token_refuses_unknown_and_deactivated_users(annotator_user):
     with pytest.raises(CommandError, match="No user named 'nobody'"):
         call_command("create_api_token", "nobody")
-    with pytest.raises(CommandError, match="not an active staff user"):
+    annotator_user.is_active = False
+    annotator_user.save()
+    with pytest.raises(CommandError, match="is deactivated"):
         call_command("create_api_token", "annotator")
     assert not ApiToken.objects.exists()
 

@@ -7,7 +7,10 @@ from scoring.models import ApiToken
 
 
 class Command(BaseCommand):
-    help = "Issue a JSON API token for a staff user and print its key; the key is not stored and cannot be shown again."
+    help = (
+        "Issue a JSON API token for a user and print its key; the key is not stored and cannot be shown again. "
+        "The token reads what its user may read; only a staff user's imports. Users make their own on /accounts/tokens/."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("username")
@@ -19,8 +22,8 @@ class Command(BaseCommand):
             user = user_model.objects.get(**{user_model.USERNAME_FIELD: username})
         except user_model.DoesNotExist:
             raise CommandError(f"No user named {username!r}.") from None
-        if not user.is_active or not user.is_staff:
-            raise CommandError(f"{username!r} is not an active staff user; the API refuses everyone else.")
+        if not user.is_active:
+            raise CommandError(f"{username!r} is deactivated; the API refuses its tokens.")
         token, key = ApiToken.issue(user, name=name)
         self.stderr.write(f"Token {token.prefix}… for {username}. Keep the key now: it is not stored.")
         self.stdout.write(key)
