@@ -1,25 +1,41 @@
-"""Speed of the rating bootstraps: Bradley–Terry and online Elo, all rounds at once.
+"""Speed of the ratings: the bootstraps (all rounds at once) and the single pass of online Elo.
 
 Synthetic battles from a fixed seed: systems with known ratings, pairs drawn uniformly,
 outcomes drawn so that system a's expected score is the Elo model's, with a share of ties.
 Prints the wall-clock time of each bootstrap (the target is under 10 s for 100,000 battles ×
-1,000 rounds) and how far the Bradley–Terry fit lands from the true ratings.
+1,000 rounds) and how far the Bradley–Terry fit lands from the true ratings; then the app's
+single pass side by side with a FastChat-style loop on the same battles (the target: at least
+as fast), with the load average.
 
     python -m benchmarks.ratings [--battles 100000] [--rounds 1000] [--systems 10]
 """
 
 import argparse
+import os
 import time
+from collections import defaultdict
 
 import numpy as np
 
-from annotation.ratings import Battles, bootstrap_bradley_terry, bootstrap_elo, bradley_terry_ratings
+from annotation.ratings import (
+    BASE,
+    INITIAL_RATING,
+    K_FACTOR,
+    SCALE,
+    Battles,
+    bootstrap_bradley_terry,
+    bootstrap_elo,
+    bradley_terry_ratings,
+    elo_ratings,
+)
 
 SEED = 2026
 RATING_SPREAD = 150.0  # standard deviation of the true ratings, in points
 # Each side hands this share of wins over to ties, which leaves the expected score unchanged
 # (except where a side's expected score is below it).
 TIE_SHARE = 0.1
+# Each single pass is timed this many times, the two alternating; the fastest run counts.
+SINGLE_PASS_REPEATS = 5
 
 
 def make_battles(rng, n_battles, n_systems):
@@ -48,6 +64,47 @@ def timed(label, function):
     return result
 
 
+def fastchat_style_elo(records, k):
+    """The reference single pass, in the style of FastChat's ``compute_elo``: a dict of ratings
+    by system name, one loop over ``(system_a, system_b, score_a)`` records."""
+    rating = defaultdict(lambda: INITIAL_RATING)
+    for system_a, system_b, score_a in records:
+        rating_a = rating[system_a]
+        rating_b = rating[system_b]
+        expected_a = 1 / (1 + BASE ** ((rating_b - rating_a) / SCALE))
+        expected_b = 1 / (1 + BASE ** ((rating_a - rating_b) / SCALE))
+        rating[system_a] += k * (score_a - expected_a)
+        rating[system_b] += k * (1 - score_a - expected_b)
+    return rating
+
+
+def compare_single_passes(battles):
+    """Time the app's single pass and the FastChat-style loop, alternating, and print the ratio."""
+    names = battles.systems
+    records = [
+        (names[a], names[b], score)
+        for a, b, score in zip(battles.a.tolist(), battles.b.tolist(), battles.outcome.tolist(), strict=True)
+    ]
+    app = elo_ratings(battles)
+    reference = fastchat_style_elo(records, K_FACTOR)
+    gap = max(abs(app[index] - reference[name]) for index, name in enumerate(names))
+    load = os.getloadavg()[0]
+    app_time = reference_time = float("inf")
+    for _ in range(SINGLE_PASS_REPEATS):
+        start = time.perf_counter()
+        elo_ratings(battles)
+        middle = time.perf_counter()
+        fastchat_style_elo(records, K_FACTOR)
+        end = time.perf_counter()
+        app_time, reference_time = min(app_time, middle - start), min(reference_time, end - middle)
+    print(f"  Elo single pass, app (elo_ratings)  {app_time:6.3f} s")
+    print(f"  Elo single pass, FastChat-style loop {reference_time:6.3f} s")
+    print(
+        f"  app ÷ FastChat-style: {app_time / reference_time:.2f} (fastest of {SINGLE_PASS_REPEATS} runs each, "
+        f"load {load:.1f} → {os.getloadavg()[0]:.1f}); largest rating difference {gap:.1e} points"
+    )
+
+
 def run(n_battles, rounds, n_systems):
     battles, true_ratings = make_battles(np.random.default_rng(SEED), n_battles, n_systems)
     print(f"{n_battles:,} battles between {n_systems} systems, {rounds:,} bootstrap rounds")
@@ -62,6 +119,7 @@ def run(n_battles, rounds, n_systems):
         f"  Bradley–Terry 95% intervals: mean width {np.mean(high - low):.1f} points, "
         f"{covered} of {n_systems} contain the true rating"
     )
+    compare_single_passes(battles)
 
 
 def main(argv=None):
