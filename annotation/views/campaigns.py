@@ -18,6 +18,7 @@ from annotation.models import ASPECTS, Aspect, Assignment, Campaign
 from annotation.services.campaigns import add_annotator, create_campaign, remove_annotator, toggle_open
 from annotation.services.errors import CampaignError
 from core.permissions import staff_required
+from scoring.upload_handlers import refuse_oversized_file
 
 EXPORT_FORMATS = {
     "csv": (exports.csv_lines, "text/csv; charset=utf-8"),
@@ -47,6 +48,8 @@ def campaign_list(request):
 @staff_required(STAFF_ONLY)
 def campaign_create(request):
     form = CampaignCreateForm(request.POST or None, request.FILES or None)
+    if request.method == "POST":
+        refuse_oversized_file(request, form, "practice_file")
     if request.method == "POST" and form.is_valid():
         try:
             created = create_campaign(created_by=request.user, **form.service_arguments())

@@ -15,6 +15,7 @@ from scoring.import_jobs import upload_state
 from scoring.imports import ImportRefused
 from scoring.models import ApiToken, Dataset, Upload
 from scoring.queries import datasets_with_counts
+from scoring.upload_handlers import body_length_unknown, length_required_message
 
 
 def error(message, status):
@@ -73,6 +74,8 @@ def run_upload(request, form_class, **form_kwargs):
 
     Every reply about an upload carries its ``status_url``.
     """
+    if body_length_unknown(request):
+        return error(length_required_message(), 411)
     # Parsing the body runs the upload handlers, which may refuse an oversized file.
     data, files = request.POST, request.FILES
     refused = getattr(request, "upload_refused", None)
