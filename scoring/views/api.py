@@ -10,6 +10,7 @@ from django.http import JsonResponse
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 
+from core import login_throttle
 from scoring.forms import DatasetUploadForm, OutputsFileForm
 from scoring.import_jobs import upload_state
 from scoring.imports import ImportRefused
@@ -33,8 +34,12 @@ def token_required(view):
         scheme, _, key = request.headers.get("Authorization", "").partition(" ")
         if scheme.lower() != "token" or not key.strip():
             return error("Send the header 'Authorization: Token <key>'.", 401)
+        throttled = login_throttle.refusal(request)
+        if throttled:
+            return error(throttled, 429)
         user = ApiToken.user_for_key(key.strip())
         if user is None:
+            login_throttle.record_failure(request)
             return error("Unknown API token, or its user is inactive.", 401)
         if not user.is_staff:
             return error("Only staff users may use the import API.", 403)
