@@ -8,6 +8,7 @@ annotator's "left"/"right" to canonical labels and back.
 import statistics
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -19,7 +20,10 @@ from scoring.genres import aspects
 from scoring.models import Dataset, System, Text, name_validator
 
 # The five aspects humans judge, named by the vocabulary: Aspect.TS == "ts", labelled "Topical similarity".
-Aspect = models.TextChoices("Aspect", [(aspect.code.upper(), (aspect.code, aspect.name)) for aspect in aspects.ASPECTS])
+# (The stubs know only the functional form without labels.)
+Aspect = models.TextChoices(  # type: ignore[call-overload]
+    "Aspect", [(aspect.code.upper(), (aspect.code, aspect.name)) for aspect in aspects.ASPECTS]
+)
 
 
 ASPECTS = [aspect.value for aspect in Aspect]
@@ -42,6 +46,7 @@ MAX_COMMENT_CHARS = 2000
 class AnnotatorProgress:
     username: str
     active: bool
+    excluded: bool  # left out of ratings and agreement (the quality page)
     done: int
     assigned: int
     median_seconds: float | None  # per finished item; None before the first one
@@ -51,6 +56,10 @@ class Campaign(models.Model):
     class PairOrder(models.TextChoices):
         QUEUE = "queue", "Queue order (every text's pairs in turn)"
         ADAPTIVE = "adaptive", "Least certain pairs first (adaptive)"
+
+    class RatingLabels(models.TextChoices):
+        MAJORITY = "majority", "Annotators' labels, merged"
+        ADJUDICATED = "adjudicated", "Adjudicated labels where resolved"
 
     name = models.CharField(max_length=100, unique=True, validators=[name_validator])
     dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="campaigns")
@@ -68,6 +77,12 @@ class Campaign(models.Model):
         choices=PairOrder.choices,
         default=PairOrder.QUEUE,
         help_text="Adaptive: serve next the pairs whose order the judgements so far leave least certain.",
+    )
+    rating_labels = models.CharField(
+        max_length=12,
+        choices=RatingLabels.choices,
+        default=RatingLabels.MAJORITY,
+        help_text="Which label of an item judged more than once the ratings use.",
     )
     annotators = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
@@ -105,21 +120,21 @@ class Campaign(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
-    def get_absolute_url(self):
+    def get_absolute_url(self) -> str:
         return reverse("annotation:campaign_detail", args=[self.pk])
 
-    def active_annotator_ids(self):
+    def active_annotator_ids(self) -> list[int]:
         return list(
             self.memberships.filter(active=True).order_by("added_at", "pk").values_list("annotator_id", flat=True)
         )
 
-    def annotator_progress(self):
+    def annotator_progress(self) -> list[AnnotatorProgress]:
         """Progress of every annotator who joined, in order of joining."""
-        seconds_done = {}
-        assigned = {}
+        seconds_done: dict[int, list[float]] = {}
+        assigned: dict[int, int] = {}
         for annotator_id, status, seconds in Assignment.objects.filter(item__campaign=self).values_list(
             "annotator_id", "status", "seconds_spent"
         ):
@@ -130,6 +145,7 @@ class Campaign(models.Model):
             AnnotatorProgress(
                 username=membership.annotator.get_username(),
                 active=membership.active,
+                excluded=membership.excluded,
                 done=len(seconds_done.get(membership.annotator_id, [])),
                 assigned=assigned.get(membership.annotator_id, 0),
                 median_seconds=statistics.median(seconds_done[membership.annotator_id])
@@ -139,7 +155,7 @@ class Campaign(models.Model):
             for membership in self.memberships.select_related("annotator")
         ]
 
-    def doubly_judged_texts(self):
+    def doubly_judged_texts(self) -> int:
         """How many texts two or more annotators hold work on: the overlap, as it stands."""
         return (
             self.items.values("text_id")
@@ -172,7 +188,7 @@ class CampaignAnnotator(models.Model):
         ordering = ["added_at", "pk"]
         constraints = [models.UniqueConstraint(fields=["campaign", "annotator"], name="one_membership_per_annotator")]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.annotator} in {self.campaign}"
 
 
@@ -210,24 +226,24 @@ class Item(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.text} · {self.system_a} vs {self.system_b}"
 
-    def save(self, *args, **kwargs):
+    def save(self, *args: Any, **kwargs: Any) -> None:
         self.clean()
         super().save(*args, **kwargs)
 
     @property
-    def is_attention_check(self):
+    def is_attention_check(self) -> bool:
         return bool(self.attention_worse)
 
     @property
-    def attention_expected(self):
+    def attention_expected(self) -> str:
         """The canonical label that passes the check: the side left as it was."""
         return Label.B if self.attention_worse == Label.A else Label.A
 
     @staticmethod
-    def canonical_pair(first, second):
+    def canonical_pair(first: System, second: System) -> tuple[System, System, bool]:
         """Return ``(system_a, system_b, swapped)`` for two distinct systems given in any order."""
         if first.pk == second.pk:
             raise ValueError(f"An item compares two different systems, not {first} with itself.")
@@ -235,7 +251,7 @@ class Item(models.Model):
             return first, second, False
         return second, first, True
 
-    def clean(self):
+    def clean(self) -> None:
         if self.system_a_id is None or self.system_b_id is None:
             return
         if self.is_attention_check:
@@ -277,10 +293,10 @@ class Assignment(models.Model):
         constraints = [models.UniqueConstraint(fields=["item", "annotator"], name="one_assignment_per_annotator")]
         indexes = [models.Index(fields=["annotator", "status", "queue_position"])]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.item} for {self.annotator}"
 
-    def shown_to_canonical(self, side):
+    def shown_to_canonical(self, side: str) -> str:
         """Map what the annotator clicked ("left", "right" or "tie") to a canonical label."""
         if side == "tie":
             return Label.TIE
@@ -290,7 +306,7 @@ class Assignment(models.Model):
             return Label.B if self.a_on_left else Label.A
         raise ValueError(f"Unknown side {side!r}: expected one of {', '.join(SHOWN_SIDES)}.")
 
-    def canonical_to_shown(self, label):
+    def canonical_to_shown(self, label: str) -> str:
         """Map a canonical label ("a", "b" or "tie") to the side the annotator saw."""
         if label == Label.TIE:
             return "tie"
@@ -301,15 +317,15 @@ class Assignment(models.Model):
         raise ValueError(f"Unknown label {label!r}: expected one of {', '.join(Label.values)}.")
 
     @property
-    def judged_aspects(self):
+    def judged_aspects(self) -> set[str]:
         return {judgement.aspect for judgement in self.judgements.all()}
 
     @property
-    def first_aspects_done(self):
+    def first_aspects_done(self) -> bool:
         return set(FIRST_ASPECTS) <= self.judged_aspects
 
     @property
-    def is_done(self):
+    def is_done(self) -> bool:
         return set(ASPECTS) <= self.judged_aspects
 
 
@@ -330,7 +346,7 @@ class Judgement(models.Model):
             models.CheckConstraint(condition=models.Q(label__in=Label.values), name="judgement_label_known"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.get_aspect_display()}: {self.get_label_display()}"
 
 
@@ -350,7 +366,7 @@ class PracticeItem(models.Model):
         ordering = ["campaign", "position"]
         constraints = [models.UniqueConstraint(fields=["campaign", "position"], name="one_practice_item_per_position")]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"Practice item {self.position + 1} of {self.campaign}"
 
 
@@ -371,5 +387,45 @@ class PracticeAnswer(models.Model):
             models.UniqueConstraint(fields=["membership", "item", "attempt"], name="one_practice_answer_per_attempt")
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.membership} · {self.item} · attempt {self.attempt}"
+
+
+MAX_RESOLUTION_NOTE_CHARS = 2000
+
+
+class Resolution(models.Model):
+    """Staff's settled label for one aspect of an item the annotators disagree on: the choice, the
+    reason, who settled it and when. Ratings use it when the campaign asks for adjudicated labels
+    (``Campaign.rating_labels``); exports carry it on every row of the item and aspect."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="resolutions")
+    aspect = models.CharField(max_length=2, choices=Aspect.choices)
+    label = models.CharField(max_length=3, choices=Label.choices)
+    note = models.TextField(blank=True, max_length=MAX_RESOLUTION_NOTE_CHARS)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="annotation_resolutions"
+    )
+    resolved_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["item", "aspect"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "aspect"], name="one_resolution_per_item_aspect"),
+            models.CheckConstraint(condition=models.Q(aspect__in=ASPECTS), name="resolution_aspect_known"),
+            models.CheckConstraint(condition=models.Q(label__in=Label.values), name="resolution_label_known"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item} · {self.get_aspect_display()}: {self.get_label_display()}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.full_clean(validate_unique=False, validate_constraints=False)
+        super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        # An attention check has a known answer and is never rated: there is nothing to settle.
+        if self.item_id is not None and self.item.is_attention_check:
+            raise ValidationError("An attention check has a known answer: it is not adjudicated.")
+        if len(self.note) > MAX_RESOLUTION_NOTE_CHARS:
+            raise ValidationError(f"The note is at most {MAX_RESOLUTION_NOTE_CHARS:,} characters.")

@@ -13,12 +13,15 @@ an outage of its own.
 
 import hashlib
 import logging
+from typing import Any
 
 import django_rq
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
+from django.http import HttpRequest
 from redis.exceptions import RedisError
 
 logger = logging.getLogger(__name__)
@@ -26,16 +29,16 @@ logger = logging.getLogger(__name__)
 KEY_PREFIX = "genres:login-failures:"
 
 
-def account_key(username):
+def account_key(username: str) -> str:
     # Hashed: the key names no account in Redis; case-folded: "Alice" and "alice" share one count.
     return f"{KEY_PREFIX}account:{hashlib.sha256(str(username).casefold().encode()).hexdigest()}"
 
 
-def address_key(request):
+def address_key(request: HttpRequest | None) -> str | None:
     return f"{KEY_PREFIX}address:{request.META.get('REMOTE_ADDR', '')}" if request is not None else None
 
 
-def limits(request, username=None):
+def limits(request: HttpRequest | None, username: str | None = None) -> list[tuple[str, int]]:
     """(key, limit) of each count the attempt is checked against."""
     checks = [(address_key(request), settings.GENRES_LOGIN_FAILURES_PER_ADDRESS)]
     if username is not None:
@@ -43,7 +46,7 @@ def limits(request, username=None):
     return [(key, limit) for key, limit in checks if key]
 
 
-def refusal(request, username=None):
+def refusal(request: HttpRequest | None, username: str | None = None) -> str | None:
     """Why the attempt is refused now, naming the wait, or None when it may go ahead."""
     try:
         redis = django_rq.get_connection()
@@ -56,7 +59,7 @@ def refusal(request, username=None):
     return None
 
 
-def record_failure(request, username=None):
+def record_failure(request: HttpRequest | None, username: str | None = None) -> None:
     try:
         pipeline = django_rq.get_connection().pipeline()
         for key, _limit in limits(request, username):
@@ -67,7 +70,7 @@ def record_failure(request, username=None):
         logger.warning("Sign-in throttle: Redis unreachable, failure not counted", exc_info=True)
 
 
-def clear_account(username):
+def clear_account(username: str) -> None:
     try:
         django_rq.get_connection().delete(account_key(username))
     except RedisError:
@@ -82,7 +85,9 @@ class ThrottledModelBackend(ModelBackend):
     reads why and for how long instead of "wrong password".
     """
 
-    def authenticate(self, request, username=None, password=None, **kwargs):
+    def authenticate(
+        self, request: HttpRequest | None, username: str | None = None, password: str | None = None, **kwargs: Any
+    ) -> User | None:
         if username is None:
             username = kwargs.get(get_user_model().USERNAME_FIELD)
         message = refusal(request, username)
@@ -91,6 +96,6 @@ class ThrottledModelBackend(ModelBackend):
         user = super().authenticate(request, username, password, **kwargs)
         if user is None:
             record_failure(request, username)
-        else:
+        elif username is not None:
             clear_account(username)
         return user

@@ -9,6 +9,8 @@ judging it (hence ratings). Removed annotators count too, since they may be adde
 """
 
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import Exists, OuterRef
 
 from annotation.models import Campaign, CampaignAnnotator
@@ -19,15 +21,15 @@ class LeaderboardHidden(Exception):
     """The user may not see this leaderboard; the message says why, in words for the user."""
 
 
-def needs_sign_in(user):
+def needs_sign_in(user: AbstractBaseUser | AnonymousUser) -> bool:
     return not (settings.GENRES_PUBLIC_LEADERBOARD or user.is_authenticated)
 
 
-def hidden_dataset_ids(user):
+def hidden_dataset_ids(user: AbstractBaseUser | AnonymousUser) -> set[int]:
     """Ids of the datasets whose leaderboard names a system of an open campaign ``user`` annotates."""
     if not user.is_authenticated:
         return set()
-    blind = CampaignAnnotator.objects.filter(annotator=user, campaign__is_open=True).values("campaign__systems")
+    blind = CampaignAnnotator.objects.filter(annotator_id=user.pk, campaign__is_open=True).values("campaign__systems")
     if not blind.exists():
         return set()
     named = Dataset.objects.filter(
@@ -37,7 +39,7 @@ def hidden_dataset_ids(user):
     return set(named.values_list("pk", flat=True))
 
 
-def check_visible(user, dataset):
+def check_visible(user: AbstractBaseUser | AnonymousUser, dataset: Dataset) -> None:
     """Raise :class:`LeaderboardHidden` when the leaderboard names a system ``user`` judges blind."""
     if dataset.pk in hidden_dataset_ids(user):
         raise LeaderboardHidden(

@@ -114,7 +114,9 @@ def chunks_without_live_job(
     jobs = Job.fetch_many([chunk.job_id for chunk in chunks], connection=queue().connection)
     taken = taken_jobs()
     return [
-        (chunk, job) for chunk, job in zip(chunks, jobs) if not chunk_job_is_alive(chunk, job, stale_after, now, taken)
+        (chunk, job)
+        for chunk, job in zip(chunks, jobs, strict=True)
+        if not chunk_job_is_alive(chunk, job, stale_after, now, taken)
     ]
 
 

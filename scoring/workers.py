@@ -16,8 +16,11 @@ import os
 import signal
 import sys
 import time
+from typing import Any
 
 from django.db import connections
+from rq.job import Job
+from rq.queue import Queue
 from rq.worker import Worker
 
 from scoring.healing import heal_runs
@@ -36,7 +39,7 @@ QUEUE_NICENESS = {"leaderboard": LEADERBOARD_NICENESS}
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 
-def die_with(worker_pid):
+def die_with(worker_pid: int) -> None:
     """Have the kernel kill this process (a work horse) when its worker dies; Linux only.
 
     rq puts the work horse in a process group of its own, so a worker killed with SIGKILL leaves
@@ -58,31 +61,31 @@ class HealingWorker(Worker):
     lock taken for the interval); two passes at once would cost work, never correctness.
     """
 
-    healed_at = None  # time.monotonic() of this worker's last turn
+    healed_at: float | None = None  # time.monotonic() of this worker's last turn
     worker_pid = 0  # of the worker process, which its work horses die with
 
     @property
-    def niceness(self):
+    def niceness(self) -> int:
         """The lowest niceness of the worker's queues: a worker serving both runs at the leaderboard's."""
         return min(QUEUE_NICENESS.get(name, JOB_NICENESS) for name in self.queue_names())
 
-    def work(self, *args, **kwargs):
+    def work(self, *args: Any, **kwargs: Any) -> bool:
         os.nice(self.niceness)  # here, not in __init__: pages listing workers build Worker objects too
         return super().work(*args, **kwargs)
 
     @property
-    def dequeue_timeout(self):
+    def dequeue_timeout(self) -> int:
         return min(super().dequeue_timeout, HEAL_INTERVAL_SECONDS)
 
     @property
-    def heal_is_due(self):
+    def heal_is_due(self) -> bool:
         return self.healed_at is None or time.monotonic() - self.healed_at >= HEAL_INTERVAL_SECONDS
 
     @property
-    def should_run_maintenance_tasks(self):
+    def should_run_maintenance_tasks(self) -> bool:
         return super().should_run_maintenance_tasks or self.heal_is_due
 
-    def run_maintenance_tasks(self):
+    def run_maintenance_tasks(self) -> None:
         if super().should_run_maintenance_tasks:
             super().run_maintenance_tasks()
         if self.heal_is_due:
@@ -91,7 +94,7 @@ class HealingWorker(Worker):
         # later must not share this process's connection.
         connections.close_all()
 
-    def fork_work_horse(self, job, queue):
+    def fork_work_horse(self, job: Job, queue: Queue) -> None:
         # A work horse ends with its job: what it builds is lost. The run's scorer is built here
         # instead, once, and every work horse forked for the run's chunks inherits it.
         build_run_scorer_for(job)
@@ -99,11 +102,11 @@ class HealingWorker(Worker):
         self.worker_pid = os.getpid()
         super().fork_work_horse(job, queue)
 
-    def main_work_horse(self, job, queue):
+    def main_work_horse(self, job: Job, queue: Queue) -> None:
         die_with(self.worker_pid)
         super().main_work_horse(job, queue)
 
-    def heal(self):
+    def heal(self) -> None:
         self.healed_at = time.monotonic()
         if not self.connection.set(HEAL_LOCK, self.name, nx=True, ex=HEAL_INTERVAL_SECONDS):
             return  # another worker's turn

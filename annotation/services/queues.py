@@ -84,7 +84,8 @@ def text_progress(assignment: Assignment) -> TextProgress:
     )
     judgements: StoredJudgements = {}
     ground_truth = False
-    for assignment_id, judgement_id, aspect, label, ground_truth in rows:
+    for assignment_id, judgement_id, aspect, label, campaign_ground_truth in rows:
+        ground_truth = campaign_ground_truth  # the same on every row: the campaign's
         stored = judgements.setdefault(assignment_id, {})
         if judgement_id is not None:
             stored[aspect] = (judgement_id, label)

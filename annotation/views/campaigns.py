@@ -7,7 +7,7 @@ sign-in page. The work itself happens in ``annotation.services`` and ``annotatio
 from django.conf import settings
 from django.contrib import messages
 from django.db.models import Count, Q
-from django.http import StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -18,6 +18,7 @@ from annotation.models import ASPECTS, Aspect, Assignment, Campaign
 from annotation.services.campaigns import add_annotator, create_campaign, remove_annotator, toggle_open
 from annotation.services.errors import CampaignError
 from core.permissions import staff_required
+from core.signed_in import SignedInRequest
 from scoring.upload_handlers import refuse_oversized_file
 
 EXPORT_FORMATS = {
@@ -32,7 +33,7 @@ STAFF_ONLY = "Campaign pages are for staff."
 
 @require_GET
 @staff_required(STAFF_ONLY)
-def campaign_list(request):
+def campaign_list(request: SignedInRequest) -> HttpResponse:
     campaigns = Campaign.objects.select_related("dataset").annotate(
         item_count=Count("items", filter=Q(items__attention_worse=""), distinct=True),
         assignment_count=Count("items__assignments", distinct=True),
@@ -46,7 +47,7 @@ def campaign_list(request):
 
 @require_http_methods(["GET", "POST"])
 @staff_required(STAFF_ONLY)
-def campaign_create(request):
+def campaign_create(request: SignedInRequest) -> HttpResponse:
     form = CampaignCreateForm(request.POST or None, request.FILES or None)
     if request.method == "POST":
         refuse_oversized_file(request, form, "practice_file")
@@ -81,7 +82,7 @@ def agreement_rows(campaign: Campaign) -> list[dict]:
 
 @require_GET
 @staff_required(STAFF_ONLY)
-def campaign_detail(request, pk):
+def campaign_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("dataset", "created_by"), pk=pk)
     assignments = Assignment.objects.filter(item__campaign=campaign)
     context = {
@@ -96,13 +97,14 @@ def campaign_detail(request, pk):
         "progress": campaign.annotator_progress(),
         "agreement": agreement_rows(campaign),
         "annotator_form": AnnotatorChangeForm(),
+        "rating_label_choices": Campaign.RatingLabels.choices,
     }
     return render(request, "annotation/campaign_detail.html", context)
 
 
 @require_POST
 @staff_required(STAFF_ONLY)
-def campaign_annotators(request, pk):
+def campaign_annotators(request: SignedInRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
     form = AnnotatorChangeForm(request.POST)
     if not form.is_valid():
@@ -120,10 +122,22 @@ def campaign_annotators(request, pk):
     return redirect(campaign)
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @staff_required(STAFF_ONLY)
-def campaign_toggle_open(request, pk):
+def campaign_toggle_open(request: SignedInRequest, pk: int) -> HttpResponse:
+    """Reopen a closed campaign at once; close an open one only once confirmed: the GET, or a POST
+    without ``confirm``, shows what closing stops, with the button that closes it."""
     campaign = get_object_or_404(Campaign, pk=pk)
+    if campaign.is_open and not (request.method == "POST" and request.POST.get("confirm") == "close"):
+        pending = Assignment.objects.filter(item__campaign=campaign, status=Assignment.Status.PENDING)
+        context = {
+            "campaign": campaign,
+            "pending": pending.count(),
+            "annotators": pending.values("annotator_id").distinct().count(),
+        }
+        return render(request, "annotation/campaign_close.html", context)
+    if request.method == "GET":
+        return redirect(campaign)
     try:
         toggle_open(campaign)
     except CampaignError as error:
@@ -135,7 +149,7 @@ def campaign_toggle_open(request, pk):
 
 @require_GET
 @staff_required(STAFF_ONLY)
-def campaign_export(request, pk, file_format):
+def campaign_export(request: SignedInRequest, pk: int, file_format: str) -> StreamingHttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("dataset"), pk=pk)
     lines, content_type = EXPORT_FORMATS[file_format]
     response = StreamingHttpResponse(lines(campaign), content_type=content_type)

@@ -3,6 +3,7 @@ time and flags (``annotation.quality``); leaving an annotator out of ratings and
 practice round."""
 
 from django.contrib import messages
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -13,13 +14,17 @@ from annotation.models import Campaign
 from annotation.services.quality_control import replace_practice_items, set_exclusion
 from annotation.views.campaigns import STAFF_ONLY
 from core.permissions import staff_required
+from core.signed_in import SignedInRequest
 from scoring.upload_handlers import refuse_oversized_file
 
 
-def render_quality(request, campaign, upload_form=None, status=200):
+def render_quality(
+    request: SignedInRequest, campaign: Campaign, upload_form: PracticeUploadForm | None = None, status: int = 200
+) -> HttpResponse:
     context = {
         "campaign": campaign,
         "rows": quality.campaign_quality(campaign),
+        "matrix": quality.agreement_matrix(campaign),
         "practice_items": campaign.practice_items.count(),
         "attention_checks": campaign.items.exclude(attention_worse="").count(),
         "upload_form": upload_form
@@ -36,13 +41,13 @@ def render_quality(request, campaign, upload_form=None, status=200):
 
 @require_GET
 @staff_required(STAFF_ONLY)
-def campaign_quality(request, pk):
+def campaign_quality(request: SignedInRequest, pk: int) -> HttpResponse:
     return render_quality(request, get_object_or_404(Campaign.objects.select_related("dataset"), pk=pk))
 
 
 @require_POST
 @staff_required(STAFF_ONLY)
-def campaign_exclusion(request, pk):
+def campaign_exclusion(request: SignedInRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
     form = ExclusionForm(campaign, request.POST)
     if not form.is_valid():
@@ -64,7 +69,7 @@ def campaign_exclusion(request, pk):
 
 @require_POST
 @staff_required(STAFF_ONLY)
-def campaign_practice_upload(request, pk):
+def campaign_practice_upload(request: SignedInRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("dataset"), pk=pk)
     form = PracticeUploadForm(request.POST, request.FILES)
     refused = refuse_oversized_file(request, form, "practice_file")

@@ -246,7 +246,7 @@ class OpenAIEmbedder(CachingEmbedder):
         rows = [row for row, text in enumerate(texts) if text.strip()]
         batches = [rows[start : start + self.batch_size] for start in range(0, len(rows), self.batch_size)]
         responses = self.service.run([partial(self._create, inputs=[texts[row] for row in batch]) for batch in batches])
-        for number, (batch, response) in enumerate(zip(batches, responses), start=1):
+        for number, (batch, response) in enumerate(zip(batches, responses, strict=True), start=1):
             if isinstance(response, RequestFailed):
                 raise EmbeddingRequestError(
                     f"embedding request {number} of {len(batches)} ({len(batch)} texts, the first "

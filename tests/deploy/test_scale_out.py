@@ -42,6 +42,8 @@ from django.conf import settings
 
 from benchmarks.load import Figures, Session, annotate
 
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow, pytest.mark.postgres_relevant]
+
 POSTGRES, REDIS = ("127.0.0.1", 5432), ("127.0.0.1", 6379)
 DATABASE_NAME = "genres_scale_test"
 REDIS_DB = 5
@@ -94,6 +96,8 @@ def answers(address):
 
 
 def reason_to_skip():
+    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        return "the layout runs on PostgreSQL and Redis: it is part of `make test-postgres`"
     if os.geteuid() != 0:
         return "network namespaces need root (ip netns add); run as root to see the layout scale out"
     if shutil.which("ip") is None:
@@ -363,7 +367,7 @@ async def judge_whole_queues(base_url, accounts, campaign_id):
     """Both annotators judge every item of their queues, as the item page's script would."""
     figures = Figures()
     sessions = [Session(base_url, figures, keep_alive=False) for _ in accounts]
-    for session, account in zip(sessions, accounts):
+    for session, account in zip(sessions, accounts, strict=True):
         await session.sign_in(account["username"], account["password"])
     deadline = time.monotonic() + RUN_SECONDS  # an upper bound for a stuck server, not a speed check
     await asyncio.gather(

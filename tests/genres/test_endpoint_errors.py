@@ -62,7 +62,7 @@ def test_embeddings_without_an_index_are_a_failure(server):
     data = [{"object": "embedding", "embedding": [0.1, 0.2, 0.3, 0.4]}]
     server.script(Raw(200, json.dumps({"object": "list", "data": data}).encode()))
     embedder = get_embedder("openai", model="any", dimension=4, base_url=server.base_url, api_key="k", retry=RETRIES)
-    with pytest.raises(EmbeddingRequestError, match="failed: MalformedResponse: .* without an index or a vector"):
+    with pytest.raises(EmbeddingRequestError, match=r"failed: MalformedResponse: .* without an index or a vector"):
         embedder.embed(["Marie Curie"])
 
 

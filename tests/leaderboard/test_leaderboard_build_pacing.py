@@ -10,6 +10,8 @@ from leaderboard import contents, jobs, metrics
 from leaderboard.models import Snapshot
 from tests.leaderboard.leaderboard_fixtures import ranked_dataset
 
+pytestmark = pytest.mark.postgres_relevant
+
 
 def test_no_pause_before_the_first_build_or_after_a_quiet_spell():
     assert jobs.pause_before_build(None, now=100.0) == 0
@@ -33,7 +35,7 @@ def test_a_build_records_when_it_ended_and_its_cpu_time(db, monkeypatch):
     slept = []
     monkeypatch.setattr(jobs.time, "sleep", slept.append)
     jobs.build_leaderboards(dataset.pk)
-    finished_at, cpu_seconds = json.loads(jobs.queue().connection.get(jobs._last_build_key(dataset.pk)))
+    _finished_at, cpu_seconds = json.loads(jobs.queue().connection.get(jobs._last_build_key(dataset.pk)))
     assert cpu_seconds > 0
     jobs.build_leaderboards(dataset.pk)  # right after: waits its turn
     assert len(slept) == 1 and 0 < slept[0] <= min(jobs.MAX_PAUSE, max(jobs.MIN_PAUSE, cpu_seconds))

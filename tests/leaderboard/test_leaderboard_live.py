@@ -23,13 +23,13 @@ from tests.factories import make_dataset
 from tests.leaderboard.leaderboard_fixtures import FINGERPRINT, PROVENANCE
 
 # The consumer reads the database from another thread, and builds are queued on commit.
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres_relevant]
 application = AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
 
 
 @pytest.fixture
 def campaign():
-    campaign, annotators = make_campaign(texts=2, annotators=1, overlap_share=0.0)
+    campaign, _annotators = make_campaign(texts=2, annotators=1, overlap_share=0.0)
     build_snapshots(campaign.dataset)
     return campaign
 

@@ -181,7 +181,8 @@ class OpenAIJudge:
                 self.progress(done, len(pairs))
 
         for batch, response in self.service.stream(missing()):
-            for key, reply in zip(batch, self._read(response, len(batch))):
+            # A single prompt's reply is its first choice; any other choice is ignored.
+            for key, reply in zip(batch, self._read(response, len(batch)), strict=False):
                 fresh[key] = reply
                 verdicts[key] = verdict_of(reply)
             if len(fresh) >= self.chunk_size:
@@ -225,7 +226,7 @@ class OpenAIJudge:
         indexes = sorted(choice.get("index", -1) for choice in response.get("choices") or ()) if response else None
         if response is None or indexes != list(range(len(batch))):
             self.lists_refused = True
-            raise SendInstead([((key,), self._request(payload)) for key, payload in zip(batch, payloads)])
+            raise SendInstead([((key,), self._request(payload)) for key, payload in zip(batch, payloads, strict=True)])
         return response
 
     async def _create_chat(self, endpoint: Endpoint, payload: Payload) -> Payload:
