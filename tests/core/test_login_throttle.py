@@ -7,7 +7,7 @@ from django.test import Client
 from core.login_throttle import KEY_PREFIX
 from scoring.models import ApiToken
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 LOGIN = "/accounts/login/"
 

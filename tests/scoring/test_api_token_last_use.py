@@ -7,7 +7,7 @@ from django.test import Client
 
 from scoring.models import ApiToken
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from scoring.models import System
 from scoring.models.runs import ScoringRun
 from tests.scoring.run_fixtures import echo, tiny_dataset
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 NO_BACKOFF = timedelta(0)
 
 

@@ -10,7 +10,7 @@ from scoring.models import Dataset
 from tests.scoring.import_fixtures import DATASET_JSONL, as_file
 
 # Not wrapped in a test transaction: the import's own transaction is what is looked at.
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres_relevant]
 
 
 @pytest.fixture

@@ -8,7 +8,10 @@ import time
 
 import pytest
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's parent-death signal")
+pytestmark = [
+    pytest.mark.subprocess,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's parent-death signal"),
+]
 
 # A worker forks a work horse in a process group of its own, as rq does, then is killed.
 WORKER = """
