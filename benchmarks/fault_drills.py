@@ -10,6 +10,7 @@ stored, chunk attempts, and the machine's load (os.getloadavg) at the fault and 
     b  worker SIGKILL (with its work horse), PostgreSQL + Redis
     c  embedded Redis SIGKILL
     d  every database connection dropped (pg_terminate_backend), PostgreSQL + Redis
+    e  a second worker SIGKILLed after taking a chunk's job and before starting it, embedded SQLite + Redis
 
 Drills b and d use the PostgreSQL database genres_heal (dropped and created again) and Redis
 database 2 (flushed) of the machine's servers; set DRILL_DATABASE_URL / DRILL_REDIS_URL for others.
@@ -42,7 +43,22 @@ DRILLS = {
     "b": ("worker SIGKILL, PostgreSQL + Redis", True),
     "c": ("embedded Redis SIGKILL", False),
     "d": ("database connections dropped, PostgreSQL + Redis", True),
+    "e": ("worker SIGKILL between taking and starting a job, embedded SQLite + Redis", False),
 }
+# Drill e's second worker: takes a job as rq's worker does (into the queue's intermediate list,
+# its execution recorded), says which, and waits to be killed before forking a work horse.
+TAKER = """
+import os, time, django
+django.setup()
+from rq.worker import Worker
+from scoring.jobs import queue
+worker = Worker([queue()], connection=queue().connection, name=f"drill-taker-{os.getpid()}")
+worker.register_birth()
+job, _queue = worker.dequeue_job_and_maintain_ttl(timeout=5)
+worker.prepare_execution(job)
+print(job.id, flush=True)
+time.sleep(600)
+"""
 
 
 def records(count):
@@ -138,7 +154,21 @@ def drop_connections(serve):
         return f"{cursor.fetchone()[0]} connections terminated"
 
 
-FAULTS = {"a": kill_worker, "b": kill_worker, "c": kill_redis, "d": drop_connections}
+def kill_a_worker_that_took_a_job(serve):
+    taker = subprocess.Popen([sys.executable, "-c", TAKER], cwd=BASE_DIR, stdout=subprocess.PIPE, text=True)
+    job_id = taker.stdout.readline().strip()
+    taker.send_signal(signal.SIGKILL)
+    taker.wait()
+    return f"SIGKILL to pid {taker.pid}, which had taken job {job_id}"
+
+
+FAULTS = {
+    "a": kill_worker,
+    "b": kill_worker,
+    "c": kill_redis,
+    "d": drop_connections,
+    "e": kill_a_worker_that_took_a_job,
+}
 
 
 # One drill, in a process of its own -----------------------------------------------------------
@@ -261,7 +291,7 @@ def report(result):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--drills", default="abcd", help="which drills, by letter (default abcd)")
+    parser.add_argument("--drills", default="abcde", help="which drills, by letter (default abcde)")
     parser.add_argument("--texts", type=int, default=600, help="texts in the dataset (default 600)")
     parser.add_argument("--chunk-texts", type=int, default=15, help="texts a chunk (default 15)")
     parser.add_argument("--one", choices=list(DRILLS), help=argparse.SUPPRESS)

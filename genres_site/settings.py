@@ -180,6 +180,14 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 # Annotators land on their campaigns, everyone else on the datasets (annotation.views.annotate).
 LOGIN_REDIRECT_URL = "annotation:after_sign_in"
+
+# Sign-in throttling (core/login_throttle.py): this many failed sign-ins for one account, or
+# failed sign-ins and unknown API tokens from one address, refuse it until the cool-down has
+# passed since the last failure. An address counts more: a lab behind one NAT shares it.
+AUTHENTICATION_BACKENDS = ["core.login_throttle.ThrottledModelBackend"]
+GENRES_LOGIN_FAILURES_PER_ACCOUNT = int(os.environ.get("GENRES_LOGIN_FAILURES_PER_ACCOUNT", "10"))
+GENRES_LOGIN_FAILURES_PER_ADDRESS = int(os.environ.get("GENRES_LOGIN_FAILURES_PER_ADDRESS", "50"))
+GENRES_LOGIN_COOL_DOWN_SECONDS = int(os.environ.get("GENRES_LOGIN_COOL_DOWN_SECONDS", "900"))
 LOGOUT_REDIRECT_URL = "login"
 
 # Password-reset mail. By default it stays on this machine, written to files under var/mail (a

@@ -10,6 +10,12 @@ the same chunks at once, failed ones included. Which job may commit a chunk is d
 chunk itself (``RunChunk.claim``/``complete``), so re-queuing a chunk whose old job is in fact
 still alive costs work, never correctness.
 
+A job a worker has taken from its queue but not yet started is still "queued" in rq: rq moves it
+to the queue's intermediate list, records its execution in the started registry, and only the
+work horse marks it started. A worker killed in between leaves it there, and rq's own cleanup
+fails it some 10-20 minutes later. The heal pass counts such a job alive only while the worker
+that took it beats (``taken_job_is_alive``), so its chunk is queued again within a minute.
+
 Retries are counted by the chunk (``RunChunk.attempts``) rather than by rq's ``Retry``: the count
 lives where the scores are, survives a Redis that lost its data, needs no rq scheduler process
 for the backoff, and covers the killed work horse, for which rq calls no failure callback; and
@@ -17,10 +23,13 @@ a retried rq job keeps its id, which the chunk would have to let claim it twice.
 """
 
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from datetime import datetime, timedelta
 
 from django.utils import timezone
+from redis import Redis
 from rq.job import Job, JobStatus
+from rq.queue import Queue
 from rq.worker import Worker
 
 from scoring.jobs import (
@@ -39,18 +48,56 @@ from scoring.progress import publish_progress
 RETRY_BACKOFF = timedelta(seconds=5)
 WAITING_JOB_STATES = {JobStatus.CREATED, JobStatus.QUEUED, JobStatus.DEFERRED, JobStatus.SCHEDULED}
 ENDED_JOB_STATES = {JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED}
+# A worker beats before each wait for a job (every HEAL_INTERVAL_SECONDS, 15 s, at most); one
+# silent this long since is gone. A worker that is building a run's scorer beats neither: a build
+# longer than this has its chunk queued again, which costs a build, never correctness.
+TAKEN_JOB_WORKER_SILENCE = timedelta(seconds=40)
 
 
-def chunk_job_is_alive(chunk: RunChunk, job: Job | None, stale_after: timedelta, now: datetime) -> bool:
+def taken_jobs() -> set[str]:
+    """Ids of the jobs workers have taken from the queue and not yet started (rq's intermediate list)."""
+    return set(queue().intermediate_queue.get_job_ids())
+
+
+def worker_beats(name: str, connection: Redis, now: datetime) -> bool:
+    worker = Worker.find_by_key(f"{Worker.redis_worker_namespace_prefix}{name}", connection=connection)
+    last_beat = worker.last_heartbeat if worker else None
+    return last_beat is not None and now - last_beat < TAKEN_JOB_WORKER_SILENCE
+
+
+def taken_job_is_alive(job: Job, now: datetime) -> bool:
+    """Whether the worker that took ``job`` (still "queued") from the queue may yet start it.
+
+    rq names the worker in the job's execution right after taking it; a worker killed between the
+    two leaves no name, and the job counts as alive for one silence from when a heal pass first
+    saw it so (rq's first-seen mark, which its own cleanup shares).
+    """
+    executions = job.get_executions()
+    if executions:
+        return any(worker_beats(execution.worker_name, job.connection, now) for execution in executions)
+    intermediate = Queue(job.origin, connection=job.connection).intermediate_queue
+    intermediate.set_first_seen(job.id)
+    first_seen = intermediate.get_first_seen(job.id)
+    return first_seen is not None and now - first_seen < TAKEN_JOB_WORKER_SILENCE
+
+
+def waiting_job_is_alive(job: Job, now: datetime, taken: AbstractSet[str]) -> bool:
+    """A job rq calls waiting will run while it is in its queue, or a live worker has ``taken`` it."""
+    return job.id not in taken or taken_job_is_alive(job, now)
+
+
+def chunk_job_is_alive(
+    chunk: RunChunk, job: Job | None, stale_after: timedelta, now: datetime, taken: AbstractSet[str]
+) -> bool:
     """Whether ``job`` (None when Redis does not know it) will still run the chunk.
 
-    It will while it waits in a queue, or while it runs and its chunk beats. A running chunk
-    whose job Redis lost (restarted without its data) counts as alive while it beats: its work
-    horse may well finish it.
+    It will while it waits in a queue, or a live worker has ``taken`` it, or while it runs and its
+    chunk beats. A running chunk whose job Redis lost (restarted without its data) counts as alive
+    while it beats: its work horse may well finish it.
     """
     status = job.get_status(refresh=False) if job else None
-    if status in WAITING_JOB_STATES:
-        return True
+    if job is not None and status in WAITING_JOB_STATES:
+        return waiting_job_is_alive(job, now, taken)
     if status == JobStatus.STARTED or (status is None and chunk.status == RunChunk.Status.RUNNING):
         # Dequeued but not yet claimed, the chunk's heartbeat is still its last attempt's.
         running = chunk.status == RunChunk.Status.RUNNING
@@ -65,10 +112,11 @@ def chunks_without_live_job(
     """The run's unfinished chunks that no live job holds, each with its job (None when lost)."""
     chunks = list(run.chunks.exclude(status=RunChunk.Status.DONE))
     jobs = Job.fetch_many([chunk.job_id for chunk in chunks], connection=queue().connection)
+    taken = taken_jobs()
     return [
         (chunk, job)
         for chunk, job in zip(chunks, jobs, strict=True)
-        if not chunk_job_is_alive(chunk, job, stale_after, now)
+        if not chunk_job_is_alive(chunk, job, stale_after, now, taken)
     ]
 
 
@@ -88,10 +136,10 @@ def heal_preparation(run: ScoringRun) -> int:
     A preparation whose job failed fails the run (rq calls no failure callback when the work
     horse itself dies): preparing again would most likely fail the same way.
     """
-    redis_connection = queue().connection
+    redis_connection, now = queue().connection, timezone.now()
     job = Job.fetch_many([prepare_job_id(run)], connection=redis_connection)[0]
     status = job.get_status(refresh=False) if job else None
-    if status in WAITING_JOB_STATES:
+    if job is not None and status in WAITING_JOB_STATES and waiting_job_is_alive(job, now, taken_jobs()):
         return 0
     # A live worker refreshes its key while it runs a job; a dead one's expires.
     worker_key = f"{Worker.redis_worker_namespace_prefix}{job.worker_name}" if job else ""

@@ -2,8 +2,10 @@
 
 from typing import IO, Any, NoReturn
 
+from django import forms
 from django.conf import settings
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
+from django.http import HttpRequest
 
 # Room for the other form fields and multipart headers in a request that carries one file.
 FORM_FIELDS_ALLOWANCE = 64 * 1024
@@ -13,6 +15,36 @@ def size_limit_message(size: int | None = None) -> str:
     limit_mb = settings.GENRES_MAX_UPLOAD_BYTES / (1024 * 1024)
     actual = f" ({size / (1024 * 1024):.1f} MB)" if size else ""
     return f"The file is larger than the upload limit of {limit_mb:g} MB{actual}; nothing was imported."
+
+
+def refuse_oversized_file(request: HttpRequest, form: forms.Form, field: str) -> str | None:
+    """Put why a refused file is missing on the form's ``field``; the refusal's message, or None.
+
+    Without it the form says "This field is required." of a file the user did send, too big, and of
+    every field sent after it, which the refusal left unread too.
+    """
+    refused = getattr(request, "upload_refused", None)
+    if refused:
+        form.errors.clear()
+        form.add_error(field, refused)
+    return refused
+
+
+def length_required_message() -> str:
+    """For a request whose body came chunked, without a Content-Length: Django reads no form from it."""
+    limit_mb = settings.GENRES_MAX_UPLOAD_BYTES / (1024 * 1024)
+    return (
+        "Send the file with a Content-Length header (chunked request bodies are not read); "
+        f"the upload limit is {limit_mb:g} MB."
+    )
+
+
+def body_length_unknown(request: HttpRequest) -> bool:
+    return (
+        request.method == "POST"
+        and not request.META.get("CONTENT_LENGTH")
+        and "chunked" in request.headers.get("Transfer-Encoding", "").lower()
+    )
 
 
 class SizeLimitedUploadHandler(FileUploadHandler):

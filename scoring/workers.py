@@ -11,7 +11,10 @@ with no extra process to deploy. Workers run at a lower CPU priority than the we
 (JOB_NICENESS), but for the leaderboard's (QUEUE_NICENESS).
 """
 
+import ctypes
 import os
+import signal
+import sys
 import time
 from typing import Any
 
@@ -33,6 +36,21 @@ JOB_NICENESS = 10
 # niced, the paced builds took half a core from the annotators' requests (docs/benchmarks.md).
 LEADERBOARD_NICENESS = 5
 QUEUE_NICENESS = {"leaderboard": LEADERBOARD_NICENESS}
+PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+
+
+def die_with(worker_pid: int) -> None:
+    """Have the kernel kill this process (a work horse) when its worker dies; Linux only.
+
+    rq puts the work horse in a process group of its own, so a worker killed with SIGKILL leaves
+    it running: it would finish its chunk unwatched. That is safe (a chunk commits only for the
+    job it is handed to, once), but it holds a CPU and a database connection for a job the heal
+    pass has already queued again. Elsewhere the orphan runs on, safely as said.
+    """
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != worker_pid:  # the worker died before the kernel was told
+        os._exit(1)
 
 
 class HealingWorker(Worker):
@@ -44,6 +62,7 @@ class HealingWorker(Worker):
     """
 
     healed_at: float | None = None  # time.monotonic() of this worker's last turn
+    worker_pid = 0  # of the worker process, which its work horses die with
 
     @property
     def niceness(self) -> int:
@@ -80,7 +99,12 @@ class HealingWorker(Worker):
         # instead, once, and every work horse forked for the run's chunks inherits it.
         build_run_scorer_for(job)
         connections.close_all()  # a work horse must not share this process's connection
+        self.worker_pid = os.getpid()
         super().fork_work_horse(job, queue)
+
+    def main_work_horse(self, job: Job, queue: Queue) -> None:
+        die_with(self.worker_pid)
+        super().main_work_horse(job, queue)
 
     def heal(self) -> None:
         self.healed_at = time.monotonic()

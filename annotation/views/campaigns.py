@@ -19,6 +19,7 @@ from annotation.services.campaigns import add_annotator, create_campaign, remove
 from annotation.services.errors import CampaignError
 from core.permissions import staff_required
 from core.signed_in import SignedInRequest
+from scoring.upload_handlers import refuse_oversized_file
 
 EXPORT_FORMATS = {
     "csv": (exports.csv_lines, "text/csv; charset=utf-8"),
@@ -48,6 +49,8 @@ def campaign_list(request: SignedInRequest) -> HttpResponse:
 @staff_required(STAFF_ONLY)
 def campaign_create(request: SignedInRequest) -> HttpResponse:
     form = CampaignCreateForm(request.POST or None, request.FILES or None)
+    if request.method == "POST":
+        refuse_oversized_file(request, form, "practice_file")
     if request.method == "POST" and form.is_valid():
         try:
             created = create_campaign(created_by=request.user, **form.service_arguments())

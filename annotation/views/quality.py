@@ -15,6 +15,7 @@ from annotation.services.quality_control import replace_practice_items, set_excl
 from annotation.views.campaigns import STAFF_ONLY
 from core.permissions import staff_required
 from core.signed_in import SignedInRequest
+from scoring.upload_handlers import refuse_oversized_file
 
 
 def render_quality(
@@ -71,8 +72,9 @@ def campaign_exclusion(request: SignedInRequest, pk: int) -> HttpResponse:
 def campaign_practice_upload(request: SignedInRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("dataset"), pk=pk)
     form = PracticeUploadForm(request.POST, request.FILES)
+    refused = refuse_oversized_file(request, form, "practice_file")
     if not form.is_valid():
-        return render_quality(request, campaign, upload_form=form, status=400)
+        return render_quality(request, campaign, upload_form=form, status=413 if refused else 400)
     campaign.practice_pass_mark = form.cleaned_data["practice_pass_percent"] / 100
     campaign.save(update_fields=["practice_pass_mark"])
     records = form.cleaned_data["practice_file"]

@@ -5,8 +5,10 @@ the database has passed ``scoring.genres.triples.validate_triples`` (three non-e
 """
 
 import hashlib
+import logging
 import secrets
 import tempfile
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -14,11 +16,13 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.files import File
 from django.core.validators import RegexValidator
-from django.db import models
+from django.db import OperationalError, models
 from django.urls import reverse
 from django.utils import timezone
 
 from scoring.genres.triples import validate_triples
+
+logger = logging.getLogger(__name__)
 
 NAME_PATTERN = r"^[\w][\w .+()-]*$"
 name_validator = RegexValidator(
@@ -313,6 +317,10 @@ class ImportedVerdict(models.Model):
         return f"{self.aspect} verdict from {self.source} on {self.system} / {self.text}"
 
 
+# How precisely a token's last use is recorded (the admin's "last used" column).
+LAST_USE_PRECISION = timedelta(minutes=1)
+
+
 def api_key_hash(key: str) -> str:
     # Keys are 256-bit random strings, so a plain SHA-256 is enough: there is nothing to brute-force.
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
@@ -350,5 +358,21 @@ class ApiToken(models.Model):
         token = cls.objects.select_related("user").filter(key_sha256=api_key_hash(key)).first()
         if token is None or not token.user.is_active:
             return None
-        cls.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+        token.record_use()
         return token.user
+
+    def record_use(self) -> None:
+        """Note the token's use, at most once per LAST_USE_PRECISION, and never at the request's cost.
+
+        A script polling an import's status calls many times a minute: each call writing would
+        queue behind every other writer (an import, annotators' saves) for the one SQLite write
+        lock. The write is bookkeeping, in autocommit outside any transaction of the request; when
+        the database refuses it (locked, read-only), the request goes on and the next use tries again.
+        """
+        now = timezone.now()
+        if self.last_used_at is not None and now - self.last_used_at < LAST_USE_PRECISION:
+            return
+        try:
+            type(self).objects.filter(pk=self.pk).update(last_used_at=now)
+        except OperationalError:
+            logger.warning("API token %s: its last use was not recorded (database busy)", self.prefix, exc_info=True)

@@ -14,12 +14,14 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 
+from core import login_throttle
 from core.signed_in import SignedInRequest
 from scoring.forms import DatasetUploadForm, ImportForm, OutputsFileForm
 from scoring.import_jobs import upload_state
 from scoring.imports import ImportRefused
 from scoring.models import ApiToken, Dataset, Upload
 from scoring.queries import datasets_with_counts
+from scoring.upload_handlers import body_length_unknown, length_required_message
 
 View = Callable[..., HttpResponse]
 
@@ -32,12 +34,17 @@ def error(message: str, status: int) -> JsonResponse:
 
 
 def token_user(request: HttpRequest) -> User | JsonResponse:
-    """The active user whose API token the request carries, or the JSON 401 to answer."""
+    """The active user whose API token the request carries, or the JSON error to answer: 401, or
+    429 while the client's address cools down after too many unknown tokens."""
     scheme, _, key = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "token" or not key.strip():
         return error("Send the header 'Authorization: Token <key>'.", 401)
+    throttled = login_throttle.refusal(request)
+    if throttled:
+        return error(throttled, 429)
     user = ApiToken.user_for_key(key.strip())
     if user is None:
+        login_throttle.record_failure(request)
         return error("Unknown API token, or its user is inactive.", 401)
     return user
 
@@ -95,6 +102,8 @@ def run_upload(request: SignedInRequest, form_class: type[ImportForm], **form_kw
 
     Every reply about an upload carries its ``status_url``.
     """
+    if body_length_unknown(request):
+        return error(length_required_message(), 411)
     # Parsing the body runs the upload handlers, which may refuse an oversized file.
     data, files = request.POST, request.FILES
     refused = getattr(request, "upload_refused", None)

@@ -191,7 +191,8 @@
           remember();
           setStatus(data.message, "warn");
         } else {
-          setStatus(data.message || "Not saved.", "bad");
+          // A refusal before the view (a body over the size limit) answers {"error": ...}.
+          setStatus(data.message || data.error || "Not saved.", "bad");
         }
       })
       .catch(function () {
