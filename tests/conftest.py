@@ -86,6 +86,19 @@ def pytest_unconfigure(config):
         process.wait(timeout=10)
 
 
+@pytest.fixture(autouse=True)
+def fresh_login_failures():
+    """Every test starts with no failed sign-ins counted: the counts live in the test process's
+    Redis, and the client of every test has the same address."""
+    import django_rq
+
+    from core.login_throttle import KEY_PREFIX
+
+    connection = django_rq.get_connection()
+    for key in connection.scan_iter(f"{KEY_PREFIX}*"):
+        connection.delete(key)
+
+
 @pytest.fixture
 def admin_user(django_user_model):
     return django_user_model.objects.create_superuser("admin", "admin@example.org", "admin-pass-123")
