@@ -8,6 +8,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from annotation import practice
+from annotation.access import output_readers
 from annotation.models import ASPECTS, MAX_ATTENTION_SHARE, MAX_COMMENT_CHARS, Aspect, Campaign
 from scoring.genres.formats import FormatError
 from scoring.models import Dataset, Output, System, name_validator
@@ -18,6 +19,11 @@ MAX_INSTRUCTIONS_CHARS = 10_000
 
 def active_users():
     return get_user_model().objects.filter(is_active=True).order_by("username")
+
+
+def possible_annotators():
+    """Active users who may judge systems blind: none who may read outputs or leaderboards by their role."""
+    return active_users().exclude(output_readers())
 
 
 class UserChoiceField(forms.ModelMultipleChoiceField):
@@ -123,7 +129,11 @@ class CampaignCreateForm(forms.Form):
         help_text="Separated by commas or new lines: an external id, #N for the N-th text, or a text id.",
     )
     seed = forms.IntegerField(min_value=0, max_value=2**31 - 1, help_text="Same seed, same sample and queues.")
-    annotators = UserChoiceField(queryset=active_users(), widget=forms.CheckboxSelectMultiple)
+    annotators = UserChoiceField(
+        queryset=possible_annotators(),
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Staff and users who may read system outputs are not offered: they cannot judge blind.",
+    )
     overlap_percent = forms.IntegerField(
         min_value=0,
         max_value=100,
@@ -166,7 +176,7 @@ class CampaignCreateForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["annotators"].queryset = active_users()
+        self.fields["annotators"].queryset = possible_annotators()
         self.fields["systems"].widget.datasets_of = datasets_of_systems()
         if not self.is_bound:
             self.initial.setdefault("seed", secrets.randbelow(1_000_000))

@@ -1,5 +1,6 @@
 """Who may open what: the access checks the views and sockets of every app share."""
 
+from collections.abc import Callable
 from functools import wraps
 
 from django.contrib.auth.decorators import login_required
@@ -25,3 +26,27 @@ def staff_required(reason):
         return login_required(check_staff)
 
     return decorator
+
+
+# Which datasets a user judges blind is the annotation app's to say (``annotation.access``), and
+# core and scoring import no app above them: the app registers its rule here when it loads.
+_blind_dataset_rules: list[Callable] = []
+
+
+def register_blind_datasets(rule):
+    """Add ``rule(user) -> set of dataset ids`` to the datasets ``blind_dataset_ids`` answers."""
+    _blind_dataset_rules.append(rule)
+
+
+def blind_dataset_ids(user):
+    """Ids of the datasets whose outputs and leaderboards ``user`` may not read while annotating."""
+    return set().union(*(rule(user) for rule in _blind_dataset_rules))
+
+
+def check_not_blind(user, dataset):
+    """403 (``PermissionDenied``) when ``user`` annotates blind a system that ``dataset``'s pages name."""
+    if dataset.pk in blind_dataset_ids(user):
+        raise PermissionDenied(
+            f"You annotate an open campaign whose systems the {dataset.name} pages name. They stay hidden from "
+            "you until the campaign is closed, so that the systems you judge stay blind."
+        )
