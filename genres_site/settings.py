@@ -118,6 +118,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         # server's 30 s timeout, so a request that still fails answers with an error page.
         "timeout": 25,
     }
+    # Tests: an in-memory database per test process, as Django does for its own SQLite backend;
+    # named, since test runners derive a file name from NAME for any other backend.
+    DATABASES["default"]["TEST"] = {"NAME": ":memory:"}
 elif env_bool("DATABASE_POOL", "rqworker" not in sys.argv[1:2]):
     # Web processes share a pool of connections among their request threads. Not in rq's
     # forking workers: a work horse is forked per job and would inherit the parent's pool

@@ -2,9 +2,12 @@
 object per request, and each opened a Redis connection of its own (cached_db sessions read
 the cache on every request)."""
 
+import pytest
 from django.core.cache.backends.redis import RedisCache
 
 from genres_site.cache_pool import SharedConnectionPool
+
+pytestmark = pytest.mark.postgres_relevant
 
 OPTIONS = {"OPTIONS": {"pool_class": "genres_site.cache_pool.SharedConnectionPool"}}
 

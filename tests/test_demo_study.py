@@ -1,4 +1,7 @@
-"""The demo's simulated human study, annotator campaign and scores, as ``load_demo`` loads them."""
+"""The demo's simulated human study, annotator campaign and scores, as ``load_demo`` loads them.
+
+The tests read the one demo loaded for this module (``scored_demo``); what a test changes is
+rolled back after it."""
 
 import csv
 import json
@@ -14,10 +17,11 @@ from annotation.services.quality_control import practice_required
 from annotation.services.queues import next_assignment
 from demo.loader import DEFAULT_MANIFEST
 from fixtures import simulate_judgements
-from scoring.models import Output, System
+from scoring.models import Dataset, Output, System, Text
 from scoring.models.runs import ScoringRun, latest_system_scores
+from scoring.models.scores import SystemScore, TextScore
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 MANIFEST = json.loads(DEFAULT_MANIFEST.read_text(encoding="utf-8"))
 FIXTURES = DEFAULT_MANIFEST.parent
@@ -34,14 +38,9 @@ def csv_rows(entry):
         return list(csv.DictReader(handle))
 
 
-@pytest.fixture
-def demo():
-    return json.loads(call("load_demo", "--json"))
-
-
-def test_each_judgement_file_is_imported_as_a_closed_campaign_with_every_row(demo):
+def test_each_judgement_file_is_imported_as_a_closed_campaign_with_every_row(scored_demo):
     for entry in MANIFEST["judgements"]:
-        check_imported_study(entry, {item["campaign"]: item for item in demo["judgements"]}[entry["campaign"]])
+        check_imported_study(entry, {item["campaign"]: item for item in scored_demo["judgements"]}[entry["campaign"]])
 
 
 def check_imported_study(entry, reported):
@@ -80,7 +79,7 @@ def test_the_study_judges_every_pair_and_aspect_with_half_the_texts_doubled(entr
     assert {row["winner"] for row in rows} == {"a", "b", "tie"}
 
 
-def test_agreement_has_figures_for_every_aspect_without_being_perfect(demo):
+def test_agreement_has_figures_for_every_aspect_without_being_perfect(scored_demo):
     for entry in MANIFEST["judgements"]:
         figures = json.loads(
             call("compute_agreement", "--dataset", entry["dataset"], "--campaign", entry["campaign"], "--json")
@@ -115,7 +114,7 @@ def human_ranking(entry, aspect):
     return sorted(ratings, key=lambda system: ratings[system]["rating"], reverse=True)
 
 
-def test_human_ratings_follow_what_each_system_does(demo):
+def test_human_ratings_follow_what_each_system_does(scored_demo):
     for entry in MANIFEST["judgements"]:
         factualness = human_ranking(entry, "fs")
         assert factualness.index("GPT-Fabulist-3.5") > factualness.index("ClosedIE-T5"), entry["dataset"]
@@ -126,7 +125,7 @@ def test_human_ratings_follow_what_each_system_does(demo):
         assert completeness.index("GPT-Fabulist-3.5") < completeness.index("ClosedIE-T5"), entry["dataset"]
 
 
-def test_the_annotators_have_an_open_campaign_with_work_for_both(demo):
+def test_the_annotators_have_an_open_campaign_with_work_for_both(scored_demo):
     (entry,) = MANIFEST["campaigns"]
     campaign = Campaign.objects.get(name=entry["name"])
     assert campaign.is_open and not campaign.is_imported
@@ -150,11 +149,11 @@ def test_the_annotators_have_an_open_campaign_with_work_for_both(demo):
         if Assignment.objects.filter(item_id=item).count() == 2
     }
     assert len(doubly_assigned) == round(entry["overlap"] * entry["texts"]) * pairs
-    assert demo["campaigns"][0]["items"] == campaign.items.filter(attention_worse="").count()
+    assert scored_demo["campaigns"][0]["items"] == campaign.items.filter(attention_worse="").count()
 
 
-def test_every_system_has_current_scores_with_the_demo_settings(demo):
-    assert [item["dataset"] for item in demo["scoring"]] == [entry["dataset"] for entry in MANIFEST["scoring"]]
+def test_every_system_has_current_scores_with_the_demo_settings(scored_demo):
+    assert [item["dataset"] for item in scored_demo["scoring"]] == [entry["dataset"] for entry in MANIFEST["scoring"]]
     for entry in MANIFEST["scoring"]:
         check_scores(entry)
 
@@ -173,15 +172,6 @@ def check_scores(entry):
     assert by_system["OpenIE-Verbose-7B"]["us"] < by_system[System.GROUND_TRUTH]["us"]
 
 
-def test_no_scores_loads_the_rest_and_a_later_run_scores():
-    first = json.loads(call("load_demo", "--json", "--no-scores"))
-    assert first["scoring"] == [] and not ScoringRun.objects.exists()
-    assert Campaign.objects.count() == len(MANIFEST["judgements"]) + len(MANIFEST["campaigns"])
-    second = json.loads(call("load_demo", "--json"))
-    assert [item["unchanged"] for item in second["scoring"]] == [False] * len(MANIFEST["scoring"])
-    assert ScoringRun.objects.filter(status=ScoringRun.Status.DONE).count() == len(MANIFEST["scoring"])
-
-
 def test_committed_study_files_are_what_the_script_writes(tmp_path):
     written = simulate_judgements.write_study(tmp_path)
     assert sorted(path.name for path in written) == sorted(
@@ -191,12 +181,44 @@ def test_committed_study_files_are_what_the_script_writes(tmp_path):
         assert path.read_bytes() == (FIXTURES / "judgements" / path.name).read_bytes(), path.name
 
 
-def test_scores_made_stale_by_a_new_upload_are_computed_again(demo):
+def test_scores_made_stale_by_a_new_upload_are_computed_again(scored_demo):
     stale, kept = (entry["dataset"] for entry in MANIFEST["scoring"])
     output = Output.objects.filter(text__dataset__name=stale).first()
     output.save()  # a new upload of an output moves its updated_at: its stored scores are no longer current
-    before = {item["dataset"]: item["run"] for item in demo["scoring"]}
+    before = {item["dataset"]: item["run"] for item in scored_demo["scoring"]}
     again = {item["dataset"]: item for item in json.loads(call("load_demo", "--json"))["scoring"]}
     assert not again[stale]["unchanged"]
     assert again[stale]["run"] != before[stale]
     assert again[kept]["unchanged"] and again[kept]["run"] == before[kept]
+
+
+def database_state():
+    return {
+        "datasets": sorted(Dataset.objects.values_list("name", "level", "domain")),
+        "texts": sorted(Text.objects.values_list("pk", "content_sha256")),
+        "outputs": sorted(
+            (output.system_id, output.text_id, json.dumps(output.triples), output.raw, output.upload_id)
+            for output in Output.objects.all()
+        ),
+        "systems": sorted(System.objects.values_list("name", "family")),
+        "users": sorted(get_user_model().objects.values_list("username", "password")),
+        "campaigns": sorted(Campaign.objects.values_list("pk", "name", "is_imported", "is_open")),
+        "assignments": sorted(Assignment.objects.values_list("pk", "item_id", "annotator_id", "queue_position")),
+        "judgements": sorted(Judgement.objects.values_list("pk", "assignment_id", "aspect", "label")),
+        "runs": sorted(ScoringRun.objects.values_list("pk", "status", "fingerprint", "finished_at")),
+        "scores": sorted(TextScore.objects.values_list("pk", "run_id", "output_id", "metric")),
+        "system_scores": sorted(SystemScore.objects.values_list("pk", "run_id", "system_id")),
+    }
+
+
+def test_a_second_run_changes_nothing_and_says_so(scored_demo):
+    before = database_state()
+    second = json.loads(call("load_demo", "--json"))
+    assert not scored_demo["unchanged"]
+    assert second["unchanged"]
+    sections = ("datasets", "outputs", "judgements", "campaigns", "scoring")
+    assert all(item["unchanged"] for section in sections for item in second[section])
+    assert all(second[section] for section in sections)
+    assert database_state() == before
+    assert "Demo data already loaded: nothing changed." in call("load_demo")
+    assert database_state() == before

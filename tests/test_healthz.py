@@ -9,7 +9,7 @@ from rq import Queue, Worker
 
 from genres_site import health
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 def test_a_healthy_process_answers_200_to_anyone(client):

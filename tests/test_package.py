@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.subprocess
+
 CHECKOUT = Path(__file__).resolve().parent.parent
 
 
@@ -39,6 +41,7 @@ def test_the_wheel_holds_the_apps_and_their_files_but_no_tests(wheel):
     assert "genres-arena = genres_site.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
+@pytest.mark.slow
 def test_the_installed_copy_migrates_and_checks_from_any_directory(wheel, tmp_path):
     site = tmp_path / "site"
     subprocess.run(

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.subprocess
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 PROBE = """
 import json, sys
@@ -91,6 +93,7 @@ def test_sqlite_waits_for_the_write_lock_in_wal_mode(defaults, tmp_path):
     assert journal.stdout.split() == ["wal"]
 
 
+@pytest.mark.slow
 def test_postgresql_web_processes_pool_their_connections_and_rq_workers_do_not(tmp_path):
     url = "postgres://arena@db.example.org:5432/genres"
     web = settings_read(tmp_path, ["DATABASES"], DATABASE_URL=url, DATABASE_POOL_MAX_SIZE="7")

@@ -22,6 +22,8 @@ from rq import Worker
 
 from genres_site.serve import EXIT_PORT_TAKEN
 
+pytestmark = pytest.mark.subprocess
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 STARTUP_TIMEOUT_SECONDS = 180
 PORT_ATTEMPTS = 3
@@ -153,6 +155,7 @@ def serving(var_dir, *args):
                 os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.slow
 def test_demo_serves_the_app_and_stops_cleanly_on_ctrl_c(tmp_path):
     with serving(tmp_path, "--demo") as served:
         children = served.started_children
@@ -187,6 +190,7 @@ def test_demo_serves_the_app_and_stops_cleanly_on_ctrl_c(tmp_path):
         assert [pid for pid, _ in children if alive(pid)] == []
 
 
+@pytest.mark.slow
 def test_a_child_that_dies_is_started_again_and_the_app_keeps_running(tmp_path):
     with serving(tmp_path) as served:
         assert "No demo data" in served.output

@@ -8,7 +8,7 @@ from annotation.services.queues import next_assignment
 from tests.annotation.campaign_factories import FIRST_FOUR, judge, make_annotators
 from tests.factories import make_dataset
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 def campaign_with(pair_order):

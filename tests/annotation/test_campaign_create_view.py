@@ -8,7 +8,7 @@ from scoring.models import Output, System
 from tests.annotation.campaign_factories import make_annotators
 from tests.factories import make_dataset
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 URL = reverse("annotation:campaign_create")
 

@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 from tests.annotation.campaign_factories import import_judgement_rows
 from tests.factories import make_dataset
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 # Three items judged twice on ts: the same label, one tie, opposite sides.
 TWO_ANNOTATORS = (

@@ -12,7 +12,7 @@ from annotation.exports import COLUMNS
 from annotation.models import Assignment, Campaign, Judgement
 from tests.annotation.campaign_factories import FIRST_FOUR, finish_next, make_campaign
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 @pytest.fixture

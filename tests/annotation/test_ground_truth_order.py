@@ -173,6 +173,7 @@ class Walker:
         self.check(response.content.decode(), str(other.public_id))
 
 
+@pytest.mark.slow
 def test_no_gold_before_every_pair_of_the_text_has_its_first_four(client, campaign):
     annotators = [membership.annotator for membership in campaign.memberships.all()]
     walkers = [Walker(client, annotator, campaign, seed) for seed, annotator in enumerate(annotators)]

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from tests.annotation.annotator_fixtures import FIRST_FOUR_LEFT
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 JSON = {"HTTP_ACCEPT": "application/json"}
 USER = 1

@@ -11,7 +11,7 @@ from scoring.models import System
 from tests.annotation.campaign_factories import JUDGEMENTS_HEADER
 from tests.factories import make_dataset
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from django.urls import reverse
 from annotation.models import Assignment, Judgement, Label
 from tests.annotation.annotator_fixtures import FIRST_FOUR_LEFT, make_annotation_setup
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 JSON = {"HTTP_ACCEPT": "application/json"}
 

@@ -12,7 +12,7 @@ from annotation.services.judgements import save_judgements
 from scoring.models import Output, System
 from tests.annotation.annotator_fixtures import FIRST_FOUR_LEFT, SYSTEM_NAMES, UNSAFE_SUBJECT, make_user
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 def assignment_for_text(setup, annotator, position):

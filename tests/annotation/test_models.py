@@ -7,7 +7,7 @@ from django.db import IntegrityError, transaction
 from annotation.models import ASPECTS, FIRST_ASPECTS, Aspect, Assignment, Item, Judgement, Label
 from tests.annotation.campaign_factories import make_campaign
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 def test_aspect_codes_and_names():

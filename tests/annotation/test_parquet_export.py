@@ -9,7 +9,7 @@ from django.urls import reverse
 from annotation.exports import COLUMNS
 from tests.annotation.campaign_factories import FIRST_FOUR, finish_next, make_campaign
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 def test_parquet_holds_the_csv_rows_with_typed_columns(admin_client):

@@ -23,7 +23,7 @@ from scoring.models import Output
 from tests.annotation.campaign_factories import judge, make_annotators, make_campaign, make_dataset
 from tests.annotation.quality_fixtures import PRACTICE_RECORDS, judge_everything, practice_file
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 def campaign_with(name="qc", annotators=2, **options):

@@ -14,7 +14,7 @@ from tests.annotation.campaign_factories import make_annotators, make_dataset
 from tests.annotation.quality_fixtures import PRACTICE_RECORDS, practice_file
 from tests.annotation.test_campaign_create_view import form_data
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 DATA_ATTRIBUTE = re.compile(r"\b(data-[a-z-]+)")
 INPUT_NAME = re.compile(r'<(?:input|textarea)[^>]*\bname="([^"]+)"')

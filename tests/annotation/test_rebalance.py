@@ -17,7 +17,7 @@ from tests.annotation.campaign_factories import (
     make_campaign,
 )
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 def pending_load(campaign):

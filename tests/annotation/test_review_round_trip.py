@@ -9,7 +9,7 @@ from django.urls import reverse
 from annotation.services.judgements import save_judgements
 from tests.annotation.annotator_fixtures import FIRST_FOUR_LEFT, make_annotation_setup
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 JSON = {"HTTP_ACCEPT": "application/json"}
 

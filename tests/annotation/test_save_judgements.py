@@ -17,7 +17,7 @@ from scoring.models import System
 from tests.annotation.campaign_factories import FIRST_FOUR, finish_next, judge, make_annotators, make_campaign
 from tests.factories import make_dataset
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 @pytest.fixture

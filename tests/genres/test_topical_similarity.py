@@ -128,6 +128,7 @@ def test_texts_without_any_word_are_refused(tmp_path):
         TopicModel.for_texts(["the and of", "42 !"], tmp_path)
 
 
+@pytest.mark.subprocess
 def test_scores_are_identical_in_a_fresh_process(model, tmp_path):
     # Trains its own model in another directory: training and inference must both be reproducible.
     script = f"""

@@ -1,11 +1,8 @@
 """The demo's researcher: reads datasets, outputs and leaderboards; cannot upload, start runs,
 run campaigns or annotate (in no campaign, so the annotator's start page has nothing for them)."""
 
-from io import StringIO
-
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 from django.urls import reverse
 
 from annotation.models import Assignment
@@ -15,8 +12,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def researcher(client):
-    call_command("load_demo", "--no-scores", stdout=StringIO())
+def researcher(client, unscored_demo):
     client.force_login(get_user_model().objects.get(username="researcher"))
     return client
 

@@ -14,7 +14,7 @@ from leaderboard.models import Snapshot
 from tests.annotation.campaign_factories import make_annotators, make_dataset
 from tests.annotation.quality_fixtures import judge_everything
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres_relevant]
 
 
 def work():

@@ -11,7 +11,7 @@ from tests.leaderboard.leaderboard_fixtures import (
     scored_dataset,
 )
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 @pytest.fixture

@@ -10,6 +10,8 @@ from leaderboard import contents, jobs, metrics
 from leaderboard.models import Snapshot
 from tests.leaderboard.leaderboard_fixtures import ranked_dataset
 
+pytestmark = pytest.mark.postgres_relevant
+
 
 def test_no_pause_before_the_first_build_or_after_a_quiet_spell():
     assert jobs.pause_before_build(None, now=100.0) == 0

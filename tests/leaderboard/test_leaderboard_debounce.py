@@ -12,7 +12,7 @@ from tests.annotation.campaign_factories import make_campaign
 from tests.factories import make_dataset
 
 # Builds are queued when the transaction that asks for them commits.
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres_relevant]
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from tests.factories import make_dataset
 from tests.leaderboard.leaderboard_fixtures import FINGERPRINT, PROVENANCE
 
 # The consumer reads the database from another thread, and builds are queued on commit.
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres_relevant]
 application = AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
 
 

@@ -10,7 +10,7 @@ from annotation.models import Judgement
 from leaderboard import contents, human, jobs
 from leaderboard.models import Snapshot
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 def test_the_job_builds_the_default_and_the_variants_asked_for(dataset, monkeypatch):

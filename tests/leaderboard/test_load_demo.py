@@ -1,3 +1,7 @@
+"""``load_demo`` on a database of its own each time: what it prints, custom manifests, and the
+refusals that leave everything as it was. What the default demo holds once loaded is in
+test_demo_contents.py, the scored demo in tests/test_demo_study.py."""
+
 import json
 import re
 from io import StringIO
@@ -6,13 +10,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-from annotation.models import Assignment, Campaign, Judgement
+from annotation.models import Campaign
 from demo.loader import DEFAULT_MANIFEST
-from leaderboard.metric_battles import DEFAULT_MARGIN
-from leaderboard.models import Snapshot
-from scoring.models import Dataset, Output, System, Text
-from scoring.models.runs import ScoringRun
-from scoring.models.scores import SystemScore, TextScore
+from scoring.models import Dataset, Output
 
 pytestmark = pytest.mark.django_db
 
@@ -28,141 +28,6 @@ def load_demo(*args):
 
 def load_demo_json(*args):
     return json.loads(load_demo("--json", *args))
-
-
-def load_demo_unscored(*args):
-    """The data and accounts only: scoring is the business of tests/test_demo_study.py."""
-    return load_demo_json("--no-scores", *args)
-
-
-def dataset_records(entry):
-    lines = (FIXTURES / entry["file"]).read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
-
-
-def output_file(entry):
-    return json.loads((FIXTURES / entry["file"]).read_text(encoding="utf-8"))
-
-
-def database_state():
-    return {
-        "datasets": sorted(Dataset.objects.values_list("name", "level", "domain")),
-        "texts": sorted(Text.objects.values_list("pk", "content_sha256")),
-        "outputs": sorted(
-            (output.system_id, output.text_id, json.dumps(output.triples), output.raw, output.upload_id)
-            for output in Output.objects.all()
-        ),
-        "systems": sorted(System.objects.values_list("name", "family")),
-        "users": sorted(get_user_model().objects.values_list("username", "password")),
-        "campaigns": sorted(Campaign.objects.values_list("pk", "name", "is_imported", "is_open")),
-        "assignments": sorted(Assignment.objects.values_list("pk", "item_id", "annotator_id", "queue_position")),
-        "judgements": sorted(Judgement.objects.values_list("pk", "assignment_id", "aspect", "label")),
-        "runs": sorted(ScoringRun.objects.values_list("pk", "status", "fingerprint", "finished_at")),
-        "scores": sorted(TextScore.objects.values_list("pk", "run_id", "output_id", "metric")),
-        "system_scores": sorted(SystemScore.objects.values_list("pk", "run_id", "system_id")),
-    }
-
-
-def test_every_dataset_of_the_manifest_is_imported_with_its_texts_and_gold():
-    load_demo_unscored()
-    for entry in MANIFEST["datasets"]:
-        records = dataset_records(entry)
-        dataset = Dataset.objects.get(name=entry["name"])
-        assert (dataset.level, dataset.domain) == (entry["level"], entry["domain"])
-        assert dataset.description == entry["description"]
-        texts = {text.external_id: text for text in dataset.texts.all()}
-        assert sorted(texts) == sorted(record["id"] for record in records)
-        for record in records:
-            assert texts[record["id"]].content == record["text"]
-            assert texts[record["id"]].gold == record["triples"]
-        ground_truth = Output.objects.filter(system=System.ground_truth(), text__dataset=dataset)
-        assert ground_truth.count() == len(records)
-
-
-def test_every_dataset_leaves_a_built_leaderboard():
-    load_demo_unscored()
-    for entry in MANIFEST["datasets"]:
-        snapshot = Snapshot.objects.get(dataset__name=entry["name"], newest=True, margin=DEFAULT_MARGIN)
-        assert snapshot.summary["verdict"]["text"]
-
-
-def test_every_output_file_gives_its_system_one_output_per_text():
-    summary = load_demo_unscored()
-    reported = {(item["dataset"], item["system"]): item for item in summary["outputs"]}
-    for entry in MANIFEST["outputs"]:
-        system = System.objects.get(name=entry["system"])
-        assert system.family == entry["family"]
-        outputs = Output.objects.filter(system=system, text__dataset__name=entry["dataset"]).select_related("text")
-        assert sorted(output.text.content for output in outputs) == sorted(output_file(entry))
-        stored_triples = sum(len(output.triples) for output in outputs)
-        assert reported[(entry["dataset"], entry["system"])]["triples"] == stored_triples
-        if entry["format"] == "triples":
-            by_text = {output.text.content: output.triples for output in outputs}
-            assert by_text == output_file(entry)
-
-
-def test_raw_generation_files_give_triples_and_parse_warnings():
-    load_demo_unscored()
-    raw_entries = [entry for entry in MANIFEST["outputs"] if entry["format"] == "raw"]
-    assert len({entry["system"] for entry in raw_entries}) >= 2
-    for entry in raw_entries:
-        outputs = list(Output.objects.filter(system__name=entry["system"], text__dataset__name=entry["dataset"]))
-        replies = output_file(entry)
-        assert all(output.raw == replies[output.text.content] for output in outputs)
-        with_triples = [output for output in outputs if output.triples]
-        with_warnings = [output for output in outputs if output.parse_warnings]
-        # Most replies parse; a few are broken on purpose and say why.
-        assert len(with_triples) >= 0.9 * len(outputs), entry["file"]
-        assert with_warnings, entry["file"]
-    warnings = [warning for output in Output.objects.exclude(raw="") for warning in output.parse_warnings]
-    assert any(warning.startswith("unterminated list") for warning in warnings)
-    assert any("got 2" in warning for warning in warnings)
-
-
-def test_systems_behave_differently():
-    load_demo_unscored()
-
-    def triples_per_output(name):
-        outputs = Output.objects.filter(system__name=name)
-        return sum(len(output.triples) for output in outputs) / outputs.count()
-
-    def duplicated_outputs(name):
-        return sum(
-            len({tuple(triple) for triple in output.triples}) < len(output.triples)
-            for output in Output.objects.filter(system__name=name)
-        )
-
-    assert triples_per_output("OpenIE-Verbose-7B") > 2 * triples_per_output("ClosedIE-T5")
-    assert duplicated_outputs("OpenIE-Verbose-7B") > 20
-    assert duplicated_outputs("ClosedIE-T5") == 0
-    assert Output.objects.filter(system__name="ClosedIE-T5", triples=[]).exists()
-    gold_texts = {text.pk: {tuple(triple) for triple in text.gold} for text in Text.objects.all()}
-    unsupported = sum(
-        len({tuple(triple) for triple in output.triples} - gold_texts[output.text_id])
-        for output in Output.objects.filter(system__name="GPT-Fabulist-3.5")
-    )
-    assert unsupported >= Text.objects.count()
-
-
-def test_model_markup_is_stored_verbatim():
-    load_demo_unscored()
-    markup = ["the World Wide Web", "publishes pages marked up with tags such as", "<b>bold</b> & <script>"]
-    outputs = Output.objects.filter(system__name="OpenIE-Verbose-7B", text__external_id="s10")
-    assert markup in outputs.get().triples
-
-
-def test_a_second_run_changes_nothing_and_says_so():
-    first = load_demo_json()
-    before = database_state()
-    second = load_demo_json()
-    assert not first["unchanged"]
-    assert second["unchanged"]
-    sections = ("datasets", "outputs", "judgements", "campaigns", "scoring")
-    assert all(item["unchanged"] for section in sections for item in second[section])
-    assert all(second[section] for section in sections)
-    assert database_state() == before
-    assert "Demo data already loaded: nothing changed." in load_demo()
-    assert database_state() == before
 
 
 def test_demo_accounts_have_the_right_permissions_and_printed_passwords():
@@ -192,23 +57,9 @@ def test_each_step_is_announced_on_stderr_while_stdout_stays_the_json_answer():
     assert any(step.startswith("Building the leaderboards of ") for step in steps)
 
 
-def test_later_runs_keep_passwords_unless_asked_to_reset_them():
-    first = {account["username"]: account for account in load_demo_unscored()["accounts"]}
-    again = load_demo_unscored()["accounts"]
-    assert all(account["password"] is None and not account["created"] for account in again)
-    admin = get_user_model().objects.get(username="admin")
-    assert admin.check_password(first["admin"]["password"])
-
-    reset = {account["username"]: account for account in load_demo_unscored("--reset-passwords")["accounts"]}
-    admin.refresh_from_db()
-    assert reset["admin"]["password"] != first["admin"]["password"]
-    assert admin.check_password(reset["admin"]["password"])
-    assert not admin.check_password(first["admin"]["password"])
-
-
 def test_an_existing_account_is_not_given_new_rights():
     get_user_model().objects.create_user("annotator1", password="chosen-by-someone-else-42")
-    accounts = {account["username"]: account for account in load_demo_unscored()["accounts"]}
+    accounts = {account["username"]: account for account in load_demo_json("--no-scores")["accounts"]}
     assert accounts["annotator1"] == {"username": "annotator1", "role": "annotator", "created": False, "password": None}
     assert get_user_model().objects.get(username="annotator1").check_password("chosen-by-someone-else-42")
 

@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from scoring.models import ApiToken, Dataset, Output, System, Text, Upload
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 DATASETS_URL = "/api/datasets/"
 

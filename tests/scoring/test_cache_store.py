@@ -9,7 +9,7 @@ from scoring.genres.cache import request_key
 from scoring.genres.embedders import cache_key, get_embedder
 from scoring.models.cache import BATCH_SIZE, CachedResponse, DatabaseRequestCache, split_key
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 def test_replies_and_vectors_come_back_as_stored():

@@ -11,7 +11,7 @@ from scoring.models.runs import RunChunk, ScoringRun
 from scoring.models.scores import TextScore
 from tests.scoring.run_fixtures import echo, tiny_dataset
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 @pytest.fixture

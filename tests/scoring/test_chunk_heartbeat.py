@@ -12,7 +12,7 @@ from tests.scoring.run_fixtures import echo, tiny_dataset
 from tests.scoring.worker_fixtures import wait_until
 
 # transaction=True: the heartbeat thread's connection sees what the test commits.
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres_relevant]
 
 
 def claimed_chunk():

@@ -18,6 +18,8 @@ from scoring.models.scores import SystemScore, TextScore
 from tests.scoring.run_fixtures import echo, tiny_dataset, work
 from tests.scoring.worker_fixtures import file_database
 
+pytestmark = pytest.mark.postgres_relevant
+
 __all__ = ["file_database"]  # a fixture, used by name
 
 

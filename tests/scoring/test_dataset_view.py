@@ -4,7 +4,7 @@ from django.urls import reverse
 
 from scoring.models import Dataset, Output, System, Text, Upload
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 @pytest.fixture

@@ -17,9 +17,8 @@ from scoring.models.runs import RunChunk, ScoringRun
 from scoring.models.scores import SystemScore, TextScore
 from scoring.workers import HEAL_LOCK, HealingWorker
 from tests.scoring.run_fixtures import echo, tiny_dataset
-from tests.scoring.worker_fixtures import file_database, run_burst_worker, worker_environment
+from tests.scoring.worker_fixtures import run_burst_worker, worker_environment
 
-__all__ = ["file_database"]  # a fixture, used by name
 HEALING_WORKER = "scoring.workers.HealingWorker"
 METRICS = ["us", "fs"]
 
@@ -55,6 +54,7 @@ def assert_scored_once(run):
     assert SystemScore.objects.filter(run=run).count() == 2
 
 
+@pytest.mark.slow
 def test_a_worker_queues_an_orphaned_chunk_again_on_start(file_database):
     run = started_run(tiny_dataset())
     orphaned = run.chunks.first()
@@ -66,6 +66,7 @@ def test_a_worker_queues_an_orphaned_chunk_again_on_start(file_database):
     assert list(run.chunks.values_list("index", "attempts")) == [(0, 2), (1, 1), (2, 1)]
 
 
+@pytest.mark.slow
 def test_runs_whose_jobs_redis_lost_are_finished(file_database):
     prepared = started_run(tiny_dataset("first"))
     other = tiny_dataset("second")  # scores of the same settings on the same dataset would be shared

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from scoring.models import ApiToken, Upload
 from tests.scoring.import_fixtures import TURING, make_people_dataset, snapshot
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 DEEP = "[" * 1000 + "]" * 1000
 # Each file, and the words of its refusal. The escapes are JSON's: the files are valid JSON.

@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 
 from scoring.models import Dataset, Output, System, Upload
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 TOY = {
     "Marie Curie was born in Warsaw.": [["Marie Curie", "born in", "Warsaw"]],

@@ -9,7 +9,7 @@ from scoring.imports import ImportRefused, import_dataset
 from scoring.models import Dataset, Output, System, Text, Upload
 from tests.scoring.import_fixtures import DATASET_JSONL, as_file, last_failure, snapshot
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 TRIPLES_JSON = json.dumps(
     {

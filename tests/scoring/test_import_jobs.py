@@ -13,7 +13,7 @@ from scoring.imports import import_dataset
 from scoring.models import ApiToken, Dataset, Output, Text, Upload, UploadChunk
 from tests.scoring.import_fixtures import DATASET_JSONL, as_file, make_people_dataset, snapshot
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 OUTPUTS_JSONL = b'{"id": "t1", "raw": "[[\\"Turing\\", \\"born in\\", \\"London\\"]]"}\n{"id": "t2", "triples": []}\n'
 

@@ -16,7 +16,7 @@ from tests.scoring.import_fixtures import (
     snapshot,
 )
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 TRIPLES_JSON = json.dumps(
     {TURING: [["Turing", "born in", "London"]], HOPPER: [["Hopper", "wrote", "first compiler"]]}

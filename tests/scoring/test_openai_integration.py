@@ -21,14 +21,11 @@ from scoring.models.runs import ScoringRun
 from scoring.models.scores import SystemScore, TextScore
 from tests.scoring.run_fixtures import echo, tiny_dataset
 from tests.scoring.worker_fixtures import (
-    file_database,
     run_burst_worker,
     start_worker,
     wait_until,
     worker_environment,
 )
-
-__all__ = ["file_database"]  # a fixture, used by name
 
 
 @pytest.fixture
@@ -58,6 +55,7 @@ def work(file_database, run, server, **variables):
     return run
 
 
+@pytest.mark.slow
 def test_completions_and_embeddings_then_a_second_run_from_the_cache(file_database, dataset, server):
     limiter = redis.Redis.from_url(settings.REDIS_URL)
     limiter.delete(DEFAULT_REDIS_KEY)
@@ -139,6 +137,7 @@ def test_a_judge_request_that_keeps_failing_is_an_unsupported_verdict_with_its_e
     assert SystemScore.objects.get(run=run).values["fs"] == pytest.approx(1 / 3)
 
 
+@pytest.mark.slow
 def test_an_embedding_request_that_keeps_failing_fails_the_run_with_the_reason(file_database, dataset, server):
     server.script(*[Failure(500)] * 2 * MAX_CHUNK_ATTEMPTS)  # two requests fail each attempt
     run = score(file_database, dataset, server, ["us"], embedder="openai", GENRES_OPENAI_MAX_ATTEMPTS="2")

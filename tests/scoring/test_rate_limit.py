@@ -12,6 +12,8 @@ from scoring.genres.judges.openai_compatible import OpenAIJudge
 from scoring.genres.openai_backend import OpenAIService
 from scoring.genres.ratelimit import LocalRateLimiter, NoRateLimit, RedisRateLimiter, rate_limiter
 
+pytestmark = pytest.mark.postgres_relevant
+
 
 class FakeClock:
     def __init__(self):

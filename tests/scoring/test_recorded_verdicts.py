@@ -24,7 +24,7 @@ from scoring.models import ImportedVerdict, System, Text
 from scoring.models.runs import ScoringRun
 from tests.scoring.run_fixtures import CURIE, PARIS, tiny_dataset
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 BORN = ["Marie Curie", "born in", "Warsaw"]
 CAPITAL = ["Paris", "capital of", "France"]
 LOUVRE = ["Paris", "hosts", "Louvre"]

@@ -13,7 +13,7 @@ from scoring.models.runs import ScoringRun
 from scoring.models.scores import SystemScore, TextScore
 from tests.scoring.run_fixtures import jsonl
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 WORDS = ["Lisbon", "river", "bakery", "Oslo", "founded", "near", "the old harbour", "Quito", "library", "ran"]
 

@@ -12,7 +12,7 @@ from scoring.models.cache import DatabaseRequestCache
 from scoring.models.runs import RunChunk, ScoringRun
 from tests.scoring.run_fixtures import echo
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 @pytest.fixture

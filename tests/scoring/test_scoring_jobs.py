@@ -12,7 +12,7 @@ from scoring.models.scores import SystemScore, TextScore
 from tests.scoring.run_fixtures import ECHO_EXPECTED, GROUND_TRUTH_EXPECTED, echo, tiny_dataset, work
 
 # transaction=True: jobs are enqueued when the transaction that asks for them commits.
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres_relevant]
 
 
 def start(dataset, systems, metrics=("ts", "us", "fs", "gs", "cs", "prf"), **options):

@@ -10,7 +10,7 @@ from scoring.models.runs import RunChunk, RunRefused, ScoringRun, latest_system_
 from scoring.models.scores import SystemScore, TextScore
 from tests.scoring.run_fixtures import ECHO_OUTPUTS, echo, jsonl
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 def create(dataset, metrics=("us",), chunk_texts=2, **settings):

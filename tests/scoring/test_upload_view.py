@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from scoring.models import Dataset, Output, System, Upload
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 UPLOAD_URL = "/upload/"
 HOSTILE = "<script>alert(1)</script>"

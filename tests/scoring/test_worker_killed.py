@@ -20,9 +20,8 @@ from scoring.jobs import enqueue_run
 from scoring.models import Dataset, System
 from scoring.models.runs import RunChunk, ScoringRun
 from scoring.models.scores import SystemScore, TextScore
-from tests.scoring.worker_fixtures import file_database, run_burst_worker, start_worker, wait_until, worker_environment
+from tests.scoring.worker_fixtures import run_burst_worker, start_worker, wait_until, worker_environment
 
-__all__ = ["file_database"]  # a fixture, used by name
 TEXTS = 6
 TRIPLES_PER_TEXT = 3
 

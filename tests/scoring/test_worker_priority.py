@@ -7,12 +7,9 @@ from leaderboard.jobs import queue as leaderboard_queue
 from scoring.jobs import queue
 from scoring.workers import JOB_NICENESS, LEADERBOARD_NICENESS, HealingWorker
 from tests.scoring.worker_fixtures import (
-    file_database,
     run_burst_worker,
     worker_environment,
 )
-
-__all__ = ["file_database"]  # a fixture, used by name
 
 
 def test_a_job_runs_niced_by_job_niceness(file_database):

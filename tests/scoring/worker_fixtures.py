@@ -1,23 +1,27 @@
 """Real RQ workers in subprocesses, for the tests that kill one or send it to an HTTP server.
 
 A worker is another process, so it cannot see pytest-django's in-memory test database. The
-``file_database`` fixture gives the test a SQLite file instead, migrated, as its default
-database for the length of the test (the in-memory test database stays open, untouched, for
+``file_database`` fixture gives the test a SQLite file instead, a copy of one migrated once per
+session, as its default database for the length of the test (the in-memory test database stays open, untouched, for
 the other tests); workers started with ``worker_environment`` use the same file and the
 test session's Redis. Tests using it must not ask for the ``django_db`` mark.
 """
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.request import urlopen
 
 import pytest
 from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 from django.core.management import call_command
 from django.db import connections
 from django.db.utils import load_backend
@@ -28,9 +32,32 @@ BASE_DIR = Path(settings.BASE_DIR)
 SQLITE = "django.db.backends.sqlite3"
 
 
+@pytest.fixture(scope="session")
+def migrated_file(tmp_path_factory, django_db_blocker):
+    """A SQLite file with every migration applied, made once: each test copies it."""
+    path = tmp_path_factory.mktemp("migrated") / "genres.sqlite3"
+    with django_db_blocker.unblock(), sqlite_file_as_default(path):
+        call_command("migrate", verbosity=0)
+    return path
+
+
 @pytest.fixture
-def file_database(tmp_path, django_db_blocker, settings):
+def file_database(migrated_file, tmp_path, django_db_blocker, settings):
     path = tmp_path / "genres.sqlite3"
+    shutil.copyfile(migrated_file, path)
+    settings.VAR_DIR = tmp_path / "var"
+    with django_db_blocker.unblock(), sqlite_file_as_default(path):
+        queue().empty()
+        try:
+            yield path
+        finally:
+            queue().empty()
+
+
+@contextmanager
+def sqlite_file_as_default(path):
+    """The default database is the SQLite file at ``path`` inside the block, the in-memory test
+    database (left open, untouched) again after it."""
     in_memory = connections["default"]
     settings_dict = {
         **in_memory.settings_dict,
@@ -43,17 +70,21 @@ def file_database(tmp_path, django_db_blocker, settings):
         # As in settings.py: workers and the test write to the same file, so wait for locks.
         "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
     }
-    settings.VAR_DIR = tmp_path / "var"
-    with django_db_blocker.unblock():
-        connections["default"] = load_backend(SQLITE).DatabaseWrapper(settings_dict, "default")
-        try:
-            call_command("migrate", verbosity=0)
-            queue().empty()
-            yield path
-        finally:
-            connections["default"].close()
-            connections["default"] = in_memory
-            queue().empty()
+    connections["default"] = load_backend(SQLITE).DatabaseWrapper(settings_dict, "default")
+    try:
+        yield
+    finally:
+        connections["default"].close()
+        connections["default"] = in_memory
+
+
+def server_superuser(username, password):
+    """A superuser who signs in to the app's own processes: they hash as production does (PBKDF2),
+    not with the tests' fast hasher."""
+    user = get_user_model().objects.create_superuser(username, f"{username}@example.org")
+    user.password = make_password(password, hasher="pbkdf2_sha256")
+    user.save(update_fields=["password"])
+    return user
 
 
 def worker_environment(database, **variables):
