@@ -124,6 +124,8 @@ class Slot:
     done: bool
     position: int
     started: bool = False  # pending, but some aspects are already judged: the annotator is on it
+    # Its annotator may no longer judge it (``Assignment.objects.not_withheld``): it moves like a leaver's.
+    withheld: bool = False
 
 
 @dataclass
@@ -141,7 +143,7 @@ def plan_rebalance(
 ) -> RebalancePlan:
     """Plan how pending work moves after annotators join or leave.
 
-    Done slots never move. Pending slots of annotators no longer active go, a text group at a
+    Done slots never move. Pending slots of annotators no longer active, and withheld ones, go, a text group at a
     time, to the least loaded active annotator holding nothing of that text; if nobody can take
     the whole group, item by item to anyone not holding that item; if nobody can, the slot is
     dropped (an overlap copy with a single annotator left). ``barred`` holds the (annotator,
@@ -175,10 +177,11 @@ class _Rebalancer:
             int
         )  # (annotator, text) -> how many slots they hold on it
         self.load = dict.fromkeys(active, 0)  # pending items of each active annotator
+        self.withheld = {slot.key for slot in slots if slot.withheld and not slot.done}  # until they move
         for slot in slots:
             self.items_held[slot.annotator].add(slot.item)
             self.text_slots[(slot.annotator, slot.text)] += 1
-            if not slot.done and slot.annotator in self.load:
+            if not slot.done and slot.annotator in self.load and slot.key not in self.withheld:
                 self.load[slot.annotator] += 1
         self.moves: dict[int, int] = {}
         self.dropped: list[int] = []
@@ -200,8 +203,9 @@ class _Rebalancer:
         previous = self.owner[slot.key]
         self.items_held[previous].discard(slot.item)
         self.text_slots[(previous, slot.text)] -= 1
-        if previous in self.load:
+        if previous in self.load and slot.key not in self.withheld:
             self.load[previous] -= 1
+        self.withheld.discard(slot.key)
         self.owner[slot.key] = annotator
         self.items_held[annotator].add(slot.item)
         self.text_slots[(annotator, slot.text)] += 1
@@ -220,7 +224,7 @@ class _Rebalancer:
         orphans: defaultdict[tuple[int, int], list[Slot]] = defaultdict(list)
         for key, holder in self.owner.items():
             slot = self.slots[key]
-            if holder not in self.load and not slot.done:
+            if (holder not in self.load or key in self.withheld) and not slot.done:
                 orphans[(holder, slot.text)].append(slot)
         for (_, text), group in sorted(orphans.items(), key=lambda entry: (-len(entry[1]), entry[0][1])):
             takers = [annotator for annotator in self.active if self.may_take_text(annotator, text)]

@@ -278,7 +278,7 @@ def toggle_open(campaign: Campaign) -> None:
 class Rebalanced:
     moved: int  # pending assignments handed to another annotator
     reissued: int  # partly judged ones: the judgements stay with their author, the item goes afresh to another
-    dropped: int  # no remaining annotator can take them: overlap copies, or pairs only those who saw the gold could
+    dropped: int  # no remaining annotator can take them: overlap copies, or pairs only those barred from the text could
 
     def __str__(self) -> str:
         return f"{self.moved} items moved, {self.reissued} reissued, {self.dropped} dropped"
@@ -321,6 +321,11 @@ def rebalance(campaign: Campaign) -> Rebalanced:
         assignment__item__campaign=campaign
     ).values_list("assignment_id", "pk", "aspect", "label"):
         stored[assignment_id][aspect] = (judgement_id, label)
+    withheld = set(
+        Assignment.objects.filter(item__campaign=campaign, status=Assignment.Status.PENDING)
+        .exclude(pk__in=Assignment.objects.filter(item__campaign=campaign).not_withheld().values("pk"))
+        .values_list("pk", flat=True)
+    )
     slots = [
         sampling.Slot(
             key=assignment.pk,
@@ -330,6 +335,7 @@ def rebalance(campaign: Campaign) -> Rebalanced:
             done=assignment.status == Assignment.Status.DONE,
             position=assignment.queue_position,
             started=bool(stored[assignment.pk]),
+            withheld=assignment.pk in withheld,
         )
         for assignment in assignments.values()
     ]

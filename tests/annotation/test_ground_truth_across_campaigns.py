@@ -17,7 +17,7 @@ from annotation.services.judgements import save_judgements
 from scoring.models import System
 from tests.annotation.annotator_fixtures import FIRST_FOUR_LEFT, make_annotation_setup, make_user
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 JSON = {"HTTP_ACCEPT": "application/json"}
 
 
@@ -116,3 +116,11 @@ def test_first_aspects_saved_before_the_gold_was_shown_elsewhere_lock_and_move_o
         **JSON,
     )
     assert changed.status_code == 400 and "can no longer change" in changed.json()["message"]
+
+
+def test_a_rebalance_hands_withheld_pairs_to_someone_else(held_twice, reader):
+    fresh = make_user("fresh")
+    summary = add_annotator(held_twice, fresh)
+    assert summary.moved == 9
+    assert Assignment.objects.filter(item__campaign=held_twice, annotator=fresh, status="pending").count() == 9
+    assert not Assignment.objects.filter(item__campaign=held_twice, annotator=reader).exists()

@@ -17,7 +17,7 @@ from annotation.services.errors import CampaignError
 from scoring.models import Output
 from tests.annotation.annotator_fixtures import make_annotation_setup, make_user
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 @pytest.fixture
