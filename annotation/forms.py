@@ -32,6 +32,18 @@ class UserChoiceField(forms.ModelMultipleChoiceField):
         name = user.get_username()
         return name if user.has_usable_password() else f"{name} (cannot sign in)"
 
+    def clean(self, value):
+        # A reader is not offered, but a form posted by hand may name one: say who, and why.
+        chosen = [pk for pk in value or [] if str(pk).isdigit()]
+        readers = active_users().filter(pk__in=chosen).filter(output_readers())
+        if readers:
+            names = ", ".join(user.get_username() for user in readers)
+            raise forms.ValidationError(
+                f"{names} may read system outputs and leaderboards (staff, superuser or the view-output permission) "
+                "and so cannot judge systems blind."
+            )
+        return super().clean(value)
+
 
 class SystemCheckboxes(forms.CheckboxSelectMultiple):
     """Checkboxes that carry the datasets each system has outputs in (``data-datasets``, ids), so

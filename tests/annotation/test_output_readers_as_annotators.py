@@ -16,6 +16,7 @@ from annotation.services.campaigns import add_annotator, toggle_open
 from annotation.services.errors import CampaignError
 from scoring.models import Output
 from tests.annotation.annotator_fixtures import make_annotation_setup, make_user
+from tests.factories import make_dataset
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
@@ -71,3 +72,21 @@ def test_an_annotator_who_may_read_outputs_gets_403_on_the_pages_naming_the_syst
     toggle_open(researcher_annotating.campaign)  # closed: the systems need not stay blind any more
     assert client.get(text_page).status_code == 200
     assert client.get(dataset_page).status_code == 200
+
+
+def test_the_form_posted_with_a_researcher_names_them(admin_client, researcher):
+    dataset, systems = make_dataset("Posted", texts=2, systems=("one", "two"))
+    response = admin_client.post(
+        reverse("annotation:campaign_create"),
+        {
+            "name": "posted",
+            "dataset": dataset.pk,
+            "systems": [system.pk for system in systems],
+            "sample_size": 2,
+            "seed": 1,
+            "annotators": [researcher.pk],
+            "overlap_percent": 0,
+        },
+    )
+    assert response.status_code == 200
+    assert "researcher may read system outputs" in response.content.decode()
