@@ -29,6 +29,15 @@ def reads_outputs(user: AbstractBaseUser) -> bool:
     return bool(getattr(user, "is_staff", False) or getattr(user, "is_superuser", False) or user.has_perm(VIEW_OUTPUTS))
 
 
+def reader_refusal(readers: list[AbstractBaseUser], where: str = "") -> str:
+    """Why ``readers`` (``reads_outputs``) may not annotate ``where`` (a dataset's name, or anywhere), naming them."""
+    names = ", ".join(reader.get_username() for reader in readers)
+    return (
+        f"{names} may read system outputs and leaderboards{f' of {where}' if where else ''} (staff, superuser or "
+        "the view-output permission) and so cannot judge systems blind: choose annotators who cannot."
+    )
+
+
 def output_readers() -> Q:
     """A filter on users for those ``reads_outputs`` holds for, the permission given directly or through a group."""
     granted = Permission.objects.filter(

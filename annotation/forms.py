@@ -8,7 +8,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from annotation import practice
-from annotation.access import output_readers
+from annotation.access import output_readers, reader_refusal
 from annotation.models import ASPECTS, MAX_ATTENTION_SHARE, MAX_COMMENT_CHARS, Aspect, Campaign
 from scoring.genres.formats import FormatError
 from scoring.models import Dataset, Output, System, name_validator
@@ -35,13 +35,9 @@ class UserChoiceField(forms.ModelMultipleChoiceField):
     def clean(self, value):
         # A reader is not offered, but a form posted by hand may name one: say who, and why.
         chosen = [pk for pk in value or [] if str(pk).isdigit()]
-        readers = active_users().filter(pk__in=chosen).filter(output_readers())
+        readers = list(active_users().filter(pk__in=chosen).filter(output_readers()))
         if readers:
-            names = ", ".join(user.get_username() for user in readers)
-            raise forms.ValidationError(
-                f"{names} may read system outputs and leaderboards (staff, superuser or the view-output permission) "
-                "and so cannot judge systems blind."
-            )
+            raise forms.ValidationError(reader_refusal(readers))
         return super().clean(value)
 
 

@@ -211,12 +211,9 @@ def _check_takers(
 
 def refuse_output_readers(dataset: Dataset, annotators: Iterable[User]) -> None:
     """Refuse annotators who may read the dataset's outputs or leaderboards (``annotation.access``)."""
-    readers = [annotator.get_username() for annotator in annotators if access.reads_outputs(annotator)]
+    readers = [annotator for annotator in annotators if access.reads_outputs(annotator)]
     if readers:
-        raise CampaignError(
-            f"{', '.join(readers)} may read system outputs and leaderboards of {dataset.name} (staff, superuser or "
-            "the view-output permission) and so cannot judge its systems blind: choose annotators without them."
-        )
+        raise CampaignError(access.reader_refusal(readers, dataset.name))
 
 
 def _saved_campaign(campaign: Campaign) -> Campaign:
