@@ -14,6 +14,8 @@ dataset names a system when it has outputs of it (hence any scores) or a campaig
 scoring's pages, which ask it through ``core.permissions`` (scoring imports no app above it).
 """
 
+from collections.abc import Sequence
+
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Permission
 from django.db.models import Exists, OuterRef, Q
 
@@ -29,7 +31,7 @@ def reads_outputs(user: AbstractBaseUser) -> bool:
     return bool(getattr(user, "is_staff", False) or getattr(user, "is_superuser", False) or user.has_perm(VIEW_OUTPUTS))
 
 
-def reader_refusal(readers: list[AbstractBaseUser], where: str = "") -> str:
+def reader_refusal(readers: Sequence[AbstractBaseUser], where: str = "") -> str:
     """Why ``readers`` (``reads_outputs``) may not annotate ``where`` (a dataset's name, or anywhere), naming them."""
     names = ", ".join(reader.get_username() for reader in readers)
     return (
