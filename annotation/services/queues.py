@@ -4,7 +4,10 @@ Completeness is judged against the text's gold triples, and in a campaign that i
 Ground-truth system the gold *is* one side's extraction. So the gold of a text is shown to an
 annotator only once they have judged the four first aspects of every pair of that text in their
 queue: each text is read twice, first the four aspects pair by pair, then completeness pair by
-pair, and no pair is judged on the first four knowing which side is the gold.
+pair, and no pair is judged on the first four knowing which side is the gold. Across campaigns
+the same holds because an annotator reads a text in one campaign only (``services.campaigns``);
+where older data gives them a text in two, the gold shown in one withholds the other's pairs
+still lacking a first aspect (``Assignment.objects.not_withheld``).
 """
 
 import uuid
