@@ -12,9 +12,12 @@ Agreement figures, per aspect, over items that at least two annotators judged:
   annotators contributes three pairs);
 * Cohen's kappa on the 3 × 3 table of those pooled pairs;
 * Krippendorff's alpha, nominal, from the ``krippendorff`` package;
+* Fleiss' kappa, generalised to items judged by different numbers of annotators;
 * each annotator's tie-discounted accuracy against everyone who judged the same items;
 * :func:`annotator_agreement`: each annotator against the others, pooled over the aspects,
-  with Cohen's kappa as well (the quality view).
+  with Cohen's kappa as well (the quality view);
+* :func:`pairwise_agreement`: every pair of annotators against each other, pooled over the
+  aspects: the annotator × annotator matrix of the quality view.
 
 Every figure is None, not 0, when there is nothing to compare (or, for kappa and alpha, when
 chance agreement is already perfect, so the ratio is undefined).
@@ -33,6 +36,8 @@ A, B, TIE = "a", "b", "tie"
 LABELS = (A, B, TIE)
 
 _OPPOSITE = {A: B, B: A, TIE: TIE}
+# label_agreement of every pair of labels, in LABELS order, for the vectorised matrix.
+_CREDIT = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.5], [0.5, 0.5, 1.0]])
 # Votes for the merge: a tie abstains, opposite sides cancel.
 _VOTE = {A: 1, B: -1, TIE: 0}
 
@@ -107,6 +112,7 @@ def agreement(judgements: Iterable[Judgement]) -> dict[str, dict[str, Any]]:
         {"accuracy": float | None,   # tie-discounted accuracy over pooled annotator pairs
          "kappa": float | None,      # Cohen's kappa, pairs ordered by annotator key
          "alpha": float | None,      # Krippendorff's alpha, nominal
+         "fleiss": float | None,     # Fleiss' kappa
          "items": int,               # items judged by two or more annotators
          "pairs": int,               # annotator pairs pooled over those items
          "annotators": {annotator: {"accuracy": float | None, "pairs": int}}}
@@ -144,6 +150,66 @@ def annotator_agreement(judgements: Iterable[Judgement]) -> dict[Hashable, dict[
     }
 
 
+def pairwise_agreement(judgements: Iterable[Judgement]) -> dict[str, Any]:
+    """Every pair of annotators against each other, pooled over the aspects.
+
+    Each (item, aspect) both judged gives one pair of labels. Returns::
+
+        {"annotators": [annotator, ...],          # sorted by key
+         "accuracy": [[float | None]],           # tie-discounted accuracy, row vs column
+         "kappa": [[float | None]],              # Cohen's kappa of the pair
+         "pairs": [[int]]}                       # (item, aspect) both judged
+
+    Symmetric matrices; the diagonal and pairs with nothing in common hold None (and 0 pairs).
+    All pairs' 3 × 3 tables come from one matrix product of the labels one-hot encoded.
+    """
+    grouped = _group(judgements)
+    annotators = sorted({annotator for labels in grouped.values() for annotator in labels}, key=_annotator_key)
+    column = {annotator: position for position, annotator in enumerate(annotators)}
+    label_index = {label: position for position, label in enumerate(LABELS)}
+    size, kinds = len(annotators), len(LABELS)
+    one_hot = np.zeros((len(grouped), size * kinds))
+    for row, labels in enumerate(grouped.values()):
+        for annotator, label in labels.items():
+            one_hot[row, column[annotator] * kinds + label_index[label]] = 1.0
+    # tables[i, j] is the 3 × 3 table of annotator i's labels (rows) against annotator j's.
+    tables = (one_hot.T @ one_hot).reshape(size, kinds, size, kinds).transpose(0, 2, 1, 3)
+    counts = tables.sum(axis=(2, 3))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        accuracy = (tables * _CREDIT).sum(axis=(2, 3)) / counts
+    kappa = _kappas(tables)
+    shared = (counts > 0) & ~np.eye(size, dtype=bool)
+    return {
+        "annotators": annotators,
+        "accuracy": _none_outside(accuracy, shared),
+        "kappa": _none_outside(kappa, shared & ~np.isnan(kappa)),
+        "pairs": np.where(shared, counts, 0).astype(int).tolist(),
+    }
+
+
+def fleiss_kappa(counts: np.ndarray) -> float | None:
+    """Fleiss' kappa of a table ``counts[item, label]`` = how many annotators gave that label.
+
+    Per item, the observed agreement is the share of ordered pairs of its annotators that agree,
+    ``sum_k n_k (n_k − 1) / (n (n − 1))``; their mean over items is compared with the chance
+    agreement ``sum_k p_k²``, ``p_k`` the share of all labels that are ``k``. Items with fewer than
+    two labels are left out; an item may have any number of annotators (with the same number
+    everywhere this is Fleiss' original definition). None without items, or when a single label
+    is in use (chance agreement 1).
+    """
+    counts = np.asarray(counts, dtype=float)
+    counts = counts[counts.sum(axis=1) >= 2]
+    if not len(counts):
+        return None
+    raters = counts.sum(axis=1)
+    observed = ((counts * (counts - 1)).sum(axis=1) / (raters * (raters - 1))).mean()
+    shares = counts.sum(axis=0) / raters.sum()
+    expected = float(shares @ shares)
+    if np.isclose(expected, 1.0):
+        return None
+    return float((observed - expected) / (1.0 - expected))
+
+
 def _aspect_agreement(items: Mapping[Hashable, Labels]) -> dict[str, Any]:
     """Figures for one aspect; ``items`` maps item → {annotator: label}."""
     shared = [by_annotator for by_annotator in items.values() if len(by_annotator) >= 2]
@@ -168,6 +234,7 @@ def _aspect_agreement(items: Mapping[Hashable, Labels]) -> dict[str, Any]:
         "accuracy": _mean(scores),
         "kappa": _cohen_kappa([(first[1], second[1]) for first, second in pairs]),
         "alpha": _krippendorff_alpha(shared),
+        "fleiss": fleiss_kappa(_label_counts(shared)),
         "items": len(shared),
         "pairs": len(pairs),
         "annotators": annotators,
@@ -181,12 +248,33 @@ def _cohen_kappa(label_pairs: Sequence[tuple[str, str]]) -> float | None:
     table = np.zeros((len(LABELS), len(LABELS)))
     for first, second in label_pairs:
         table[index[first], index[second]] += 1
-    table /= table.sum()
-    observed = np.trace(table)
-    expected = table.sum(axis=1) @ table.sum(axis=0)
-    if np.isclose(expected, 1.0):
-        return None
-    return float((observed - expected) / (1.0 - expected))
+    kappa = float(_kappas(table)[()])
+    return None if np.isnan(kappa) else kappa
+
+
+def _none_outside(values: np.ndarray, keep: np.ndarray) -> list[Any]:
+    """``values`` as nested lists, None wherever ``keep`` is False."""
+    kept = values.astype(object)
+    kept[~keep] = None
+    return kept.tolist()
+
+
+def _kappas(tables: np.ndarray) -> np.ndarray:
+    """Cohen's kappa of each 3 × 3 count table in the last two axes; NaN for an empty table or
+    when chance agreement is 1."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shares = tables / tables.sum(axis=(-2, -1), keepdims=True)
+        observed = np.trace(shares, axis1=-2, axis2=-1)
+        expected = (shares.sum(axis=-1) * shares.sum(axis=-2)).sum(axis=-1)
+        return np.where(np.isclose(expected, 1.0), np.nan, (observed - expected) / (1.0 - expected))
+
+
+def _label_counts(shared_items: Sequence[Labels]) -> np.ndarray:
+    """``counts[item, label]``: how many annotators gave each label, in :data:`LABELS` order."""
+    label_counts = [Counter(by_annotator.values()) for by_annotator in shared_items]
+    return np.array([[per_item[label] for label in LABELS] for per_item in label_counts], dtype=float).reshape(
+        -1, len(LABELS)
+    )
 
 
 def _krippendorff_alpha(shared_items: Sequence[Labels]) -> float | None:
@@ -194,8 +282,7 @@ def _krippendorff_alpha(shared_items: Sequence[Labels]) -> float | None:
 
     if not shared_items:
         return None
-    label_counts = [Counter(by_annotator.values()) for by_annotator in shared_items]
-    counts = np.array([[per_item[label] for label in LABELS] for per_item in label_counts])
+    counts = _label_counts(shared_items)
     # With a single label in use, expected disagreement is 0 and alpha is 0/0.
     if np.count_nonzero(counts.sum(axis=0)) < 2:
         return None

@@ -8,14 +8,15 @@ id, or its content when it has none, so it resolves in any copy of the dataset.
 Quality control travels along: the rows of attention checks (``attention_check`` true; both
 systems are the one whose output was copied, and ``import_judgements`` skips them), whether the
 checked aspect was passed, the annotator's comment on the item, and whether the annotator is
-left out of ratings.
+left out of ratings. So does adjudication: staff's resolution of the item and aspect (label,
+note, who and when), the same on every annotator's row of it.
 """
 
 import csv
 import io
 import json
 
-from annotation.models import Judgement, Label
+from annotation.models import Judgement, Label, Resolution
 
 COLUMNS = (
     "text",
@@ -42,12 +43,16 @@ COLUMNS = (
     "attention_passed",
     "comment",
     "annotator_excluded",
+    "adjudicated",
+    "adjudication_note",
+    "adjudicated_by",
+    "adjudicated_at",
 )
 # Spreadsheets run cells starting with these as formulas; such cells get a leading apostrophe,
 # which import_judgements removes again.
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 ROWS_PER_QUERY = 2000
-TIMESTAMP_COLUMNS = ("judged_at", "first_judged_at", "item_started_at", "item_completed_at")
+TIMESTAMP_COLUMNS = ("judged_at", "first_judged_at", "item_started_at", "item_completed_at", "adjudicated_at")
 PARQUET_TYPE = "application/vnd.apache.parquet"
 
 
@@ -58,6 +63,10 @@ def _timestamp(value):
 def judgement_records(campaign):
     """The export rows of ``campaign`` as dictionaries keyed by :data:`COLUMNS`."""
     excluded = set(campaign.memberships.filter(excluded=True).values_list("annotator_id", flat=True))
+    resolutions = {
+        (resolution.item_id, resolution.aspect): resolution
+        for resolution in Resolution.objects.filter(item__campaign=campaign).select_related("resolved_by")
+    }
     judgements = (
         Judgement.objects.filter(assignment__item__campaign=campaign)
         .select_related(
@@ -77,6 +86,7 @@ def judgement_records(campaign):
         side_a = None if campaign.is_imported else assignment.canonical_to_shown(Label.A)
         side_b = None if campaign.is_imported else assignment.canonical_to_shown(Label.B)
         checked = item.is_attention_check and judgement.aspect == item.attention_aspect
+        resolution = resolutions.get((item.pk, judgement.aspect))
         yield {
             "text": text.external_id or text.content,
             "system_a": item.system_a.name,
@@ -102,6 +112,10 @@ def judgement_records(campaign):
             "attention_passed": judgement.label == item.attention_expected if checked else None,
             "comment": assignment.comment or None,
             "annotator_excluded": assignment.annotator_id in excluded,
+            "adjudicated": resolution.label if resolution else None,
+            "adjudication_note": (resolution.note or None) if resolution else None,
+            "adjudicated_by": resolution.resolved_by.get_username() if resolution and resolution.resolved_by else None,
+            "adjudicated_at": _timestamp(resolution.resolved_at) if resolution else None,
         }
 
 

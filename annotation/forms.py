@@ -3,9 +3,11 @@
 import re
 import secrets
 import time
+from dataclasses import asdict
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.core import signing
 
 from annotation import practice
 from annotation.access import output_readers, reader_refusal
@@ -15,6 +17,7 @@ from scoring.models import Dataset, Output, System, name_validator
 
 MAX_TEXT_REFERENCES_CHARS = 20_000
 MAX_INSTRUCTIONS_CHARS = 10_000
+KEPT_PRACTICE_SALT = "annotation.campaign-form.practice"
 
 
 def active_users():
@@ -181,9 +184,14 @@ class CampaignCreateForm(forms.Form):
         help_text="Share of each queue made of pairs where one side is a copy of the other made clearly worse; "
         "never rated.",
     )
+    # A browser never sends a chosen file again: after a form error the practice round read from
+    # it travels in this signed field, so the next submit keeps it (rendered by hand, see the template).
+    kept_practice = forms.CharField(required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self.kept_practice_name = ""  # the practice file the form holds, after clean()
+        self.kept_practice_token = ""
         self.fields["annotators"].queryset = possible_annotators()
         self.fields["systems"].widget.datasets_of = datasets_of_systems()
         if not self.is_bound:
@@ -200,8 +208,33 @@ class CampaignCreateForm(forms.Form):
             reference for reference in re.split(r"[,\n\r]+", self.cleaned_data["text_references"]) if reference.strip()
         ]
 
+    def clean_kept_practice(self):
+        token = self.cleaned_data["kept_practice"]
+        if not token:
+            return None
+        try:
+            return signing.loads(token, salt=KEPT_PRACTICE_SALT)
+        except signing.BadSignature:
+            # Said beside the file field, where it is chosen again (this field is hidden).
+            self.add_error("practice_file", "The practice file of the last try was lost: choose it again.")
+            return None
+
+    def _keep_practice(self, cleaned):
+        """Take the practice round from the file chosen now or, without one, from the last try."""
+        upload = self.files.get("practice_file")
+        if cleaned.get("practice_file") and upload is not None:
+            kept = {"name": upload.name, "records": [asdict(record) for record in cleaned["practice_file"]]}
+        elif cleaned.get("kept_practice") and "practice_file" in cleaned:
+            kept = cleaned["kept_practice"]
+            cleaned["practice_file"] = [practice.PracticeRecord(**record) for record in kept["records"]]
+        else:
+            return
+        self.kept_practice_name = f"{kept['name']} ({len(kept['records'])} pairs)"
+        self.kept_practice_token = signing.dumps(kept, salt=KEPT_PRACTICE_SALT, compress=True)
+
     def clean(self):
         cleaned = super().clean()
+        self._keep_practice(cleaned)
         systems = list(cleaned.get("systems") or [])
         dataset = cleaned.get("dataset")
         elsewhere = [system for system in systems if dataset and not self._has_outputs_in(system, dataset)]

@@ -11,7 +11,7 @@ from collections.abc import Hashable, Iterable, Mapping
 from django.db.models import Exists, OuterRef, QuerySet
 
 from annotation import agreement, ratings
-from annotation.models import ASPECTS, Campaign, CampaignAnnotator, Judgement
+from annotation.models import ASPECTS, Campaign, CampaignAnnotator, Judgement, Resolution
 from scoring.models import Dataset, System
 
 # (item id, aspect, annotator id, label, system A name, system B name)
@@ -101,6 +101,25 @@ def merged_battles(
     return ratings.Battles.from_labels(records, systems=systems)
 
 
+def adjudicated(
+    campaigns: QuerySet[Campaign], merged: Mapping[tuple[Hashable, str], str]
+) -> dict[tuple[Hashable, str], str]:
+    """The merged labels ``{(item, aspect): label}`` (``agreement.merge``) with the resolutions of
+    the campaigns that rate adjudicated labels in place of theirs.
+
+    Only items that still have counted judgements are touched, so an item keeps its place in the
+    order of play (online Elo) and an item whose annotators are all left out stays out.
+    """
+    resolutions = Resolution.objects.filter(
+        item__campaign__in=campaigns, item__campaign__rating_labels=Campaign.RatingLabels.ADJUDICATED
+    ).values_list("item_id", "aspect", "label")
+    result = dict(merged)
+    for item_id, aspect, label in resolutions:
+        if (item_id, aspect) in result:
+            result[item_id, aspect] = label
+    return result
+
+
 def systems_of(campaigns: QuerySet[Campaign]) -> list[str]:
     """Names of every system the campaigns compare, in the systems' usual order."""
     return list(System.objects.filter(campaigns__in=campaigns).distinct().values_list("name", flat=True))
@@ -110,12 +129,13 @@ def human_battles(campaigns: QuerySet[Campaign], aspect: str, *, merged: bool = 
     """The battles of one aspect as :class:`annotation.ratings.Battles`.
 
     ``merged`` first merges the judgements of an item judged more than once (the rule of
-    ``agreement.merge_labels``) into one battle, placed where the item was first judged;
-    otherwise every judgement is a battle of its own.
+    ``agreement.merge_labels``, or staff's resolution in a campaign that rates adjudicated
+    labels) into one battle, placed where the item was first judged; otherwise every judgement
+    is a battle of its own.
     """
     rows = list(judgement_rows(campaigns, [aspect]))
     if merged:
-        merged_labels = agreement.merge(as_agreement_judgements(rows))
+        merged_labels = adjudicated(campaigns, agreement.merge(as_agreement_judgements(rows)))
         return merged_battles(merged_labels, item_pairs(rows), aspect, systems_of(campaigns))
     records = [(system_a, system_b, label) for _, _, _, label, system_a, system_b in rows]
     return ratings.Battles.from_labels(records, systems=systems_of(campaigns))

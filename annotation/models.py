@@ -44,6 +44,7 @@ MAX_COMMENT_CHARS = 2000
 class AnnotatorProgress:
     username: str
     active: bool
+    excluded: bool  # left out of ratings and agreement (the quality page)
     done: int
     assigned: int
     median_seconds: float | None  # per finished item; None before the first one
@@ -53,6 +54,10 @@ class Campaign(models.Model):
     class PairOrder(models.TextChoices):
         QUEUE = "queue", "Queue order (every text's pairs in turn)"
         ADAPTIVE = "adaptive", "Least certain pairs first (adaptive)"
+
+    class RatingLabels(models.TextChoices):
+        MAJORITY = "majority", "Annotators' labels, merged"
+        ADJUDICATED = "adjudicated", "Adjudicated labels where resolved"
 
     name = models.CharField(max_length=100, unique=True, validators=[name_validator])
     dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="campaigns")
@@ -70,6 +75,12 @@ class Campaign(models.Model):
         choices=PairOrder.choices,
         default=PairOrder.QUEUE,
         help_text="Adaptive: serve next the pairs whose order the judgements so far leave least certain.",
+    )
+    rating_labels = models.CharField(
+        max_length=12,
+        choices=RatingLabels.choices,
+        default=RatingLabels.MAJORITY,
+        help_text="Which label of an item judged more than once the ratings use.",
     )
     annotators = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
@@ -132,6 +143,7 @@ class Campaign(models.Model):
             AnnotatorProgress(
                 username=membership.annotator.get_username(),
                 active=membership.active,
+                excluded=membership.excluded,
                 done=len(seconds_done.get(membership.annotator_id, [])),
                 assigned=assigned.get(membership.annotator_id, 0),
                 median_seconds=statistics.median(seconds_done[membership.annotator_id])
@@ -422,3 +434,43 @@ class PracticeAnswer(models.Model):
 
     def __str__(self):
         return f"{self.membership} · {self.item} · attempt {self.attempt}"
+
+
+MAX_RESOLUTION_NOTE_CHARS = 2000
+
+
+class Resolution(models.Model):
+    """Staff's settled label for one aspect of an item the annotators disagree on: the choice, the
+    reason, who settled it and when. Ratings use it when the campaign asks for adjudicated labels
+    (``Campaign.rating_labels``); exports carry it on every row of the item and aspect."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="resolutions")
+    aspect = models.CharField(max_length=2, choices=Aspect.choices)
+    label = models.CharField(max_length=3, choices=Label.choices)
+    note = models.TextField(blank=True, max_length=MAX_RESOLUTION_NOTE_CHARS)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="annotation_resolutions"
+    )
+    resolved_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["item", "aspect"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "aspect"], name="one_resolution_per_item_aspect"),
+            models.CheckConstraint(condition=models.Q(aspect__in=ASPECTS), name="resolution_aspect_known"),
+            models.CheckConstraint(condition=models.Q(label__in=Label.values), name="resolution_label_known"),
+        ]
+
+    def __str__(self):
+        return f"{self.item} · {self.get_aspect_display()}: {self.get_label_display()}"
+
+    def save(self, *args, **kwargs):
+        self.full_clean(validate_unique=False, validate_constraints=False)
+        super().save(*args, **kwargs)
+
+    def clean(self):
+        # An attention check has a known answer and is never rated: there is nothing to settle.
+        if self.item_id is not None and self.item.is_attention_check:
+            raise ValidationError("An attention check has a known answer: it is not adjudicated.")
+        if len(self.note) > MAX_RESOLUTION_NOTE_CHARS:
+            raise ValidationError(f"The note is at most {MAX_RESOLUTION_NOTE_CHARS:,} characters.")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from django.db.models import F
 
 from annotation import agreement
-from annotation.models import Assignment, Campaign, CampaignAnnotator, Judgement, Label, PracticeAnswer
+from annotation.models import ASPECTS, Aspect, Assignment, Campaign, CampaignAnnotator, Judgement, Label, PracticeAnswer
 
 MIN_ATTENTION_ACCURACY = 0.8
 AGREEMENT_GAP = 0.15
@@ -86,6 +86,42 @@ def attention_results(campaign: Campaign) -> list[tuple[int, int, bool]]:
     ]
 
 
+def real_judgements(campaign: Campaign) -> list[agreement.Judgement]:
+    """Every judgement of the campaign's real items (attention checks aside), everyone's: the
+    quality page shows what a left-out annotator did too."""
+    rows = Judgement.objects.filter(
+        assignment__item__campaign=campaign, assignment__item__attention_worse=""
+    ).values_list("assignment__item_id", "aspect", "assignment__annotator_id", "label")
+    return [agreement.Judgement(*row) for row in rows]
+
+
+@dataclass
+class AgreementMatrix:
+    """The annotator × annotator matrix (``agreement.pairwise_agreement``) with names, and
+    Fleiss' kappa and Krippendorff's alpha per aspect (``agreement.agreement``)."""
+
+    names: list[str]
+    # (row annotator's name, [(accuracy, kappa, pairs) per column annotator])
+    rows: list[tuple[str, list[tuple[float | None, float | None, int]]]]
+    aspects: list[dict]
+
+
+def agreement_matrix(campaign: Campaign) -> AgreementMatrix:
+    judgements = real_judgements(campaign)
+    matrix = agreement.pairwise_agreement(judgements)
+    usernames = dict(campaign.annotators.values_list("pk", "username"))
+    figures = agreement.agreement(judgements)
+    names = [usernames[annotator] for annotator in matrix["annotators"]]
+    return AgreementMatrix(
+        names=names,
+        rows=[
+            (name, list(zip(accuracy, kappa, pairs)))
+            for name, accuracy, kappa, pairs in zip(names, matrix["accuracy"], matrix["kappa"], matrix["pairs"])
+        ],
+        aspects=[{"aspect": Aspect(code), **figures[code]} for code in ASPECTS],
+    )
+
+
 def campaign_quality(campaign: Campaign) -> list[AnnotatorQuality]:
     """One :class:`AnnotatorQuality` per annotator who joined ``campaign``, in order of joining."""
     memberships = list(
@@ -96,14 +132,10 @@ def campaign_quality(campaign: Campaign) -> list[AnnotatorQuality]:
         membership.annotator_id: AnnotatorQuality(membership) for membership in memberships
     }
 
-    real = list(
-        Judgement.objects.filter(assignment__item__campaign=campaign, assignment__item__attention_worse="").values_list(
-            "assignment__item_id", "aspect", "assignment__annotator_id", "label"
-        )
-    )
-    for _, _, annotator_id, _ in real:
-        rows[annotator_id].judgements += 1
-    for annotator, figures in agreement.annotator_agreement(agreement.Judgement(*row) for row in real).items():
+    real = real_judgements(campaign)
+    for judgement in real:
+        rows[judgement.annotator].judgements += 1
+    for annotator, figures in agreement.annotator_agreement(real).items():
         rows[annotator].agreement = figures["accuracy"]
         rows[annotator].kappa = figures["kappa"]
         rows[annotator].agreement_pairs = figures["pairs"]

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.views import annotate, campaigns, practice, quality
+from annotation.views import adjudication, annotate, campaigns, practice, quality
 
 app_name = "annotation"
 
@@ -27,6 +27,14 @@ urlpatterns = [
     path("campaigns/<int:pk>/quality/", quality.campaign_quality, name="campaign_quality"),
     path("campaigns/<int:pk>/quality/exclusion/", quality.campaign_exclusion, name="campaign_exclusion"),
     path("campaigns/<int:pk>/practice/", quality.campaign_practice_upload, name="campaign_practice_upload"),
+    path("campaigns/<int:pk>/adjudication/", adjudication.adjudication_list, name="adjudication_list"),
+    path("campaigns/<int:pk>/adjudication/<int:item_pk>/", adjudication.adjudication_item, name="adjudication_item"),
+    path(
+        "campaigns/<int:pk>/adjudication/<int:item_pk>/resolve/",
+        adjudication.adjudication_resolve,
+        name="adjudication_resolve",
+    ),
+    path("campaigns/<int:pk>/rating-labels/", adjudication.campaign_rating_labels, name="campaign_rating_labels"),
     # Annotator pages (the annotator UI): add their routes below this line.
     path("signed-in/", annotate.after_sign_in, name="after_sign_in"),
     path("annotate/", annotate.annotator_home, name="annotate_home"),

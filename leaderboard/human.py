@@ -6,7 +6,6 @@ judgements) and computed by the pure modules; the result is plain data, ready to
 
 import hashlib
 from collections.abc import Callable, Hashable, Mapping
-from datetime import datetime
 from functools import cache as once
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -16,7 +15,7 @@ from django.core.cache import cache
 from django.db.models import Count, Max, QuerySet
 
 from annotation import agreement, judgement_queries, ratings
-from annotation.models import ASPECTS, Campaign, CampaignAnnotator, Item, Judgement
+from annotation.models import ASPECTS, Campaign, CampaignAnnotator, Item, Judgement, Resolution
 from leaderboard import correlation
 from leaderboard.correlation import interval_ranks
 from scoring.models import Dataset
@@ -110,11 +109,10 @@ def win_rate_matrix(battles: ratings.Battles) -> dict[str, list[Any]]:
     }
 
 
-def judgement_version(
-    dataset: Dataset,
-) -> tuple[int, int | None, int, int | None, datetime | None, datetime | None]:
+def judgement_version(dataset: Dataset) -> tuple[Any, ...]:
     """Changes whenever a campaign of the dataset is made, a judgement saved, edited or deleted,
-    or an annotator left out of ratings or taken back in."""
+    an annotator left out of ratings or taken back in, an item adjudicated, or a campaign's
+    choice of rating labels changed."""
     campaigns = Campaign.objects.filter(dataset=dataset).aggregate(count=Count("pk"), last=Max("pk"))
     judgements = Judgement.objects.filter(assignment__item__campaign__dataset=dataset).aggregate(
         count=Count("pk"), last=Max("pk"), edited=Max("updated_at")
@@ -122,6 +120,10 @@ def judgement_version(
     exclusions = CampaignAnnotator.objects.filter(campaign__dataset=dataset).aggregate(
         changed=Max("exclusion_changed_at")
     )
+    resolutions = Resolution.objects.filter(item__campaign__dataset=dataset).aggregate(
+        count=Count("pk"), changed=Max("resolved_at")
+    )
+    adjudicated = Campaign.objects.filter(dataset=dataset, rating_labels=Campaign.RatingLabels.ADJUDICATED)
     return (
         campaigns["count"],
         campaigns["last"],
@@ -129,6 +131,9 @@ def judgement_version(
         judgements["last"],
         judgements["edited"],
         exclusions["changed"],
+        resolutions["count"],
+        resolutions["changed"],
+        tuple(adjudicated.order_by("pk").values_list("pk", flat=True)),
     )
 
 
@@ -177,7 +182,7 @@ def human_side(dataset: Dataset, rounds: int = ratings.BOOTSTRAP_ROUNDS) -> dict
     rows = list(judgement_queries.judgement_rows(campaigns))
     judgements = judgement_queries.as_agreement_judgements(rows)
     figures = agreement.agreement(judgements)
-    merged = agreement.merge(judgements)
+    merged = judgement_queries.adjudicated(campaigns, agreement.merge(judgements))
     pair_of_item, systems = judgement_queries.item_pairs(rows), judgement_queries.systems_of(campaigns)
     by_aspect = {aspect: judgement_queries.merged_battles(merged, pair_of_item, aspect, systems) for aspect in ASPECTS}
     rated = {aspect: rate(by_aspect[aspect], rounds) for aspect in ASPECTS}

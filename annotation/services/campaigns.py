@@ -163,6 +163,9 @@ def _sampled_texts(dataset: Dataset, systems: Sequence[System], sample_size: int
     candidates = list(dataset.texts.order_by("position"))
     missing = missing_outputs(candidates, systems)
     eligible = [text for text in candidates if text not in missing]
+    if sample_size > len(eligible) and not missing:
+        # Every text qualifies: the dataset itself is too small, and there is no text to name.
+        raise CampaignError(f"{dataset.name} has only {len(candidates)} texts; cannot sample {sample_size}.")
     if sample_size > len(eligible):
         raise CampaignError(
             f"Only {len(eligible)} of the {len(candidates)} texts of {dataset.name} have outputs for every "

@@ -13,7 +13,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import Count, Exists, Max, OuterRef, Q, Subquery
 from django.http import JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
@@ -35,6 +35,7 @@ from annotation.services.errors import AnnotationError, VersionConflict
 from annotation.services.judgements import save_judgements
 from annotation.services.quality_control import practice_pending, practice_required
 from annotation.services.queues import next_public_id, skip, text_progress
+from annotation.views.closed import closed_campaign_page, get_or_closed
 from core.permissions import VIEW_OUTPUTS
 from scoring.models import Output
 
@@ -70,10 +71,15 @@ def has_practice_pending(campaign_id, annotator_id):
     return Exists(practice_pending().filter(campaign_id=campaign_id, annotator_id=annotator_id))
 
 
+def own_item(public_id, user):
+    """The lookup of ``get_or_closed`` for an assignment of ``user``."""
+    return {"items__assignments__public_id": public_id, "items__assignments__annotator": user}
+
+
 def get_own_assignment(request, public_id):
-    """The annotator's assignment, with all its page shows: one query. Anyone else's, or one of
-    a closed campaign, is a plain 404."""
-    return get_object_or_404(
+    """The annotator's assignment, with all its page shows: one query. Anyone else's is a plain
+    404; one of a closed campaign raises ``CampaignClosed``."""
+    return get_or_closed(
         annotator_assignments(request.user)
         .select_related("item__campaign", "item__text", "item__system_a", "item__system_b")
         .annotate(
@@ -81,16 +87,20 @@ def get_own_assignment(request, public_id):
             done=_queue_count(status=Assignment.Status.DONE),
             practice_pending=has_practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id")),
         ),
+        request.user,
+        own_item(public_id, request.user),
         public_id=public_id,
     )
 
 
 def get_own_assignment_to_save(request, public_id):
     """The annotator's assignment with what a save reads: no text, no outputs."""
-    return get_object_or_404(
+    return get_or_closed(
         annotator_assignments(request.user)
         .select_related("item__campaign")
         .annotate(practice_pending=has_practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id"))),
+        request.user,
+        own_item(public_id, request.user),
         public_id=public_id,
     )
 
@@ -133,11 +143,16 @@ def previous_assignment(user, assignment):
 
 
 def shown_triples(assignment):
-    """The triples of the extraction on the left and on the right, as the annotator sees them.
+    """The triples of the extraction on the left and on the right, as the annotator sees them."""
+    a_triples, b_triples = item_triples(assignment.item)
+    return (a_triples, b_triples) if assignment.a_on_left else (b_triples, a_triples)
+
+
+def item_triples(item):
+    """The triples of system A's and system B's extraction, in canonical order.
 
     The ground-truth system has no stored outputs: its extraction is the text's gold triples.
     """
-    item = assignment.item
     triples = {
         output.system_id: output.triples
         for output in Output.objects.filter(text=item.text, system__in=[item.system_a_id, item.system_b_id]).only(
@@ -153,7 +168,7 @@ def shown_triples(assignment):
         a_triples = item.attention_triples
     elif item.attention_worse == Label.B:
         b_triples = item.attention_triples
-    return (a_triples, b_triples) if assignment.a_on_left else (b_triples, a_triples)
+    return a_triples, b_triples
 
 
 @cache
@@ -245,12 +260,13 @@ def annotator_home(request):
     return render(request, "annotation/home.html", {"campaigns": campaigns, "has_history": has_history})
 
 
+@closed_campaign_page
 @login_required
 @require_GET
 def annotate_continue(request, campaign_id):
     following = next_public_id(request.user, campaign_id)
     if following is None:
-        campaign = get_object_or_404(annotator_campaigns(request.user), pk=campaign_id)
+        campaign = get_or_closed(annotator_campaigns(request.user), request.user, {"pk": campaign_id}, pk=campaign_id)
         if practice_required(request.user, campaign.pk):
             return redirect("annotation:annotate_practice", campaign.pk)
         messages.success(request, f"Every item of {campaign.name} is judged. Thank you!")
@@ -273,6 +289,7 @@ def saved_message(saved):
     return "Saved."
 
 
+@closed_campaign_page
 @login_required
 @require_http_methods(["GET", "POST"])
 def annotate_item(request, public_id):
@@ -353,6 +370,7 @@ def refuse(request, assignment, message, status, wants_json, posted=None, posted
     )
 
 
+@closed_campaign_page
 @login_required
 @require_POST
 def annotate_skip(request, public_id):
@@ -366,6 +384,7 @@ def annotate_skip(request, public_id):
     return redirect(next_url(request.user, assignment.item.campaign_id))
 
 
+@closed_campaign_page
 @login_required
 @require_GET
 def annotate_previous(request, public_id):

@@ -93,6 +93,7 @@ def campaign_detail(request, pk):
         "progress": campaign.annotator_progress(),
         "agreement": agreement_rows(campaign),
         "annotator_form": AnnotatorChangeForm(),
+        "rating_label_choices": Campaign.RatingLabels.choices,
     }
     return render(request, "annotation/campaign_detail.html", context)
 
@@ -117,10 +118,22 @@ def campaign_annotators(request, pk):
     return redirect(campaign)
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @staff_required(STAFF_ONLY)
 def campaign_toggle_open(request, pk):
+    """Reopen a closed campaign at once; close an open one only once confirmed: the GET, or a POST
+    without ``confirm``, shows what closing stops, with the button that closes it."""
     campaign = get_object_or_404(Campaign, pk=pk)
+    if campaign.is_open and not (request.method == "POST" and request.POST.get("confirm") == "close"):
+        pending = Assignment.objects.filter(item__campaign=campaign, status=Assignment.Status.PENDING)
+        context = {
+            "campaign": campaign,
+            "pending": pending.count(),
+            "annotators": pending.values("annotator_id").distinct().count(),
+        }
+        return render(request, "annotation/campaign_close.html", context)
+    if request.method == "GET":
+        return redirect(campaign)
     try:
         toggle_open(campaign)
     except CampaignError as error:

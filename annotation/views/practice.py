@@ -8,7 +8,7 @@ Practice pairs are the researcher's own examples, not system outputs: they name 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.forms import SIDES, JudgementForm
@@ -17,15 +17,19 @@ from annotation.models import ASPECTS, Aspect, CampaignAnnotator
 from annotation.services.errors import AnnotationError
 from annotation.services.quality_control import answer_practice, practice_state, retake_practice
 from annotation.views.annotate import annotator_campaigns, guideline_html
+from annotation.views.closed import closed_campaign_page, get_or_closed
 
 SHOWN_ANSWER = {"a": "A better", "b": "B better", "tie": "Tie"}
 SHOWN_SIDE = {"a": "left", "b": "right", "tie": "tie"}
 
 
 def own_membership(request, campaign_id):
-    """The annotator's membership of an open campaign they annotate that has a practice round; else 404."""
-    membership = get_object_or_404(
+    """The annotator's membership of an open campaign they annotate that has a practice round; else
+    404, or ``CampaignClosed`` when the campaign is closed."""
+    membership = get_or_closed(
         CampaignAnnotator.objects.select_related("campaign"),
+        request.user,
+        {"pk": campaign_id},
         campaign__in=annotator_campaigns(request.user),
         campaign_id=campaign_id,
         annotator=request.user,
@@ -75,6 +79,7 @@ def render_practice(request, membership, state, item, *, answer=None, posted=Non
     return render(request, "annotation/practice_item.html", context, status=status)
 
 
+@closed_campaign_page
 @login_required
 @require_http_methods(["GET", "POST"])
 def practice(request, campaign_id):
@@ -100,6 +105,7 @@ def practice(request, campaign_id):
     return redirect("annotation:annotate_practice_feedback", campaign_id, state.items.index(item) + 1)
 
 
+@closed_campaign_page
 @login_required
 @require_GET
 def practice_feedback(request, campaign_id, number):
@@ -112,6 +118,7 @@ def practice_feedback(request, campaign_id, number):
     return render_practice(request, membership, state, item, answer=state.answers[item.pk])
 
 
+@closed_campaign_page
 @login_required
 @require_POST
 def practice_retake(request, campaign_id):

@@ -19,6 +19,7 @@ def render_quality(request, campaign, upload_form=None, status=200):
     context = {
         "campaign": campaign,
         "rows": quality.campaign_quality(campaign),
+        "matrix": quality.agreement_matrix(campaign),
         "practice_items": campaign.practice_items.count(),
         "attention_checks": campaign.items.exclude(attention_worse="").count(),
         "upload_form": upload_form

@@ -88,7 +88,15 @@ def test_every_figure_is_none_without_doubly_judged_items():
     gs = figures["gs"]
     assert (gs["accuracy"], gs["kappa"], gs["alpha"], gs["items"], gs["pairs"]) == (None, None, None, 0, 0)
     assert gs["annotators"] == {"ann-1": {"accuracy": None, "pairs": 0}, "ann-2": {"accuracy": None, "pairs": 0}}
-    assert figures["cs"] == {"accuracy": None, "kappa": None, "alpha": None, "items": 0, "pairs": 0, "annotators": {}}
+    assert figures["cs"] == {
+        "accuracy": None,
+        "kappa": None,
+        "alpha": None,
+        "fleiss": None,
+        "items": 0,
+        "pairs": 0,
+        "annotators": {},
+    }
 
 
 def _two_annotator_table(cells):

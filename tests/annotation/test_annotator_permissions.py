@@ -59,14 +59,6 @@ def test_another_annotators_campaign_queue_is_not_found(client, setup):
     assert client.get(reverse("annotation:annotate_continue", args=[setup.campaign.pk])).status_code == 404
 
 
-def test_items_of_a_closed_campaign_are_not_found(signed_in, setup, people):
-    own = setup.assignments(people[0])[0]
-    setup.campaign.is_open = False
-    setup.campaign.save()
-    assert signed_in.get(reverse("annotation:annotate_item", args=[own.public_id])).status_code == 404
-    assert signed_in.get(reverse("annotation:annotate_continue", args=[setup.campaign.pk])).status_code == 404
-
-
 def test_an_annotator_removed_from_a_campaign_cannot_open_its_items(signed_in, setup, people):
     own = setup.assignments(people[0])[0]
     CampaignAnnotator.objects.filter(campaign=setup.campaign, annotator=people[0]).update(active=False)

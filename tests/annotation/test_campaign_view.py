@@ -98,7 +98,7 @@ def test_refused_annotator_changes_say_why(admin_client, campaign_and_people):
 def test_closing_and_reopening(admin_client, campaign_and_people):
     campaign, people = campaign_and_people
     url = reverse("annotation:campaign_toggle_open", args=[campaign.pk])
-    admin_client.post(url)
+    admin_client.post(url, {"confirm": "close"})
     closed = Campaign.objects.get(pk=campaign.pk)
     assert not closed.is_open
     assert next_assignment(people[0], closed) is None

@@ -1,0 +1,55 @@
+"""What an annotator meets in a campaign that staff closed: a page that says so (403), in place
+of the 404 that anything else not theirs to open gets. A script's save gets the same words as JSON.
+
+The getters of the annotator pages raise :class:`CampaignClosed` when what was asked for is the
+annotator's own, in a campaign they still annotate, that is closed; :func:`closed_campaign_page`
+turns it into the page.
+"""
+
+from functools import wraps
+
+from django.http import Http404, JsonResponse
+from django.shortcuts import get_object_or_404, render
+
+from annotation.models import Campaign
+
+
+class CampaignClosed(Exception):
+    def __init__(self, campaign: Campaign) -> None:
+        super().__init__(f"The campaign {campaign.name} is closed.")
+        self.campaign = campaign
+
+
+def get_or_closed(queryset, user, closed_lookup: dict, **lookup):
+    """``get_object_or_404(queryset, **lookup)``; but when ``closed_lookup`` names a closed campaign
+    that ``user`` annotates, :class:`CampaignClosed` instead of the 404."""
+    try:
+        return get_object_or_404(queryset, **lookup)
+    except Http404:
+        campaign = Campaign.objects.filter(
+            is_open=False, is_imported=False, memberships__annotator=user, memberships__active=True, **closed_lookup
+        ).first()
+        if campaign is not None:
+            raise CampaignClosed(campaign) from None
+        raise
+
+
+def closed_campaign_page(view):
+    """The annotator view, whose ``CampaignClosed`` becomes the "campaign closed" page (JSON for a script)."""
+
+    @wraps(view)
+    def view_or_closed_page(request, *args, **kwargs):
+        try:
+            return view(request, *args, **kwargs)
+        except CampaignClosed as closed:
+            message = f"{closed} Your judgements so far are kept; nothing more can be judged until staff reopen it."
+            if request.headers.get("Accept", "").startswith("application/json"):
+                return JsonResponse({"saved": False, "message": message}, status=403)
+            return render(
+                request,
+                "annotation/campaign_closed.html",
+                {"campaign": closed.campaign, "message": message},
+                status=403,
+            )
+
+    return view_or_closed_page
