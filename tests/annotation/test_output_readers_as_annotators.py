@@ -14,7 +14,9 @@ from annotation.forms import CampaignCreateForm
 from annotation.models import CampaignAnnotator
 from annotation.services.campaigns import add_annotator, toggle_open
 from annotation.services.errors import CampaignError
+from scoring.genres.scorer import ScoreSettings
 from scoring.models import Output
+from scoring.models.runs import ScoringRun
 from tests.annotation.annotator_fixtures import make_annotation_setup, make_user
 from tests.factories import make_dataset
 
@@ -69,9 +71,14 @@ def test_an_annotator_who_may_read_outputs_gets_403_on_the_pages_naming_the_syst
     assert client.get(dataset_page).status_code == 403
     assert client.get(reverse("leaderboard:dataset", args=[dataset.name])).status_code == 403
 
+    run = ScoringRun.create(dataset, researcher_annotating.systems, ("us",), ScoreSettings(), chunk_texts=2)
+    run_pages = [reverse("scoring:run", args=[run.pk]), reverse("scoring:run_progress", args=[run.pk])]
+    assert [client.get(url).status_code for url in run_pages] == [403, 403]
+
     toggle_open(researcher_annotating.campaign)  # closed: the systems need not stay blind any more
     assert client.get(text_page).status_code == 200
     assert client.get(dataset_page).status_code == 200
+    assert [client.get(url).status_code for url in run_pages] == [200, 200]
 
 
 def test_the_form_posted_with_a_researcher_names_them(admin_client, researcher):
