@@ -8,6 +8,7 @@ annotator's "left"/"right" to canonical labels and back.
 import statistics
 import uuid
 from dataclasses import dataclass
+from functools import cache
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -297,14 +298,37 @@ def _gold_shown_elsewhere():
     return Exists(shown_there)
 
 
+def _member_elsewhere():
+    """Whether the outer assignment's annotator joined another campaign, as a subquery: a test of
+    a few rows (their memberships) that every annotator of one campaign fails at once. Holding a
+    pair in a campaign implies a membership there (kept, inactive, when they leave)."""
+    return Exists(
+        CampaignAnnotator.objects.filter(annotator_id=OuterRef("annotator_id"), campaign__is_imported=False).exclude(
+            campaign_id=OuterRef("item__campaign_id")
+        )
+    )
+
+
+@cache
+def _withholding():
+    """The expressions ``not_withheld`` tests, built once: building them costs more CPU than the
+    query spends running them (they are copied, not changed, when a query uses them)."""
+    return {
+        "member_elsewhere": _member_elsewhere(),
+        "first_four_judged": _first_aspects_judged(),
+        "gold_shown_elsewhere": _gold_shown_elsewhere(),
+    }
+
+
 class AssignmentQuerySet(models.QuerySet):
     def not_withheld(self):
         """Leave out the pairs withheld from their annotator: those still lacking one of the four
         first aspects of a text whose gold the annotator was shown in another campaign. Judged now,
         they would be judged knowing the reference and, with Ground truth, which side it is."""
-        return self.alias(
-            first_four_judged=_first_aspects_judged(), gold_shown_elsewhere=_gold_shown_elsewhere()
-        ).exclude(first_four_judged__lt=len(FIRST_ASPECTS), gold_shown_elsewhere=True)
+        # The cheap test first: most annotators are in one campaign.
+        return self.alias(**_withholding()).exclude(
+            Q(member_elsewhere=True) & Q(first_four_judged__lt=len(FIRST_ASPECTS)) & Q(gold_shown_elsewhere=True)
+        )
 
 
 class Assignment(models.Model):

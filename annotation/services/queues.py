@@ -19,7 +19,7 @@ from django.db import transaction
 from django.db.models import Exists, F, Max, Min, OuterRef, Q, Subquery
 
 from annotation.adaptive_queue import next_adaptive_assignment
-from annotation.models import FIRST_ASPECTS, Aspect, Assignment, Campaign, PracticeItem
+from annotation.models import FIRST_ASPECTS, Aspect, Assignment, Campaign, CampaignAnnotator, PracticeItem
 from annotation.services.errors import AssignmentClosed
 
 # One pair's judgements: {aspect: (judgement id, canonical label)}.
@@ -108,6 +108,13 @@ def text_progress(assignment: Assignment) -> TextProgress:
     return TextProgress(judgements, compares_with_ground_truth=ground_truth, gold_shown_elsewhere=shown_elsewhere)
 
 
+def joined_several_campaigns(annotator: User) -> bool:
+    """Whether the annotator joined more than one campaign (imported ones aside), so that a pair of
+    theirs can be withheld (``Assignment.objects.not_withheld``): one query."""
+    memberships = CampaignAnnotator.objects.filter(annotator=annotator, campaign__is_imported=False)
+    return len(memberships.values_list("pk", flat=True)[:2]) > 1
+
+
 @dataclass(frozen=True)
 class PendingPair:
     """A pending assignment of the annotator's current text, as the choice of what comes next sees it."""
@@ -126,9 +133,10 @@ def current_text_pairs(annotator: User, campaign: Campaign | int) -> list[Pendin
     The current text is the text of the first pending assignment in queue order. A closed
     campaign, one the annotator left, or one whose practice round they have still to pass has none.
     """
-    pending = Assignment.objects.filter(
-        annotator=annotator, item__campaign=campaign, status=Assignment.Status.PENDING
-    ).not_withheld()
+    pending = Assignment.objects.filter(annotator=annotator, item__campaign=campaign, status=Assignment.Status.PENDING)
+    # Building the withholding test costs more CPU than a query that says it cannot apply.
+    if joined_several_campaigns(annotator):
+        pending = pending.not_withheld()
     current_text = pending.order_by("queue_position", "pk").values("item__text_id")[:1]
     practice_passed = Q(item__campaign__memberships__practice_passed_at__isnull=False) | ~Exists(
         PracticeItem.objects.filter(campaign_id=OuterRef("item__campaign_id"))
