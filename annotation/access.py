@@ -16,7 +16,7 @@ scoring's pages, which ask it through ``core.permissions`` (scoring imports no a
 
 from collections.abc import Sequence
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Permission
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Permission, User
 from django.db.models import Exists, OuterRef, Q
 
 from annotation.models import Campaign, CampaignAnnotator
@@ -26,7 +26,7 @@ from scoring.models import Dataset, Output
 APP_LABEL, CODENAME = VIEW_OUTPUTS.split(".")
 
 
-def reads_outputs(user: AbstractBaseUser) -> bool:
+def reads_outputs(user: User) -> bool:
     """Whether ``user`` may read outputs or leaderboards by their role, and so cannot judge blind."""
     return bool(getattr(user, "is_staff", False) or getattr(user, "is_superuser", False) or user.has_perm(VIEW_OUTPUTS))
 
@@ -52,7 +52,7 @@ def blind_dataset_ids(user: AbstractBaseUser | AnonymousUser) -> set[int]:
     """Ids of the datasets that name a system of an open campaign ``user`` annotates."""
     if not user.is_authenticated:
         return set()
-    blind = CampaignAnnotator.objects.filter(annotator=user, campaign__is_open=True).values("campaign__systems")
+    blind = CampaignAnnotator.objects.filter(annotator_id=user.pk, campaign__is_open=True).values("campaign__systems")
     if not blind.exists():
         return set()
     named = Dataset.objects.filter(

@@ -1,13 +1,16 @@
 """The adaptive pair order's side of next-item selection: reads the queue and the battles, lets
 ``annotation.adaptive`` choose (see there for the rule)."""
 
+from typing import cast
+
+from django.contrib.auth.models import User
 from django.db.models import Count, Q
 
 from annotation import adaptive, judgement_queries
 from annotation.models import ASPECTS, FIRST_ASPECTS, Assignment, Campaign
 
 
-def next_adaptive_assignment(annotator, campaign: Campaign | int) -> Assignment | None:
+def next_adaptive_assignment(annotator: User, campaign: Campaign | int) -> Assignment | None:
     """The annotator's next assignment in an adaptive ``campaign`` (an instance or an id; open, the
     annotator active), or None.
 
@@ -38,4 +41,4 @@ def next_adaptive_assignment(annotator, campaign: Campaign | int) -> Assignment 
         {aspect: judgement_queries.human_battles(campaigns, aspect) for aspect in ASPECTS}
     )
     chosen = adaptive.choose(candidates, priorities)
-    return Assignment.objects.select_related("item").get(pk=chosen)
+    return Assignment.objects.select_related("item").get(pk=cast(int, chosen))  # candidates are keyed by pk

@@ -11,7 +11,13 @@ MARGINS = [(str(ONE_TIE), "Any disagreement"), (str(OPPOSITE_SIDES), "Opposite s
 
 class DisagreementFilterForm(forms.Form):
     aspect = forms.ChoiceField(choices=[("", "All aspects"), *Aspect.choices], required=False)
-    margin = forms.TypedChoiceField(choices=MARGINS, coerce=float, required=False, empty_value=ONE_TIE)
+    # django-stubs type empty_value as a string; Django returns whatever is given, here a number.
+    margin = forms.TypedChoiceField(
+        choices=MARGINS,
+        coerce=float,
+        required=False,
+        empty_value=ONE_TIE,  # type: ignore[arg-type]
+    )
 
     def filters(self) -> dict:
         """Keyword arguments of ``adjudication.disagreements``; an invalid filter shows everything."""

@@ -7,36 +7,42 @@ admin shows them and never edits them.
 """
 
 from django.contrib import admin
+from django.db.models import Model
+from django.http import HttpRequest
 from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 from annotation.models import Assignment, Campaign, CampaignAnnotator, Item, Judgement, PracticeItem
 
+# A membership as the campaign shows it: read only, changed on the campaign's pages.
+MEMBERSHIP_FIELDS = (
+    "annotator",
+    "active",
+    "added_at",
+    "practice_attempt",
+    "practice_passed_at",
+    "excluded",
+    "exclusion_changed_by",
+    "exclusion_changed_at",
+)
+
 
 class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 
 class MembershipInline(admin.TabularInline):
     model = CampaignAnnotator
-    fields = [
-        "annotator",
-        "active",
-        "added_at",
-        "practice_attempt",
-        "practice_passed_at",
-        "excluded",
-        "exclusion_changed_by",
-        "exclusion_changed_at",
-    ]
-    readonly_fields = fields
+    fields = MEMBERSHIP_FIELDS
+    readonly_fields = MEMBERSHIP_FIELDS
     extra = 0
     can_delete = False
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 
@@ -70,11 +76,11 @@ class CampaignAdmin(admin.ModelAdmin):
     ]
     inlines = [MembershipInline]
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
     @admin.display(description="Campaign page")
-    def page(self, campaign):
+    def page(self, campaign: Campaign) -> SafeString:
         return format_html('<a href="{}">progress and agreement</a>', campaign.get_absolute_url())
 
 

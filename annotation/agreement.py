@@ -222,7 +222,7 @@ def _aspect_agreement(items: Mapping[Hashable, Labels]) -> dict[str, Any]:
     scores = [label_agreement(first[1], second[1]) for first, second in pairs]
 
     scores_of: defaultdict[Hashable, list[float]] = defaultdict(list)
-    for (first, second), score in zip(pairs, scores):
+    for (first, second), score in zip(pairs, scores, strict=True):
         scores_of[first[0]].append(score)
         scores_of[second[0]].append(score)
     everyone = {annotator for by_annotator in items.values() for annotator in by_annotator}

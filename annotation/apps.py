@@ -5,7 +5,7 @@ class AnnotationConfig(AppConfig):
     name = "annotation"
     verbose_name = "Human evaluation"
 
-    def ready(self):
+    def ready(self) -> None:
         from annotation.access import blind_dataset_ids
         from core.permissions import register_blind_datasets
 

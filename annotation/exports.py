@@ -15,8 +15,14 @@ note, who and when), the same on every annotator's row of it.
 import csv
 import io
 import json
+from collections.abc import Iterator
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
-from annotation.models import Judgement, Label, Resolution
+from annotation.models import Campaign, Judgement, Label, Resolution
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COLUMNS = (
     "text",
@@ -56,11 +62,11 @@ TIMESTAMP_COLUMNS = ("judged_at", "first_judged_at", "item_started_at", "item_co
 PARQUET_TYPE = "application/vnd.apache.parquet"
 
 
-def _timestamp(value):
+def _timestamp(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
-def judgement_records(campaign):
+def judgement_records(campaign: Campaign) -> Iterator[dict[str, Any]]:
     """The export rows of ``campaign`` as dictionaries keyed by :data:`COLUMNS`."""
     excluded = set(campaign.memberships.filter(excluded=True).values_list("annotator_id", flat=True))
     resolutions = {
@@ -81,7 +87,8 @@ def judgement_records(campaign):
         assignment = judgement.assignment
         item = assignment.item
         text = item.text
-        winning_system = {Label.A: item.system_a.name, Label.B: item.system_b.name}.get(judgement.label, "tie")
+        winners: dict[str, str] = {Label.A: item.system_a.name, Label.B: item.system_b.name}
+        winning_system = winners.get(judgement.label, "tie")
         # An imported study did not say where each system was shown.
         side_a = None if campaign.is_imported else assignment.canonical_to_shown(Label.A)
         side_b = None if campaign.is_imported else assignment.canonical_to_shown(Label.B)
@@ -119,25 +126,25 @@ def judgement_records(campaign):
         }
 
 
-def spreadsheet_safe(value):
+def spreadsheet_safe(value: object) -> object:
     if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
         return "'" + value
     return "" if value is None else value
 
 
-def from_spreadsheet_safe(value):
+def from_spreadsheet_safe(value: str) -> str:
     """Undo :func:`spreadsheet_safe`, so an exported CSV imports back to the same values."""
     if value.startswith("'") and value[1:].startswith(FORMULA_PREFIXES):
         return value[1:]
     return value
 
 
-def csv_lines(campaign):
+def csv_lines(campaign: Campaign) -> Iterator[str]:
     """The CSV export, line by line (for a streaming response)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
 
-    def flush():
+    def flush() -> str:
         line = buffer.getvalue()
         buffer.seek(0)
         buffer.truncate()
@@ -150,7 +157,7 @@ def csv_lines(campaign):
         yield flush()
 
 
-def judgement_frame(campaign):
+def judgement_frame(campaign: Campaign) -> "pd.DataFrame":
     """The export rows as a pandas DataFrame, timestamps as datetimes."""
     import pandas as pd  # here, not at start-up: 0.5 s to import
 
@@ -160,19 +167,19 @@ def judgement_frame(campaign):
     return frame
 
 
-def parquet_bytes(frame):
+def parquet_bytes(frame: "pd.DataFrame") -> bytes:
     """A DataFrame as one Parquet file (pyarrow), without the pandas index."""
     buffer = io.BytesIO()
     frame.to_parquet(buffer, engine="pyarrow", index=False)
     return buffer.getvalue()
 
 
-def parquet_chunks(campaign):
+def parquet_chunks(campaign: Campaign) -> Iterator[bytes]:
     """The Parquet export, in one piece: a Parquet file is written whole, its index at the end."""
     yield parquet_bytes(judgement_frame(campaign))
 
 
-def jsonl_lines(campaign):
+def jsonl_lines(campaign: Campaign) -> Iterator[str]:
     """The JSON Lines export, one judgement per line."""
     for record in judgement_records(campaign):
         yield json.dumps(record, ensure_ascii=False) + "\n"

@@ -4,10 +4,13 @@ import re
 import secrets
 import time
 from dataclasses import asdict
+from typing import Any, TypeVar, cast
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.core import signing
+from django.db.models import QuerySet
 
 from annotation import practice
 from annotation.access import output_readers, reader_refusal
@@ -18,24 +21,25 @@ from scoring.models import Dataset, Output, System, name_validator
 MAX_TEXT_REFERENCES_CHARS = 20_000
 MAX_INSTRUCTIONS_CHARS = 10_000
 KEPT_PRACTICE_SALT = "annotation.campaign-form.practice"
+T = TypeVar("T")
 
 
-def active_users():
+def active_users() -> QuerySet[User]:
     return get_user_model().objects.filter(is_active=True).order_by("username")
 
 
-def possible_annotators():
+def possible_annotators() -> QuerySet[User]:
     """Active users who may judge systems blind: none who may read outputs or leaderboards by their role."""
     return active_users().exclude(output_readers())
 
 
 class UserChoiceField(forms.ModelMultipleChoiceField):
-    def label_from_instance(self, user):
+    def label_from_instance(self, user: User) -> str:
         # Raters that import_judgements creates have no password: work given to them is never done.
         name = user.get_username()
         return name if user.has_usable_password() else f"{name} (cannot sign in)"
 
-    def clean(self, value):
+    def clean(self, value: Any) -> Any:
         # A reader is not offered, but a form posted by hand may name one: say who, and why.
         chosen = [pk for pk in value or [] if str(pk).isdigit()]
         readers = list(active_users().filter(pk__in=chosen).filter(output_readers()))
@@ -48,10 +52,10 @@ class SystemCheckboxes(forms.CheckboxSelectMultiple):
     """Checkboxes that carry the datasets each system has outputs in (``data-datasets``, ids), so
     that static/js/campaign_form.js shows only the systems of the chosen dataset."""
 
-    datasets_of = {}  # system id -> [(dataset id, dataset name)]
+    datasets_of: dict[int, list[tuple[int, str]]] = {}  # system id -> [(dataset id, dataset name)]
 
-    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
-        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+    def create_option(self, name: str, value: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        option = super().create_option(name, value, *args, **kwargs)
         system_id = getattr(value, "value", value)
         option["attrs"]["data-datasets"] = " ".join(str(pk) for pk, _ in self.datasets_of.get(system_id, []))
         return option
@@ -62,14 +66,14 @@ class SystemChoiceField(forms.ModelMultipleChoiceField):
 
     widget = SystemCheckboxes
 
-    def label_from_instance(self, system):
+    def label_from_instance(self, system: System) -> str:
         datasets = self.widget.datasets_of.get(system.pk)
         if not datasets:
             return f"{system.name} (no outputs yet)"
         return f"{system.name} ({', '.join(name for _, name in datasets)})"
 
 
-def datasets_of_systems():
+def datasets_of_systems() -> dict[int, list[tuple[int, str]]]:
     """system id -> the (id, name) of every dataset it has outputs in, by name: one query."""
     pairs = (
         Output.objects.filter(system__is_ground_truth=False)
@@ -77,7 +81,7 @@ def datasets_of_systems():
         .distinct()
         .order_by("system_id", "text__dataset__name")
     )
-    datasets = {}
+    datasets: dict[int, list[tuple[int, str]]] = {}
     for system_id, dataset_id, dataset_name in pairs:
         datasets.setdefault(system_id, []).append((dataset_id, dataset_name))
     return datasets
@@ -86,7 +90,7 @@ def datasets_of_systems():
 class PracticeFileField(forms.FileField):
     """A practice file (docs/formats.md), read into ``annotation.practice.PracticeRecord`` items."""
 
-    def clean(self, data, initial=None):
+    def clean(self, data: Any, initial: Any | None = None) -> list[practice.PracticeRecord]:
         upload = super().clean(data, initial)
         if not upload:
             return []
@@ -101,7 +105,7 @@ class PracticeFileField(forms.FileField):
 DEFAULT_PASS_PERCENT = 80
 
 
-def pass_mark_field(required=True):
+def pass_mark_field(required: bool = True) -> forms.IntegerField:
     return forms.IntegerField(
         required=required,
         min_value=0,
@@ -112,7 +116,7 @@ def pass_mark_field(required=True):
     )
 
 
-def _or_default(value, default):
+def _or_default(value: T | None, default: T) -> T:
     return default if value is None else value
 
 
@@ -188,27 +192,27 @@ class CampaignCreateForm(forms.Form):
     # it travels in this signed field, so the next submit keeps it (rendered by hand, see the template).
     kept_practice = forms.CharField(required=False, widget=forms.HiddenInput)
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.kept_practice_name = ""  # the practice file the form holds, after clean()
         self.kept_practice_token = ""
-        self.fields["annotators"].queryset = possible_annotators()
+        cast(UserChoiceField, self.fields["annotators"]).queryset = possible_annotators()
         self.fields["systems"].widget.datasets_of = datasets_of_systems()
         if not self.is_bound:
             self.initial.setdefault("seed", secrets.randbelow(1_000_000))
 
-    def clean_name(self):
+    def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()
         if Campaign.objects.filter(name=name).exists():
             raise forms.ValidationError("A campaign with this name exists already.")
         return name
 
-    def clean_text_references(self):
+    def clean_text_references(self) -> list[str]:
         return [
             reference for reference in re.split(r"[,\n\r]+", self.cleaned_data["text_references"]) if reference.strip()
         ]
 
-    def clean_kept_practice(self):
+    def clean_kept_practice(self) -> Any:
         token = self.cleaned_data["kept_practice"]
         if not token:
             return None
@@ -219,9 +223,10 @@ class CampaignCreateForm(forms.Form):
             self.add_error("practice_file", "The practice file of the last try was lost: choose it again.")
             return None
 
-    def _keep_practice(self, cleaned):
+    def _keep_practice(self, cleaned: dict[str, Any]) -> None:
         """Take the practice round from the file chosen now or, without one, from the last try."""
         upload = self.files.get("practice_file")
+        kept: dict[str, Any]
         if cleaned.get("practice_file") and upload is not None:
             kept = {"name": upload.name, "records": [asdict(record) for record in cleaned["practice_file"]]}
         elif cleaned.get("kept_practice") and "practice_file" in cleaned:
@@ -232,13 +237,14 @@ class CampaignCreateForm(forms.Form):
         self.kept_practice_name = f"{kept['name']} ({len(kept['records'])} pairs)"
         self.kept_practice_token = signing.dumps(kept, salt=KEPT_PRACTICE_SALT, compress=True)
 
-    def clean(self):
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
         self._keep_practice(cleaned)
         systems = list(cleaned.get("systems") or [])
         dataset = cleaned.get("dataset")
         elsewhere = [system for system in systems if dataset and not self._has_outputs_in(system, dataset)]
-        if elsewhere:
+        if dataset and elsewhere:
             names = ", ".join(system.name for system in elsewhere)
             self.add_error(
                 "systems",
@@ -253,21 +259,21 @@ class CampaignCreateForm(forms.Form):
             self.add_error("sample_size", "Give a number of texts to sample, or list the texts.")
         return cleaned
 
-    def _has_outputs_in(self, system, dataset):
+    def _has_outputs_in(self, system: System, dataset: Dataset) -> bool:
         return any(pk == dataset.pk for pk, _ in self.fields["systems"].widget.datasets_of.get(system.pk, []))
 
-    def _systems_of(self, dataset):
-        return ", ".join(
-            system.name for system in self.fields["systems"].queryset if self._has_outputs_in(system, dataset)
-        )
+    def _systems_of(self, dataset: Dataset) -> str:
+        systems = cast(SystemChoiceField, self.fields["systems"]).queryset
+        assert systems is not None  # the field is declared with one
+        return ", ".join(system.name for system in systems if self._has_outputs_in(system, dataset))
 
-    def chosen_systems(self):
+    def chosen_systems(self) -> list[System]:
         systems = list(self.cleaned_data["systems"])
         if self.cleaned_data["include_ground_truth"]:
             systems.append(System.ground_truth())
         return systems
 
-    def service_arguments(self):
+    def service_arguments(self) -> dict[str, Any]:
         """Keyword arguments for ``annotation.services.campaigns.create_campaign``."""
         data = self.cleaned_data
         return {
@@ -300,9 +306,9 @@ class ExclusionForm(forms.Form):
         choices=[("1", "Leave out"), ("0", "Take back in")], coerce=lambda value: value == "1"
     )
 
-    def __init__(self, campaign, *args, **kwargs):
+    def __init__(self, campaign: Campaign, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["annotator"].queryset = campaign.annotators.all()
+        cast(forms.ModelChoiceField, self.fields["annotator"]).queryset = campaign.annotators.all()
 
 
 class AnnotatorChangeForm(forms.Form):
@@ -311,9 +317,9 @@ class AnnotatorChangeForm(forms.Form):
     annotator = forms.ModelChoiceField(queryset=active_users(), to_field_name="username")
     action = forms.ChoiceField(choices=[(ADD, "Add"), (REMOVE, "Remove")])
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["annotator"].queryset = active_users()
+        cast(forms.ModelChoiceField, self.fields["annotator"]).queryset = active_users()
 
 
 # What the annotator can answer for each aspect, in page order, with its keyboard shortcut.
@@ -331,7 +337,7 @@ class JudgementForm(forms.Form):
     review_page = forms.IntegerField(required=False, min_value=1)
     comment = forms.CharField(required=False, max_length=MAX_COMMENT_CHARS, strip=True, label="Comment")
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for code in ASPECTS:
             self.fields[code] = forms.ChoiceField(
@@ -355,6 +361,8 @@ class JudgementForm(forms.Form):
 
     def error_message(self) -> str:
         return " ".join(
-            f"{self.fields[name].label or name}: {' '.join(errors)}" if name in self.fields else " ".join(errors)
+            f"{self.fields[name].label or name}: {' '.join(map(str, errors))}"
+            if name in self.fields
+            else " ".join(map(str, errors))
             for name, errors in self.errors.items()
         )

@@ -425,6 +425,7 @@ def _store_judgements(campaign: Campaign, rows: list[Row], accounts: dict[str, U
                 Item(campaign=campaign, text=text, system_a=system_a, system_b=system_b)
                 for text, system_a, system_b in item_keys
             ),
+            strict=True,
         )
     )
     aspects_of: dict[tuple[Item, str], set[str]] = {}

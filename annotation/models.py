@@ -9,6 +9,7 @@ import statistics
 import uuid
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -22,7 +23,10 @@ from scoring.genres import aspects
 from scoring.models import Dataset, System, Text, name_validator
 
 # The five aspects humans judge, named by the vocabulary: Aspect.TS == "ts", labelled "Topical similarity".
-Aspect = models.TextChoices("Aspect", [(aspect.code.upper(), (aspect.code, aspect.name)) for aspect in aspects.ASPECTS])
+# (The stubs know only the functional form without labels.)
+Aspect = models.TextChoices(  # type: ignore[call-overload]
+    "Aspect", [(aspect.code.upper(), (aspect.code, aspect.name)) for aspect in aspects.ASPECTS]
+)
 
 
 ASPECTS = [aspect.value for aspect in Aspect]
@@ -119,21 +123,21 @@ class Campaign(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
-    def get_absolute_url(self):
+    def get_absolute_url(self) -> str:
         return reverse("annotation:campaign_detail", args=[self.pk])
 
-    def active_annotator_ids(self):
+    def active_annotator_ids(self) -> list[int]:
         return list(
             self.memberships.filter(active=True).order_by("added_at", "pk").values_list("annotator_id", flat=True)
         )
 
-    def annotator_progress(self):
+    def annotator_progress(self) -> list[AnnotatorProgress]:
         """Progress of every annotator who joined, in order of joining."""
-        seconds_done = {}
-        assigned = {}
+        seconds_done: dict[int, list[float]] = {}
+        assigned: dict[int, int] = {}
         for annotator_id, status, seconds in Assignment.objects.filter(item__campaign=self).values_list(
             "annotator_id", "status", "seconds_spent"
         ):
@@ -154,7 +158,7 @@ class Campaign(models.Model):
             for membership in self.memberships.select_related("annotator")
         ]
 
-    def doubly_judged_texts(self):
+    def doubly_judged_texts(self) -> int:
         """How many texts two or more annotators hold work on: the overlap, as it stands."""
         return (
             self.items.values("text_id")
@@ -187,7 +191,7 @@ class CampaignAnnotator(models.Model):
         ordering = ["added_at", "pk"]
         constraints = [models.UniqueConstraint(fields=["campaign", "annotator"], name="one_membership_per_annotator")]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.annotator} in {self.campaign}"
 
 
@@ -225,24 +229,24 @@ class Item(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.text} · {self.system_a} vs {self.system_b}"
 
-    def save(self, *args, **kwargs):
+    def save(self, *args: Any, **kwargs: Any) -> None:
         self.clean()
         super().save(*args, **kwargs)
 
     @property
-    def is_attention_check(self):
+    def is_attention_check(self) -> bool:
         return bool(self.attention_worse)
 
     @property
-    def attention_expected(self):
+    def attention_expected(self) -> str:
         """The canonical label that passes the check: the side left as it was."""
         return Label.B if self.attention_worse == Label.A else Label.A
 
     @staticmethod
-    def canonical_pair(first, second):
+    def canonical_pair(first: System, second: System) -> tuple[System, System, bool]:
         """Return ``(system_a, system_b, swapped)`` for two distinct systems given in any order."""
         if first.pk == second.pk:
             raise ValueError(f"An item compares two different systems, not {first} with itself.")
@@ -250,7 +254,7 @@ class Item(models.Model):
             return first, second, False
         return second, first, True
 
-    def clean(self):
+    def clean(self) -> None:
         if self.system_a_id is None or self.system_b_id is None:
             return
         if self.is_attention_check:
@@ -263,7 +267,7 @@ class Item(models.Model):
             raise ValidationError("system_a must be the system with the smaller id (canonical order).")
 
 
-def _first_aspects_judged():
+def _first_aspects_judged() -> Coalesce:
     """How many of the four first aspects the outer assignment has judgements for, as a subquery."""
     judged = (
         Judgement.objects.filter(assignment_id=OuterRef("pk"), aspect__in=FIRST_ASPECTS)
@@ -275,13 +279,13 @@ def _first_aspects_judged():
     return Coalesce(Subquery(judged), 0)
 
 
-def _same_annotator_and_text(**campaign):
+def _same_annotator_and_text(**campaign: Any) -> "AssignmentQuerySet":
     return Assignment.objects.filter(
         annotator_id=OuterRef("annotator_id"), item__text_id=OuterRef("item__text_id"), **campaign
     )
 
 
-def _gold_shown_elsewhere():
+def _gold_shown_elsewhere() -> Exists:
     """Whether the outer assignment's annotator was shown its text's gold in another campaign, as a
     subquery: there, a completeness judgement exists or none of their pairs of the text lacks a
     first aspect (``annotation.services.queues.TextProgress.gold_seen``)."""
@@ -298,21 +302,16 @@ def _gold_shown_elsewhere():
     return Exists(shown_there)
 
 
-def _member_elsewhere():
-    """Whether the outer assignment's annotator joined another campaign, as a subquery: a test of
-    a few rows (their memberships) that every annotator of one campaign fails at once. Holding a
-    pair in a campaign implies a membership there (kept, inactive, when they leave)."""
-    return Exists(
-        CampaignAnnotator.objects.filter(annotator_id=OuterRef("annotator_id"), campaign__is_imported=False).exclude(
-            campaign_id=OuterRef("item__campaign_id")
-        )
-    )
+def _member_elsewhere() -> Exists:
+    """Whether the outer assignment's annotator joined another campaign (holding a pair there implies
+    it: a membership is kept, inactive, when they leave), as a subquery of a few rows: the cheap test."""
+    others = CampaignAnnotator.objects.filter(annotator_id=OuterRef("annotator_id"), campaign__is_imported=False)
+    return Exists(others.exclude(campaign_id=OuterRef("item__campaign_id")))
 
 
 @cache
-def _withholding():
-    """The expressions ``not_withheld`` tests, built once: building them costs more CPU than the
-    query spends running them (they are copied, not changed, when a query uses them)."""
+def _withholding() -> dict[str, Any]:
+    """What ``not_withheld`` tests, built once: building costs more CPU than running (a query copies them)."""
     return {
         "member_elsewhere": _member_elsewhere(),
         "first_four_judged": _first_aspects_judged(),
@@ -320,12 +319,11 @@ def _withholding():
     }
 
 
-class AssignmentQuerySet(models.QuerySet):
-    def not_withheld(self):
+class AssignmentQuerySet(models.QuerySet["Assignment"]):
+    def not_withheld(self) -> "AssignmentQuerySet":
         """Leave out the pairs withheld from their annotator: those still lacking one of the four
         first aspects of a text whose gold the annotator was shown in another campaign. Judged now,
         they would be judged knowing the reference and, with Ground truth, which side it is."""
-        # The cheap test first: most annotators are in one campaign.
         return self.alias(**_withholding()).exclude(
             Q(member_elsewhere=True) & Q(first_four_judged__lt=len(FIRST_ASPECTS)) & Q(gold_shown_elsewhere=True)
         )
@@ -362,10 +360,10 @@ class Assignment(models.Model):
         constraints = [models.UniqueConstraint(fields=["item", "annotator"], name="one_assignment_per_annotator")]
         indexes = [models.Index(fields=["annotator", "status", "queue_position"])]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.item} for {self.annotator}"
 
-    def shown_to_canonical(self, side):
+    def shown_to_canonical(self, side: str) -> str:
         """Map what the annotator clicked ("left", "right" or "tie") to a canonical label."""
         if side == "tie":
             return Label.TIE
@@ -375,7 +373,7 @@ class Assignment(models.Model):
             return Label.B if self.a_on_left else Label.A
         raise ValueError(f"Unknown side {side!r}: expected one of {', '.join(SHOWN_SIDES)}.")
 
-    def canonical_to_shown(self, label):
+    def canonical_to_shown(self, label: str) -> str:
         """Map a canonical label ("a", "b" or "tie") to the side the annotator saw."""
         if label == Label.TIE:
             return "tie"
@@ -386,15 +384,15 @@ class Assignment(models.Model):
         raise ValueError(f"Unknown label {label!r}: expected one of {', '.join(Label.values)}.")
 
     @property
-    def judged_aspects(self):
+    def judged_aspects(self) -> set[str]:
         return {judgement.aspect for judgement in self.judgements.all()}
 
     @property
-    def first_aspects_done(self):
+    def first_aspects_done(self) -> bool:
         return set(FIRST_ASPECTS) <= self.judged_aspects
 
     @property
-    def is_done(self):
+    def is_done(self) -> bool:
         return set(ASPECTS) <= self.judged_aspects
 
 
@@ -415,7 +413,7 @@ class Judgement(models.Model):
             models.CheckConstraint(condition=models.Q(label__in=Label.values), name="judgement_label_known"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.get_aspect_display()}: {self.get_label_display()}"
 
 
@@ -435,7 +433,7 @@ class PracticeItem(models.Model):
         ordering = ["campaign", "position"]
         constraints = [models.UniqueConstraint(fields=["campaign", "position"], name="one_practice_item_per_position")]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"Practice item {self.position + 1} of {self.campaign}"
 
 
@@ -456,7 +454,7 @@ class PracticeAnswer(models.Model):
             models.UniqueConstraint(fields=["membership", "item", "attempt"], name="one_practice_answer_per_attempt")
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.membership} · {self.item} · attempt {self.attempt}"
 
 
@@ -485,14 +483,14 @@ class Resolution(models.Model):
             models.CheckConstraint(condition=models.Q(label__in=Label.values), name="resolution_label_known"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.item} · {self.get_aspect_display()}: {self.get_label_display()}"
 
-    def save(self, *args, **kwargs):
+    def save(self, *args: Any, **kwargs: Any) -> None:
         self.full_clean(validate_unique=False, validate_constraints=False)
         super().save(*args, **kwargs)
 
-    def clean(self):
+    def clean(self) -> None:
         # An attention check has a known answer and is never rated: there is nothing to settle.
         if self.item_id is not None and self.item.is_attention_check:
             raise ValidationError("An attention check has a known answer: it is not adjudicated.")

@@ -56,7 +56,7 @@ def read_practice_file(data: bytes) -> list[PracticeRecord]:
         raise FormatError("the file holds no practice items")
     if len(values) > MAX_ITEMS:
         raise FormatError(f"{len(values)} practice items: at most {MAX_ITEMS}")
-    return [practice_record(value, place) for value, place in zip(values, where)]
+    return [practice_record(value, place) for value, place in zip(values, where, strict=True)]
 
 
 def practice_record(value: object, where: str) -> PracticeRecord:

@@ -115,8 +115,10 @@ def agreement_matrix(campaign: Campaign) -> AgreementMatrix:
     return AgreementMatrix(
         names=names,
         rows=[
-            (name, list(zip(accuracy, kappa, pairs)))
-            for name, accuracy, kappa, pairs in zip(names, matrix["accuracy"], matrix["kappa"], matrix["pairs"])
+            (name, list(zip(accuracy, kappa, pairs, strict=True)))
+            for name, accuracy, kappa, pairs in zip(
+                names, matrix["accuracy"], matrix["kappa"], matrix["pairs"], strict=True
+            )
         ],
         aspects=[{"aspect": Aspect(code), **figures[code]} for code in ASPECTS],
     )

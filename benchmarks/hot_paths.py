@@ -221,7 +221,7 @@ def merged(results):
 
 def summary(rows):
     """Median CPU ms, median wall ms, p95 wall ms and median queries of one kind's requests."""
-    cpu, wall, queries = zip(*rows)
+    cpu, wall, queries = zip(*rows, strict=True)
     ordered = sorted(wall)
     return (
         statistics.median(cpu),

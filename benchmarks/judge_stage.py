@@ -1,24 +1,33 @@
-"""Judge stage throughput: one worker, the OpenAI judge, a local endpoint answering after 50 ms.
+"""Judge stage throughput: one worker, the OpenAI judge, a local endpoint answering after 50 ms;
+then each transport at real latencies.
 
 The endpoint (``benchmarks.endpoint``: bare asyncio on uvloop, keep-alive) runs in a process of
 its own, so that it does not share the judge's interpreter, and costs little CPU per request.
-For each run it prints judgements and requests per second and, for one prompt per request, the
+The judge runs on the lean transport, the one for local servers. For each run it prints judgements and requests per second and, for one prompt per request, the
 share of the ceiling that ``in flight / latency`` sets (targets: at least 90% at 16
 and at 64 in flight); then prompts batched on the completions API at 16 in flight (target: at
 least 5 times the judgements per second of one prompt per request), and the requests that a
 second identical run sends (target: none, every reply from the cache). The load average is
 printed before and after: the machine is shared. The CPU time the judge's process spends per
 request shows what one worker could reach on a core of its own (1000 / ms per request); the
-last two lines send the same requests with no judge around them, through the judge's HTTP client
+last two lines send the same requests with no judge around them, through the lean HTTP client
 and through aiohttp: the floor that the transport, the endpoint and the machine allow, and the
-reason the judge has a client of its own.
+reason the lean transport exists.
 
-    .venv/bin/python -m benchmarks.judge_stage
+Then both transports (``GENRES_OPENAI_TRANSPORT``: the ``openai`` package's client, the default,
+and the lean client) at the latencies of real endpoints: 1 s with 64 and 256 in flight, and
+50 ms with 64, support questions one prompt a request, each figure as a share of in flight ÷
+latency and CPU ms per request, with the one-minute load average just before it (targets: the
+default at least 90% at 1 s × 64, lean at least 90% at 1 s × 256 and 50 ms × 64).
+
+    .venv/bin/python -m benchmarks.judge_stage              # both parts
+    .venv/bin/python -m benchmarks.judge_stage transports   # the transports only
 """
 
 import asyncio
 import json
 import os
+import sys
 import time
 
 import aiohttp
@@ -36,6 +45,21 @@ LATENCY_SECONDS = 0.05
 RUNS = ((16, 1, 1280), (64, 1, 5120), (16, DEFAULT_BATCH_SIZE, 20480))
 TARGET_SHARE = 0.9
 TARGET_BATCH_GAIN = 5
+# The stage's targets are the judge's own overhead at a local server's latency: on the transport
+# for that (the default's CPU per request is compared below, under "transports").
+STAGE_TRANSPORT = "lean"
+# (transport, latency in seconds, in flight, target share or None): each run is some 8 rounds
+# of requests at 1 s and 60 at 50 ms, so that its first and last rounds weigh little.
+TRANSPORT_RUNS = tuple(
+    (transport, latency, in_flight, target)
+    for transport, targets in (
+        ("openai", {(1.0, 64): TARGET_SHARE}),
+        ("lean", {(1.0, 256): TARGET_SHARE, (0.05, 64): TARGET_SHARE}),
+    )
+    for latency, in_flight in ((1.0, 64), (1.0, 256), (0.05, 64))
+    for target in [targets.get((latency, in_flight))]
+)
+ROUNDS = {1.0: 8, 0.05: 60}
 
 
 def benchmark_pairs(count, run):
@@ -88,7 +112,7 @@ async def post_with_http_client(base_url: str, bodies: list[bytes], in_flight: i
     client.close()
 
 
-TRANSPORTS = {"the judge's HTTP client": post_with_http_client, "aiohttp": post_with_aiohttp}
+CLIENTS_ALONE = {"the lean HTTP client": post_with_http_client, "aiohttp": post_with_aiohttp}
 
 
 def transport_alone(post_all, base_url: str, in_flight: int, count: int) -> tuple[float, float]:
@@ -108,9 +132,41 @@ def load_average():
     return "load average " + ", ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-def main() -> None:
+def transports() -> None:
+    """Each transport at 1 s and 50 ms, one prompt a request."""
+    print("Transports: support questions, one prompt a request, a local endpoint answering after the latency")
     print(
-        f"Judge stage: OpenAI judge (completions API), a local endpoint answering after {LATENCY_SECONDS * 1000:.0f} ms"
+        f"{'transport':<10} {'latency':>8} {'in flight':>9} {'requests/s':>11} {'of ceiling':>11} {'CPU ms/request':>15}  load"
+    )
+    for latency in sorted({latency for _transport, latency, _in_flight, _target in TRANSPORT_RUNS}, reverse=True):
+        with endpoint_process(latency) as base_url:
+            for transport in ("openai", "lean"):  # steady state: imports and first connections before the clock
+                warm_up = OpenAIJudge(base_url=base_url, api_key="benchmark", concurrency=64, transport=transport)
+                warm_up.check_support(benchmark_pairs(64, f"warm-up-{transport}"))
+            for number, (transport, run_latency, in_flight, target) in enumerate(TRANSPORT_RUNS):
+                if run_latency != latency:
+                    continue
+                load = os.getloadavg()[0]
+                count = in_flight * ROUNDS[latency]
+                judge = OpenAIJudge(
+                    base_url=base_url, api_key="benchmark", concurrency=in_flight, batch_size=1, transport=transport
+                )
+                seconds, cpu_seconds, requests = timed_run(judge, SUPPORT, benchmark_pairs(count, f"t{number}"))
+                share = requests / seconds / (in_flight / latency)
+                verdict = (
+                    "" if target is None else f"  target >= {target:.0%}: {'met' if share >= target else 'MISSED'}"
+                )
+                print(
+                    f"{transport:<10} {latency * 1000:>6.0f}ms {in_flight:>9} {requests / seconds:>11.0f} {share:>11.1%}"
+                    f" {1000 * cpu_seconds / requests:>15.2f}  {load:.2f}{verdict}"
+                )
+    print(f"after: {load_average()}")
+
+
+def stage() -> None:
+    print(
+        f"Judge stage: OpenAI judge (completions API, {STAGE_TRANSPORT} transport), a local endpoint answering after"
+        f" {LATENCY_SECONDS * 1000:.0f} ms"
     )
     print(f"before: {load_average()}")
     print(
@@ -125,7 +181,12 @@ def main() -> None:
             cache = InMemoryRequestCache()
             for task in (SUPPORT, SPLIT):
                 judge = OpenAIJudge(
-                    base_url=base_url, api_key="benchmark", concurrency=in_flight, batch_size=batch_size, cache=cache
+                    base_url=base_url,
+                    api_key="benchmark",
+                    concurrency=in_flight,
+                    batch_size=batch_size,
+                    cache=cache,
+                    transport=STAGE_TRANSPORT,
                 )
                 seconds, cpu_seconds, requests = timed_run(judge, task, pairs)
                 rates[task, in_flight, batch_size] = count / seconds
@@ -141,7 +202,7 @@ def main() -> None:
             rerun = OpenAIJudge(base_url=base_url, api_key="benchmark", batch_size=DEFAULT_BATCH_SIZE, cache=cache)
             _seconds, _cpu_seconds, requests = timed_run(rerun, task, pairs)
             second_requests += requests
-        for name, post_all in TRANSPORTS.items():
+        for name, post_all in CLIENTS_ALONE.items():
             rate, cpu_ms = transport_alone(post_all, base_url, 64, 5120)
             label = f"{name} alone, 64 in flight"
             print(
@@ -165,6 +226,12 @@ def main() -> None:
         f"requests sent by a second identical run: {second_requests} (target 0: "
         f"{'met' if second_requests == 0 else 'MISSED'})"
     )
+
+
+def main() -> None:
+    if sys.argv[1:] != ["transports"]:
+        stage()
+    transports()
 
 
 if __name__ == "__main__":

@@ -418,7 +418,7 @@ async def run_load(base_url, study, password, options, cpu_seconds):
     figures = Figures()
     annotators = [Session(base_url, figures) for _ in study["annotators"]]
     researcher = Session(base_url, figures)
-    for session, username in zip(annotators, study["annotators"]):
+    for session, username in zip(annotators, study["annotators"], strict=True):
         await session.sign_in(username, password)
     await researcher.sign_in(RESEARCHER, password)
 

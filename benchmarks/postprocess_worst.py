@@ -63,7 +63,7 @@ def baseline_module(revision):
         text=True,
     ).stdout
     module = types.ModuleType(f"postprocess_{revision}")
-    exec(compile(source, f"{revision}:scoring/genres/postprocess.py", "exec"), module.__dict__)  # noqa: S102
+    exec(compile(source, f"{revision}:scoring/genres/postprocess.py", "exec"), module.__dict__)
     return module
 
 

@@ -119,7 +119,7 @@ def run(n_texts, n_systems):
     total = training
     rows = []
     for metric in ("ts", "us", "cs", "prf"):
-        _, seconds = timed(lambda: [scorer.score(records, [metric]) for records in systems])
+        _, seconds = timed(lambda metric=metric: [scorer.score(records, [metric]) for records in systems])
         total += seconds
         rows.append((metric, seconds))
     for metric, seconds in rows:

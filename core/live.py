@@ -7,6 +7,7 @@ costs one log line.
 """
 
 import logging
+from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -15,7 +16,7 @@ from redis import RedisError
 logger = logging.getLogger(__name__)
 
 
-def broadcast(group, message):
+def broadcast(group: str, message: dict[str, Any]) -> None:
     """Send ``message`` to every socket in ``group``, or log why it could not be sent."""
     try:
         async_to_sync(get_channel_layer().group_send)(group, message)

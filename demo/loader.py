@@ -26,25 +26,27 @@ is not scored again.
 
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import Permission, User
 from django.core.management.base import CommandError
 
+from annotation.imports import ImportedJudgements, import_judgements
 from annotation.imports import ImportRefused as JudgementsRefused
-from annotation.imports import import_judgements
 from annotation.models import MAX_ATTENTION_SHARE, Campaign
-from annotation.practice import read_practice_file
+from annotation.practice import PracticeRecord, read_practice_file
 from annotation.services.campaigns import create_campaign
 from annotation.services.errors import CampaignError
 from scoring.genres.aspects import METRICS
 from scoring.genres.embedders import EMBEDDERS
 from scoring.genres.judges.registry import JUDGES
 from scoring.genres.scorer import ScoreSettings
-from scoring.imports import ImportRefused
+from scoring.imports import ImportRefused, ImportSummary
 from scoring.jobs import run_in_process
 from scoring.manifests import (
     DatasetEntry,
@@ -72,6 +74,7 @@ DEMO_ACCOUNTS = (
 # or runs, and in no campaign, so nothing to annotate.
 RESEARCHER_PERMISSION = {"content_type__app_label": "scoring", "codename": "view_output"}
 PASSWORD_BYTES = 12  # 16 URL-safe characters
+Entry = dict[str, Any]  # an entry of the manifest, as JSON
 
 
 # Manifest entries --------------------------------------------------------------------------
@@ -88,13 +91,13 @@ class JudgementsEntry:
 class CampaignEntry:
     name: str
     dataset: str
-    systems: tuple
-    annotators: tuple
+    systems: tuple[str, ...]
+    annotators: tuple[str, ...]
     texts: int
     overlap: float
     seed: int
     instructions: str
-    practice: tuple = ()  # annotation.practice.PracticeRecord
+    practice: tuple[PracticeRecord, ...] = ()
     practice_pass_mark: float = 0.8
     attention_share: float = 0.0
 
@@ -107,17 +110,17 @@ class ScoringEntry:
 
 @dataclass(frozen=True)
 class Manifest:
-    datasets: list
-    outputs: list
-    judgements: list
-    campaigns: list
-    scoring: list
+    datasets: list[DatasetEntry]
+    outputs: list[OutputsEntry]
+    judgements: list[JudgementsEntry]
+    campaigns: list[CampaignEntry]
+    scoring: list[ScoringEntry]
 
 
 # Reading the manifest ----------------------------------------------------------------------
 
 
-def read_manifest(path):
+def read_manifest(path: str | Path) -> Manifest:
     """Every entry of the manifest, checked before anything is imported.
 
     ``datasets`` and ``outputs`` are required (``scoring.manifests``); ``judgements``,
@@ -129,7 +132,7 @@ def read_manifest(path):
         raise CommandError(str(error)) from None
 
 
-def read_entries(path):
+def read_entries(path: str | Path) -> Manifest:
     manifest = load_manifest(path)
     files = read_file_list(manifest, path)
     for key in ("judgements", "campaigns", "scoring"):
@@ -157,14 +160,14 @@ def read_entries(path):
     return Manifest(files.datasets, outputs, judgements, campaigns, scoring)
 
 
-def percent(entry, key, where, default, most=100):
+def percent(entry: Entry, key: str, where: str, default: int, most: int = 100) -> float:
     value = entry.get(key, default)
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= most:
         raise CommandError(f'{where}: "{key}" must be a whole percentage from 0 to {most}')
     return value / 100
 
 
-def practice_records(entry, base, where):
+def practice_records(entry: Entry, base: Path, where: str) -> tuple[PracticeRecord, ...]:
     """The practice round of a campaign entry: its ``practice`` file (docs/formats.md), read now."""
     if "practice" not in entry:
         return ()
@@ -177,7 +180,9 @@ def practice_records(entry, base, where):
         raise CommandError(f"{where}: {file.name}: {error}") from None
 
 
-def campaign_entry(entry, dataset_names, outputs, where, base):
+def campaign_entry(
+    entry: Entry, dataset_names: set[str], outputs: list[OutputsEntry], where: str, base: Path
+) -> CampaignEntry:
     dataset = known_dataset(entry, dataset_names, where)
     systems = string_list(entry, "systems", where)
     known_systems = {output.system for output in outputs if output.dataset == dataset} | {System.GROUND_TRUTH}
@@ -213,14 +218,14 @@ def campaign_entry(entry, dataset_names, outputs, where, base):
     )
 
 
-def string_list(entry, key, where):
+def string_list(entry: Entry, key: str, where: str) -> list[str]:
     value = entry.get(key)
     if not isinstance(value, list) or not value or not all(isinstance(item, str) and item.strip() for item in value):
         raise CommandError(f'{where}: "{key}" must be a list of names')
     return value
 
 
-def score_settings(entry, where):
+def score_settings(entry: Entry, where: str) -> ScoreSettings:
     chosen = entry.get("settings", {})
     if not isinstance(chosen, dict):
         raise CommandError(f'{where}: "settings" must be an object of ScoreSettings fields')
@@ -237,7 +242,7 @@ def score_settings(entry, where):
 # Loading -----------------------------------------------------------------------------------
 
 
-def import_file(entry, user):
+def import_file(entry: DatasetEntry | OutputsEntry, user: User | None) -> ImportSummary:
     """Import one manifest file through the import service; a refusal becomes a command error."""
     try:
         return import_entry(entry, user)
@@ -245,7 +250,7 @@ def import_file(entry, user):
         raise CommandError(str(refusal)) from None
 
 
-def import_study(entry):
+def import_study(entry: JudgementsEntry) -> ImportedJudgements:
     """Import one file of judgements as an imported campaign; the same file again changes nothing."""
     try:
         return import_judgements(entry.file, dataset_name=entry.dataset, campaign_name=entry.campaign)
@@ -258,7 +263,7 @@ class CampaignResult:
     campaign: Campaign
     unchanged: bool
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return {
             "name": self.campaign.name,
             "dataset": self.campaign.dataset.name,
@@ -271,7 +276,7 @@ class CampaignResult:
         }
 
     @property
-    def message(self):
+    def message(self) -> str:
         details = self.as_dict()
         state = "exists already; left as it is" if self.unchanged else "created"
         quality = ""
@@ -286,7 +291,7 @@ class CampaignResult:
         )
 
 
-def ensure_campaign(entry, admin):
+def ensure_campaign(entry: CampaignEntry, admin: User) -> CampaignResult:
     """Create the open campaign unless one of that name exists (then it is kept as it is)."""
     existing = Campaign.objects.filter(name=entry.name).select_related("dataset").first()
     if existing is not None:
@@ -322,7 +327,7 @@ class ScoringResult:
     unchanged: bool
     seconds: float
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return {
             "dataset": self.run.dataset.name,
             "run": self.run.pk,
@@ -333,8 +338,9 @@ class ScoringResult:
         }
 
     @property
-    def message(self):
+    def message(self) -> str:
         provenance = self.run.provenance
+        assert provenance is not None  # recorded when the run was created
         settings_used = f"embedder {provenance['embedder']}, judge {provenance['judge']}"
         if self.unchanged:
             return (
@@ -346,14 +352,14 @@ class ScoringResult:
         )
 
 
-def same_request(requested, stored):
+def same_request(requested: ScoreSettings, stored: ScoreSettings) -> bool:
     """Equal settings, an unset topic count matching whichever count the run resolved it to."""
     if requested.lda_topics is None:
         requested = replace(requested, lda_topics=stored.lda_topics)
     return requested == stored
 
 
-def current_run(dataset, systems, score_settings):
+def current_run(dataset: Dataset, systems: list[System], score_settings: ScoreSettings) -> ScoringRun | None:
     """A finished run of every metric with these settings under which all ``systems`` have current scores."""
     wanted = {system.pk for system in systems}
     finished = ScoringRun.objects.filter(dataset=dataset, status=ScoringRun.Status.DONE)
@@ -366,7 +372,9 @@ def current_run(dataset, systems, score_settings):
     return None
 
 
-def score_dataset(entry, admin, on_chunk=None):
+def score_dataset(
+    entry: ScoringEntry, admin: User, on_chunk: Callable[[ScoringRun], object] | None = None
+) -> ScoringResult:
     """Score every system of the dataset (Ground truth included), here, unless its scores are current;
     ``on_chunk(run)`` after each chunk."""
     dataset = Dataset.objects.get(name=entry.dataset)
@@ -393,15 +401,15 @@ class Account:
     created: bool
     password: str | None  # only when this run set it
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return {"username": self.username, "role": self.role, "created": self.created, "password": self.password}
 
 
-def ensure_account(username, role, reset_password):
+def ensure_account(username: str, role: str, reset_password: bool) -> Account:
     """Create the demo account when missing; an existing one keeps its password unless reset."""
     user = get_user_model().objects.filter(username=username).first()
     created = user is None
-    if created:
+    if user is None:
         user = get_user_model()(
             username=username,
             email=f"{username}@example.org",
@@ -418,7 +426,7 @@ def ensure_account(username, role, reset_password):
     return Account(username, role, created, password)
 
 
-def account_line(account):
+def account_line(account: Account) -> str:
     if account.password:
         state = "created" if account.created else "password reset"
         return f"{account.username:<11} password {account.password}  ({account.role}; {state})"
@@ -430,21 +438,25 @@ def account_line(account):
 
 @dataclass
 class Loaded:
-    accounts: list
-    imports: list  # (DatasetEntry or OutputsEntry, import summary)
-    studies: list  # ImportedJudgements
-    campaigns: list  # CampaignResult
-    scores: list  # ScoringResult
+    accounts: list[Account]
+    imports: list[tuple[DatasetEntry | OutputsEntry, ImportSummary]]
+    studies: list[ImportedJudgements]
+    campaigns: list[CampaignResult]
+    scores: list[ScoringResult]
 
     @property
-    def unchanged(self):
+    def results(self) -> list[ImportedJudgements | CampaignResult | ScoringResult]:
+        return [*self.studies, *self.campaigns, *self.scores]
+
+    @property
+    def unchanged(self) -> bool:
         return (
             all(summary.unchanged for _, summary in self.imports)
-            and all(result.unchanged for result in (*self.studies, *self.campaigns, *self.scores))
+            and all(result.unchanged for result in self.results)
             and not any(account.password for account in self.accounts)
         )
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         reports = [(entry, entry.report(summary)) for entry, summary in self.imports]
         return {
             "datasets": [report for entry, report in reports if isinstance(entry, DatasetEntry)],

@@ -3,8 +3,9 @@
     with FakeOpenAIServer(latency=0.05) as server:
         judge = OpenAIJudge(base_url=server.base_url, api_key="test-key")
 
-Routes: POST /v1/completions, /v1/chat/completions and /v1/embeddings, answered in the
-shapes the official client parses. /v1/completions takes a prompt or a list of prompts (one
+Routes: POST /v1/completions, /v1/chat/completions and /v1/embeddings (and the same under an
+Azure OpenAI deployment, /openai/deployments/NAME/...), answered in the shapes the official
+client parses; ``ssl_context=`` serves them over HTTPS. /v1/completions takes a prompt or a list of prompts (one
 choice per prompt, as OpenAI and vLLM answer), unless ``refuse_lists`` makes it answer a list
 with HTTP 400, as an endpoint that takes one prompt does. Replies are derived from the prompt, so they are
 deterministic and can be predicted by a test:
@@ -43,10 +44,11 @@ _SPLIT_QUESTION = re.compile(r"Triple: (?P<triple>\[.*\])\nFiner triples:\s*$")
 
 @dataclass(frozen=True)
 class Failure:
-    """Answer the request with this HTTP error status (and a Retry-After header, if given)."""
+    """Answer the request with this HTTP error status (and Retry-After and x-should-retry headers, if given)."""
 
     status: int
     retry_after: str | None = None
+    should_retry: str | None = None
 
 
 @dataclass(frozen=True)
@@ -66,15 +68,25 @@ class Hang:
 
 @dataclass(frozen=True)
 class LoggedRequest:
-    path: str
+    path: str  # as requested, query included
     body: dict
     authorization: str
+    headers: dict  # names in lower case
 
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     # The default backlog of 5 refuses connections when a client opens 16 at once.
     request_queue_size = 128
+
+
+def route(path):
+    """The route a request path asks for: an Azure OpenAI deployment's path
+    (/openai/deployments/NAME/completions?api-version=...) as its OpenAI equivalent."""
+    path = path.split("?", 1)[0]
+    if match := re.fullmatch(r"/openai/deployments/[^/]+(/.+)", path):
+        return f"/v1{match[1]}"
+    return path
 
 
 def _last_question(prompt):
@@ -143,7 +155,7 @@ def fake_embedding(text, dimension):
 
 
 class FakeOpenAIServer:
-    def __init__(self, latency=0.0, embedding_dimension=1536, refuse_lists=False):
+    def __init__(self, latency=0.0, embedding_dimension=1536, refuse_lists=False, ssl_context=None):
         self.latency = latency
         # As Ollama: /v1/completions answers a list of prompts with HTTP 400.
         self.refuse_lists = refuse_lists
@@ -156,6 +168,9 @@ class FakeOpenAIServer:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._http = _Server(("127.0.0.1", 0), self._handler_class())
+        self.scheme = "https" if ssl_context else "http"
+        if ssl_context:  # HTTPS with the certificate the context holds
+            self._http.socket = ssl_context.wrap_socket(self._http.socket, server_side=True)
         # A short poll interval makes shutdown quick.
         self._thread = threading.Thread(
             target=self._http.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-openai", daemon=True
@@ -163,8 +178,12 @@ class FakeOpenAIServer:
 
     @property
     def base_url(self):
+        return f"{self.origin}/v1"
+
+    @property
+    def origin(self):
         host, port = self._http.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"{self.scheme}://{host}:{port}"
 
     def __enter__(self):
         self._thread.start()
@@ -187,11 +206,11 @@ class FakeOpenAIServer:
 
     def count(self, path=None):
         with self._lock:
-            return sum(1 for entry in self.log if path is None or entry.path == path)
+            return sum(1 for entry in self.log if path is None or route(entry.path) == path)
 
     def paths(self):
         with self._lock:
-            return Counter(entry.path for entry in self.log)
+            return Counter(route(entry.path) for entry in self.log)
 
     def _next_outcome(self):
         with self._lock:
@@ -211,7 +230,8 @@ class FakeOpenAIServer:
         """(status, headers, payload) for one request; runs in the handler thread."""
         outcome = self._next_outcome()
         if isinstance(outcome, Failure):
-            headers = {"Retry-After": outcome.retry_after} if outcome.retry_after else {}
+            named = {"Retry-After": outcome.retry_after, "x-should-retry": outcome.should_retry}
+            headers = {name: value for name, value in named.items() if value}
             error = {"message": f"scripted failure {outcome.status}", "type": "fake_error", "code": None}
             return outcome.status, headers, {"error": error}
         if isinstance(outcome, Raw):
@@ -220,6 +240,7 @@ class FakeOpenAIServer:
             self._stopping.wait(outcome.seconds)
         if self.latency:
             time.sleep(self.latency)
+        path = route(path)
         if path == COMPLETIONS:
             if self.refuse_lists and isinstance(body.get("prompt"), list):
                 error = {"message": "prompt must be a string", "type": "invalid_request_error", "code": None}
@@ -267,7 +288,8 @@ class FakeOpenAIServer:
             def do_POST(self):
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                server._started(LoggedRequest(self.path, body, self.headers.get("Authorization", "")))
+                headers = {name.lower(): value for name, value in self.headers.items()}
+                server._started(LoggedRequest(self.path, body, headers.get("authorization", ""), headers))
                 try:
                     status, headers, payload = server.answer(self.path, body)
                 finally:

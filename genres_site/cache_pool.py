@@ -8,6 +8,7 @@ settings; redis-py's pools are thread-safe and start afresh in a forked child.
 """
 
 from functools import cache
+from typing import Any
 
 import redis
 
@@ -15,5 +16,5 @@ import redis
 class SharedConnectionPool(redis.ConnectionPool):
     @classmethod
     @cache
-    def from_url(cls, url, **options):
+    def from_url(cls, url: str, **options: Any) -> redis.ConnectionPool:  # type: ignore[override]  # cache wraps it
         return super().from_url(url, **options)

@@ -5,7 +5,7 @@ import os
 import sys
 
 
-def main():
+def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "genres_site.settings")
     from django.core.management import execute_from_command_line
 

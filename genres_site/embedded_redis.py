@@ -6,6 +6,7 @@ so a Redis killed between two snapshots comes back without the jobs queued since
 append-only file, written before each reply and synced every second, comes back with all of
 them but at most the last second's (and a kill alone loses nothing already answered)."""
 
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -17,18 +18,18 @@ STARTUP_TIMEOUT_SECONDS = 10
 APPEND_ONLY_FILE = "redis.aof"
 
 
-def socket_url(socket_path):
+def socket_url(socket_path: str | os.PathLike[str]) -> str:
     return f"unix://{socket_path}"
 
 
-def answers(url):
+def answers(url: str) -> bool:
     try:
         return redis.Redis.from_url(url, socket_connect_timeout=1).ping()
     except (redis.ConnectionError, redis.TimeoutError, FileNotFoundError):
         return False
 
 
-def start(socket_path):
+def start(socket_path: str | os.PathLike[str]) -> subprocess.Popen[bytes]:
     """Start redis-server on ``socket_path`` and wait until it answers; returns the process.
 
     It reloads the append-only file of its directory, so a restarted Redis has its data back.

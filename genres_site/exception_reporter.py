@@ -2,9 +2,10 @@
 name the systems behind an annotator's anonymous pair)."""
 
 from django.template import loader
+from django.utils.safestring import SafeString, mark_safe
 from django.views.debug import ExceptionReporter
 
-PLAIN_TEXT_ERROR = "Server Error (500)"
+PLAIN_TEXT_ERROR = mark_safe("Server Error (500)")
 
 
 class StaffOnlyExceptionReporter(ExceptionReporter):
@@ -14,7 +15,7 @@ class StaffOnlyExceptionReporter(ExceptionReporter):
     error e-mails to the admins still get the full report.
     """
 
-    def shows_details(self):
+    def shows_details(self) -> bool:
         if self.is_email:
             return True
         try:
@@ -24,12 +25,12 @@ class StaffOnlyExceptionReporter(ExceptionReporter):
             # too (the database is down): nobody is known to be staff.
             return False
 
-    def get_traceback_html(self):
+    def get_traceback_html(self) -> SafeString:
         if self.shows_details():
             return super().get_traceback_html()
-        return loader.get_template("500.html").render()
+        return mark_safe(loader.get_template("500.html").render())
 
-    def get_traceback_text(self):
+    def get_traceback_text(self) -> SafeString:
         if self.shows_details():
             return super().get_traceback_text()
         return PLAIN_TEXT_ERROR

@@ -15,7 +15,7 @@ import os
 WORKERS_PER_CORE = 2
 
 
-def default_web_workers():
+def default_web_workers() -> int:
     return WORKERS_PER_CORE * (os.cpu_count() or 1)
 
 

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 import django_rq
 from django.conf import settings
 from django.db import connection
-from django.http import JsonResponse
+from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
@@ -21,12 +21,12 @@ from rq import Worker
 WORKER_SEEN_WITHIN = timedelta(seconds=60)
 
 
-def _database():
+def _database() -> None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
 
 
-def _workers_seen():
+def _workers_seen() -> dict[str, int]:
     redis = django_rq.get_connection()
     recent = datetime.now(UTC) - WORKER_SEEN_WITHIN
     seen = {name: 0 for name in settings.RQ_QUEUES}
@@ -44,8 +44,8 @@ def _workers_seen():
 @csrf_exempt
 @never_cache
 @require_GET
-def healthz(request):
-    checks = {}
+def healthz(request: HttpRequest) -> JsonResponse:
+    checks: dict[str, str] = {}
     for name, check in (("database", _database), ("redis", lambda: django_rq.get_connection().ping())):
         try:
             check()
@@ -54,7 +54,7 @@ def healthz(request):
         else:
             checks[name] = "ok"
     healthy = all(state == "ok" for state in checks.values())
-    body = {"status": "ok" if healthy else "unavailable", **checks}
+    body: dict[str, object] = {"status": "ok" if healthy else "unavailable", **checks}
     if checks["redis"] == "ok":
         body["workers"] = _workers_seen()
     return JsonResponse(body, status=200 if healthy else 503)

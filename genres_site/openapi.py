@@ -12,13 +12,14 @@ from django.views.decorators.http import require_GET
 
 from scoring.genres import formats
 from scoring.import_jobs import STAGE_LABELS
-from scoring.models import Dataset, RunChunk, ScoringRun, Upload, name_validator
+from scoring.models import Dataset, RunChunk, ScoringRun, Upload
+from scoring.models.catalogue import NAME_PATTERN
 
 Schema = dict[str, Any]
 
 # The API's own version: the minor part grows with additions, the major one with changes that break callers.
 API_VERSION = "1.0"
-NAME_PATTERN = name_validator.regex.pattern
+
 NAME_LENGTH = Dataset._meta.get_field("name").max_length
 
 
@@ -62,8 +63,8 @@ def query_parameter(name: str, schema: Schema, description: str) -> Schema:
 DATASET_NAME = path_parameter(
     "name", {"type": "string", "minLength": 1, "maxLength": NAME_LENGTH}, "The dataset's name.", example="CDR"
 )
-SIGNED_IN = [{"session": []}]
-TOKEN = [{"token": []}]
+SIGNED_IN: list[dict[str, list[str]]] = [{"session": []}]
+TOKEN: list[dict[str, list[str]]] = [{"token": []}]
 TOKEN_ERRORS = {
     "401": {
         **error("No `Authorization: Token <key>` header, or an unknown or revoked key."),

@@ -6,7 +6,7 @@ import secrets
 from pathlib import Path
 
 
-def load_or_create_secret_key(path):
+def load_or_create_secret_key(path: str | os.PathLike[str]) -> str:
     """The key stored at ``path``, written first (mode 0600) when there is none.
 
     Several processes may start at once (web workers, RQ workers): each writes a complete

@@ -1,8 +1,9 @@
 """Run the whole app on one machine: ``python -m genres_site.serve [--demo]`` (``make demo``).
 
-Starts, in this order: the embedded Redis when REDIS_URL is not set, the database
-migrations, the static files, the RQ workers, the demo data (with ``--demo``) and the web
-server (gunicorn with uvicorn workers: HTTP and websockets). Once the app is up, a child that
+Starts, in this order: the PostgreSQL database of DATABASE_URL when it does not exist yet,
+the embedded Redis when REDIS_URL is not set, the database migrations, the static files, the
+RQ workers, the demo data (with ``--demo``) and the web server (gunicorn with uvicorn workers:
+HTTP and websockets). Once the app is up, a child that
 dies (Redis, a worker, the web server) is started again, after 1 s, then 2, 4 … up to 30 s
 when it keeps dying. Ctrl-C or SIGTERM stops them in reverse order, the web server first and
 Redis last, and the command exits 0. A step that fails while starting stops the rest and
@@ -23,10 +24,20 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from types import FrameType
+from typing import IO, Any
 
 from django.conf import settings
 
+from core.databases import (
+    DatabaseUnavailable,
+    create_database_if_missing,
+    database_name,
+    is_postgres_url,
+    server_description,
+)
 from genres_site import embedded_redis
 from genres_site.gunicorn_conf import default_web_workers
 
@@ -61,14 +72,14 @@ class StopRequested(Exception):
 _terminal = threading.Lock()
 
 
-def say(line, name="serve"):
+def say(line: str, name: str | None = "serve") -> None:
     """Write one whole line to the terminal, prefixed with the name of the process it is from."""
     with _terminal:
         sys.stdout.write(f"[{name}] {line.rstrip()}\n" if name else f"{line}\n")
         sys.stdout.flush()
 
 
-def copy_lines(stream, sink):
+def copy_lines(stream: Iterable[str], sink: Callable[[str], object]) -> None:
     for line in stream:
         sink(line)
 
@@ -77,15 +88,15 @@ class Child:
     """A process in a group of its own, which the supervisor stops, and the threads that copy
     its output."""
 
-    def __init__(self, name, process):
+    def __init__(self, name: str, process: subprocess.Popen[Any]) -> None:
         self.name = name
         self.process = process
         self.started_at = time.monotonic()
-        self.captured = []
-        self.copiers = []
+        self.captured: list[str] = []
+        self.copiers: list[threading.Thread] = []
 
     @classmethod
-    def start(cls, name, args, env, capture=False):
+    def start(cls, name: str, args: Sequence[str], env: dict[str, str], capture: bool = False) -> "Child":
         """Start ``args`` in a process group of its own, its output going to the terminal.
 
         ``capture=True`` keeps stdout for the caller (a command's JSON answer); stderr still
@@ -107,20 +118,20 @@ class Child:
             child.follow(process.stdout, child.captured.append)
         return child
 
-    def follow(self, stream, sink):
+    def follow(self, stream: IO[str] | None, sink: Callable[[str], object]) -> None:
         thread = threading.Thread(target=copy_lines, args=(stream, sink), daemon=True)
         thread.start()
         self.copiers.append(thread)
 
-    def show(self, line):
+    def show(self, line: str) -> None:
         say(line, self.name)
 
-    def output(self):
+    def output(self) -> str:
         for thread in self.copiers:
             thread.join()
         return "".join(self.captured)
 
-    def stop(self):
+    def stop(self) -> None:
         """Ask politely, then kill after a timeout (the whole group: an rq work horse too)."""
         if self.process.poll() is None:
             self.process.terminate()
@@ -133,7 +144,7 @@ class Child:
         for thread in self.copiers:
             thread.join(timeout=2)
 
-    def kill_group(self):
+    def kill_group(self) -> None:
         """Kill whatever is left of the group: a dead worker's work horse, a dead gunicorn's workers."""
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
@@ -144,19 +155,20 @@ class Child:
 class Service:
     """A child that runs as long as the app does: started again, with backoff, when it dies."""
 
-    def __init__(self, name, launch):
+    def __init__(self, name: str, launch: Callable[[], Child]) -> None:
         self.name = name
-        self.launch = launch  # () -> Child
-        self.child = None
-        self.delay = RESTART_FIRST_DELAY_SECONDS
-        self.restart_at = None
+        self.launch = launch
+        self.child: Child | None = None
+        self.delay: float = RESTART_FIRST_DELAY_SECONDS
+        self.restart_at: float | None = None
 
-    def start(self):
+    def start(self) -> None:
         self.child = self.launch()
         self.restart_at = None
 
-    def check(self, now):
+    def check(self, now: float) -> None:
         """Notice a death and schedule the restart; restart when its time has come."""
+        assert self.child is not None  # a service is checked once started
         if self.restart_at is None:
             code = self.child.process.poll()
             if code is None:
@@ -177,30 +189,30 @@ class Service:
                 return
             say(f"{self.name} restarted (pid {self.child.process.pid})")
 
-    def stop(self):
+    def stop(self) -> None:
         if self.child is not None:
             self.child.stop()
 
 
 class Supervisor:
-    def __init__(self):
-        self.services = []
-        self.step = None
+    def __init__(self) -> None:
+        self.services: list[Service] = []
+        self.step: Child | None = None
         self.stop_requested = False
 
-    def request_stop(self, signum, frame):
+    def request_stop(self, signum: int, frame: FrameType | None) -> None:
         self.stop_requested = True
 
-    def start_service(self, name, launch):
+    def start_service(self, name: str, launch: Callable[[], Child]) -> Service:
         service = Service(name, launch)
         self.services.append(service)
         service.start()
         return service
 
-    def start_command(self, name, args, env):
+    def start_command(self, name: str, args: Sequence[str], env: dict[str, str]) -> Service:
         return self.start_service(name, lambda: Child.start(name, args, env))
 
-    def run_step(self, name, args, env, capture=False):
+    def run_step(self, name: str, args: Sequence[str], env: dict[str, str], capture: bool = False) -> str:
         """Run a command to completion; its stdout when captured."""
         self.step = child = Child.start(name, args, env, capture)
         while child.process.poll() is None:
@@ -213,7 +225,7 @@ class Supervisor:
             raise ChildFailed(f"{name} failed with exit code {child.process.returncode}")
         return output
 
-    def wait_until_answering(self, child, host, port):
+    def wait_until_answering(self, child: Child, host: str, port: int) -> None:
         """Wait for an HTTP answer, not just a listening socket: gunicorn listens before its
         workers have loaded the app."""
         deadline = time.monotonic() + READY_TIMEOUT_SECONDS
@@ -227,14 +239,16 @@ class Supervisor:
                 connection.request("HEAD", "/accounts/login/")
                 connection.getresponse()
                 return
-            except OSError:
+            except OSError as error:
                 if time.monotonic() > deadline:
-                    raise ChildFailed(f"{child.name} did not answer on {host}:{port} within {READY_TIMEOUT_SECONDS} s")
+                    raise ChildFailed(
+                        f"{child.name} did not answer on {host}:{port} within {READY_TIMEOUT_SECONDS} s"
+                    ) from error
                 time.sleep(POLL_SECONDS)
             finally:
                 connection.close()
 
-    def watch(self):
+    def watch(self) -> None:
         """Keep every service running until a stop is requested."""
         while not self.stop_requested:
             now = time.monotonic()
@@ -242,7 +256,7 @@ class Supervisor:
                 service.check(now)
             time.sleep(POLL_SECONDS)
 
-    def shutdown(self):
+    def shutdown(self) -> None:
         # Reverse start order: web server, workers, then Redis, which the others need until they stop.
         if self.step is not None:
             self.step.stop()
@@ -251,7 +265,7 @@ class Supervisor:
         self.services = []
 
 
-def port_problem(host, port):
+def port_problem(host: str, port: int) -> str | None:
     """Why the web server could not listen on host:port, or None when it can."""
     try:
         socket.create_server((host, port)).close()
@@ -262,11 +276,22 @@ def port_problem(host, port):
     return None
 
 
-def manage(*args):
+def create_postgres_database(url: str) -> None:
+    """Create the PostgreSQL database of DATABASE_URL when it is missing: migrate needs it to exist,
+    and a lab trying the app on PostgreSQL should not need psql first."""
+    try:
+        created = create_database_if_missing(url)
+    except DatabaseUnavailable as error:
+        raise ChildFailed(str(error)) from None
+    state = "created" if created else "exists"
+    say(f"PostgreSQL database {database_name(url)} on {server_description(url)}: {state}")
+
+
+def manage(*args: str) -> list[str]:
     return [sys.executable, "-m", "genres_site", *args]
 
 
-def login_lines(accounts):
+def login_lines(accounts: list[dict[str, str]]) -> list[str]:
     lines = []
     for account in accounts:
         password = f"password {account['password']}" if account["password"] else "exists, password as first printed"
@@ -276,7 +301,7 @@ def login_lines(accounts):
     return lines
 
 
-def banner(url, demo_summary):
+def banner(url: str, demo_summary: dict[str, Any] | None) -> str:
     lines = ["", "=" * 72, f"GENRES Arena is running at {url}"]
     if demo_summary is None:
         lines.append("No demo data (run with --demo); create an account with: python manage.py createsuperuser")
@@ -290,7 +315,7 @@ def banner(url, demo_summary):
     return "\n".join(lines)
 
 
-def parse_arguments(argv):
+def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m genres_site.serve", description=__doc__.split("\n\n")[0])
     parser.add_argument("--demo", action="store_true", help="load the demo data and accounts (harmless when loaded)")
     parser.add_argument("--reset-passwords", action="store_true", help="with --demo: set new demo passwords")
@@ -316,11 +341,11 @@ def parse_arguments(argv):
     return options
 
 
-def host_in_url(host):
+def host_in_url(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def gunicorn(options):
+def gunicorn(options: argparse.Namespace) -> list[str]:
     return [
         sys.executable, "-m", "gunicorn",
         "--config", str(GUNICORN_CONFIG),
@@ -330,11 +355,11 @@ def gunicorn(options):
     ]  # fmt: skip
 
 
-def rq_worker(queue):
+def rq_worker(queue: str) -> list[str]:
     return manage("rqworker", queue, "--worker-class", WORKER_CLASS)
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     options = parse_arguments(argv)
     # This process reads the settings only; the children run Django itself.
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", SETTINGS_MODULE)
@@ -350,6 +375,8 @@ def main(argv=None):
     env = dict(os.environ, PYTHONUNBUFFERED="1", DEBUG="1" if options.debug else "0")
     exit_code = 0
     try:
+        if is_postgres_url(os.environ.get("DATABASE_URL", "")):
+            create_postgres_database(os.environ["DATABASE_URL"])
         if not os.environ.get("REDIS_URL"):
             socket_path = settings.EMBEDDED_REDIS_SOCKET
             supervisor.start_service("redis", lambda: Child("redis", embedded_redis.start(socket_path)))
@@ -368,6 +395,7 @@ def main(argv=None):
                 supervisor.run_step("load_demo", manage("load_demo", "--json", *reset), env, capture=True)
             )
         web = supervisor.start_command("web", gunicorn(options), env)
+        assert web.child is not None  # started by start_command
         supervisor.wait_until_answering(web.child, options.host, options.port)
         say(banner(f"http://{host_in_url(options.host)}:{options.port}/", demo_summary), name=None)
         supervisor.watch()

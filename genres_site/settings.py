@@ -21,14 +21,14 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 SITE_DIR = Path(__file__).resolve().parent
 
 
-def env_bool(name, default):
+def env_bool(name: str, default: bool) -> bool:
     value = os.environ.get(name)
     if value is None or value == "":
         return default
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
-def env_list(name, default):
+def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
@@ -188,11 +188,13 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "staticfiles"
 STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns on every request while it is missing
+# plotly.js straight from the installed plotly package: same version as the Python side, no CDN.
+# Found without importing plotly, which every process would pay for at start-up.
+plotly_spec = importlib.util.find_spec("plotly")
+assert plotly_spec is not None and plotly_spec.origin is not None, "plotly, a requirement, is not installed"
 STATICFILES_DIRS = [
     SITE_DIR / "static",
-    # plotly.js straight from the installed plotly package: same version as the Python side, no CDN.
-    # Found without importing plotly, which every process would pay for at start-up.
-    ("plotly", Path(importlib.util.find_spec("plotly").origin).parent / "package_data"),
+    ("plotly", Path(plotly_spec.origin).parent / "package_data"),
 ]
 # WhiteNoise serves what collectstatic gathered (serve runs it), gzipped ahead of time; with
 # DEBUG on it reads the source directories instead, as they change.

@@ -7,19 +7,22 @@ pages from them too.
 """
 
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 
 from core.permissions import blind_dataset_ids
+from scoring.models import Dataset
 
 
 class LeaderboardHidden(Exception):
     """The user may not see this leaderboard; the message says why, in words for the user."""
 
 
-def needs_sign_in(user):
+def needs_sign_in(user: AbstractBaseUser | AnonymousUser) -> bool:
     return not (settings.GENRES_PUBLIC_LEADERBOARD or user.is_authenticated)
 
 
-def check_visible(user, dataset):
+def check_visible(user: AbstractBaseUser | AnonymousUser, dataset: Dataset) -> None:
     """Raise :class:`LeaderboardHidden` when the leaderboard names a system ``user`` judges blind."""
     if dataset.pk in blind_dataset_ids(user):
         raise LeaderboardHidden(

@@ -5,8 +5,12 @@ it only added a variant) and the time its data is as of; the page then fetches i
 or reloads when it was waiting for its first build (``leaderboard.jobs.announce`` sends it).
 """
 
+from typing import Any
+
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 
 from leaderboard import access
 from leaderboard.jobs import group_name
@@ -14,7 +18,7 @@ from scoring.models import Dataset
 
 
 @database_sync_to_async
-def _visible_dataset_id(user, name):
+def _visible_dataset_id(user: AbstractBaseUser | AnonymousUser, name: str) -> int | None:
     dataset = Dataset.objects.filter(name=name).first()
     if dataset is None or access.needs_sign_in(user):
         return None
@@ -26,7 +30,7 @@ def _visible_dataset_id(user, name):
 
 
 class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
-    async def connect(self):
+    async def connect(self) -> None:
         self.group = None
         dataset_id = await _visible_dataset_id(self.scope["user"], self.scope["url_route"]["kwargs"]["name"])
         if dataset_id is None:
@@ -36,9 +40,9 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
 
-    async def disconnect(self, code):
+    async def disconnect(self, code: int) -> None:
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
-    async def leaderboard_built(self, event):
+    async def leaderboard_built(self, event: dict[str, Any]) -> None:
         await self.send_json({"changes": event["changes"], "as_of": event["as_of"]})

@@ -216,7 +216,7 @@ def score_ranks(mean_scores: Mapping[str, float | None]) -> dict[str, int]:
 
     scored = {system: score for system, score in mean_scores.items() if score is not None}
     ranks = rankdata([-score for score in scored.values()], method="min")
-    return {system: int(rank) for system, rank in zip(scored, ranks)}
+    return {system: int(rank) for system, rank in zip(scored, ranks, strict=True)}
 
 
 def compare(human_side: Data, scores: Data | None, metric_ratings: Data | None, margin: float) -> Data:

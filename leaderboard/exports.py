@@ -3,7 +3,9 @@
 import csv
 import io
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
@@ -12,30 +14,34 @@ from leaderboard import presenters, significance
 from leaderboard.contents import METHODS
 from leaderboard.metrics import COLUMN_KEYS
 
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+Data = dict[str, Any]  # a leaderboard as leaderboard.contents builds it
 RATING_FIELDS = ("rating", "ci_low", "ci_high", "battles")
 CORRELATION_FIELDS = ("systems", "kendall_tau", "kendall_p", "spearman_rho", "spearman_p")
 
 
-def leaderboard_json(data):
+def leaderboard_json(data: Data) -> Data:
     """Everything the page shows except the figures (their data is in the tables)."""
     return {key: value for key, value in data.items() if key != "plots"}
 
 
-def _number(value, digits=4):
+def _number(value: float | None, digits: int = 4) -> float | str:
     return "" if value is None else round(value, digits)
 
 
-def _rank(rank):
+def _rank(rank: list[int] | None) -> tuple[int | str, ...]:
     return ("", "") if rank is None else tuple(rank)
 
 
-def scores_rows(data):
+def scores_rows(data: Data) -> Iterator[list[Any]]:
     yield ["system", "ground_truth", "texts", *COLUMN_KEYS]
     for row in data["scores"]:
         yield [row["system"], row["ground_truth"], row["texts"], *(_number(row["values"][key]) for key in COLUMN_KEYS)]
 
 
-def human_rows(data):
+def human_rows(data: Data) -> Iterator[list[Any]]:
     yield ["method", "aspect", "system", *RATING_FIELDS, "rank_best", "rank_worst"]
     if not data["human"]["judgements"]:
         return
@@ -49,7 +55,7 @@ def human_rows(data):
             yield ["elo_single_pass", aspect, system, _number(entry["rating"], 2), "", "", entry["battles"], "", ""]
 
 
-def agreement_rows(data):
+def agreement_rows(data: Data) -> Iterator[list[Any]]:
     yield ["aspect", "accuracy", "kappa", "alpha", "items", "pairs"]
     for aspect, figures in data["human"]["agreement"].items():
         yield [
@@ -60,7 +66,7 @@ def agreement_rows(data):
         ]
 
 
-def comparison_rows(data):
+def comparison_rows(data: Data) -> Iterator[list[Any]]:
     yield [
         "method", "aspect", "system", "human_rating", "human_rank_best", "human_rank_worst", "mean_score",
         "score_rank", "metric_rating", "metric_rank_best", "metric_rank_worst",
@@ -75,7 +81,7 @@ def comparison_rows(data):
                 ]  # fmt: skip
 
 
-def correlation_rows(data):
+def correlation_rows(data: Data) -> Iterator[list[Any]]:
     yield [
         "method", "aspect", *(f"by_score_{key}" for key in CORRELATION_FIELDS),
         *(f"by_battles_{key}" for key in CORRELATION_FIELDS), "margin", "item_agreement", "items",
@@ -89,24 +95,24 @@ def correlation_rows(data):
             ]  # fmt: skip
 
 
-def win_rate_rows(data):
+def win_rate_rows(data: Data) -> Iterator[list[Any]]:
     yield ["aspect", "system", "opponent", "share_of_points", "battles"]
     if not data["human"]["judgements"]:
         return
     for aspect, matrix in data["human"]["win_rates"].items():
-        for system, rates, counts in zip(matrix["systems"], matrix["rates"], matrix["battles"]):
-            for opponent, rate, count in zip(matrix["systems"], rates, counts):
+        for system, rates, counts in zip(matrix["systems"], matrix["rates"], matrix["battles"], strict=True):
+            for opponent, rate, count in zip(matrix["systems"], rates, counts, strict=True):
                 if count:
                     yield [aspect, system, opponent, _number(rate), count]
 
 
-def score_interval_rows(data):
+def score_interval_rows(data: Data) -> Iterator[list[Any]]:
     yield list(significance.INTERVAL_FIELDS)
     for record in significance.interval_records(data["significance"]["scores"] or {}):
         yield [_number(value) if key in ("mean", "ci_low", "ci_high") else value for key, value in record.items()]
 
 
-def significance_rows(data):
+def significance_rows(data: Data) -> Iterator[list[Any]]:
     """Every ordered pair once per source: the paired tests of the scores, and the human ratings' intervals."""
     yield ["source", *significance.PAIR_FIELDS]
     for record in significance.pair_records(data["significance"]["scores"] or {}, data["significance"]["alpha"]):
@@ -122,7 +128,7 @@ def significance_rows(data):
                                "", int(matrix["separated"][row][column])]  # fmt: skip
 
 
-def replicate_rows(data):
+def replicate_rows(data: Data) -> Iterator[list[Any]]:
     """Every run of every replicate group, then the group's mean, SD, min and max, per column."""
     yield ["group", "system", "seed", "statistic", *COLUMN_KEYS]
     for group in data.get("replicates", []):
@@ -162,13 +168,13 @@ PLOT_TABLES = {
 }
 
 
-def parquet_link(csv_link):
+def parquet_link(csv_link: str) -> str:
     """The Parquet twin of a table's CSV URL or file name: the same path and query, ``.parquet``."""
     path, mark, query = csv_link.partition("?")
     return path.removesuffix(".csv") + ".parquet" + mark + query
 
 
-def section_context(data, links):
+def section_context(data: Data, links: dict[str, str]) -> dict[str, Any]:
     """What the section templates need; ``links`` maps CSV table names to their URLs or files."""
     return {
         "parquet_links": {table: parquet_link(link) for table, link in links.items()},
@@ -186,14 +192,14 @@ def section_context(data, links):
     }
 
 
-def csv_text(table, data):
+def csv_text(table: str, data: Data) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerows(CSV_TABLES[table](data))
     return buffer.getvalue()
 
 
-def arrow_table(table, data):
+def arrow_table(table: str, data: Data) -> "pa.Table":
     """A CSV table as an Arrow table: the same columns and rows, each column typed, empty cells null.
 
     Arrow infers each column's type from its values, so a column of counts with gaps stays
@@ -202,13 +208,16 @@ def arrow_table(table, data):
     import pyarrow as pa  # here, not at start-up: only Parquet downloads need it
 
     header, *rows = CSV_TABLES[table](data)
-    columns = zip(*rows) if rows else [()] * len(header)
+    columns = zip(*rows, strict=True) if rows else [()] * len(header)
     return pa.table(
-        {name: pa.array([None if value == "" else value for value in values]) for name, values in zip(header, columns)}
+        {
+            name: pa.array([None if value == "" else value for value in values])
+            for name, values in zip(header, columns, strict=True)
+        }
     )
 
 
-def parquet_bytes(table, data):
+def parquet_bytes(table: str, data: Data) -> bytes:
     from pyarrow import parquet  # here, not at start-up: only Parquet downloads need it
 
     buffer = io.BytesIO()
@@ -216,22 +225,22 @@ def parquet_bytes(table, data):
     return buffer.getvalue()
 
 
-def csv_file_name(dataset_name, table, extension="csv"):
+def csv_file_name(dataset_name: str, table: str, extension: str = "csv") -> str:
     return f"{dataset_name}-{table}.{extension}".replace(" ", "_")
 
 
-def _static_text(path):
+def _static_text(path: str) -> str:
     found = finders.find(path)
     if found is None:
         raise FileNotFoundError(f"static file {path} not found: is {Path(path).parts[0]} installed?")
     return Path(found).read_text(encoding="utf-8")
 
 
-def static_html(data, links):
+def static_html(data: Data, links: dict[str, str]) -> str:
     """One HTML file with the tables, the figures, plotly.js, the styles and the sorting script inlined."""
 
     # Inlined scripts must not close their own <script> element early.
-    def script(path):
+    def script(path: str) -> str:
         return _static_text(path).replace("</script", "<\\/script")
 
     return render_to_string(
@@ -246,16 +255,16 @@ def static_html(data, links):
     )
 
 
-def write_export(data, out_dir):
+def write_export(data: Data, out_dir: str | Path) -> list[Path]:
     """Write leaderboard.json, every table as CSV and Parquet, and index.html into ``out_dir``; return the paths."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     name = data["dataset"]["name"]
-    written = []
+    written: list[Path] = []
     json_path = out_dir / "leaderboard.json"
     json_path.write_text(json.dumps(leaderboard_json(data), indent=1, ensure_ascii=False), encoding="utf-8")
     written.append(json_path)
-    links = {}
+    links: dict[str, str] = {}
     for table in CSV_TABLES:
         path = out_dir / csv_file_name(name, table)
         path.write_text(csv_text(table, data), encoding="utf-8")

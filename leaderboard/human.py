@@ -102,8 +102,8 @@ def win_rate_matrix(battles: ratings.Battles) -> dict[str, list[Any]]:
     return {
         "systems": list(battles.systems),
         "rates": [
-            [None if count == 0 else float(rate) for rate, count in zip(row, row_counts)]
-            for row, row_counts in zip(rates, counts)
+            [None if count == 0 else float(rate) for rate, count in zip(row, row_counts, strict=True)]
+            for row, row_counts in zip(rates, counts, strict=True)
         ],
         "battles": counts.tolist(),
     }

@@ -1,6 +1,7 @@
 """Built leaderboards, stored so that pages, JSON and CSVs only read them (see ``leaderboard.jobs``)."""
 
 import json
+from typing import Any
 
 from django.db import models
 from django.utils.functional import cached_property
@@ -8,13 +9,13 @@ from django.utils.functional import cached_property
 from scoring.models import Dataset
 
 
-class SnapshotQuerySet(models.QuerySet):
-    def variant(self, dataset, setting_key, margin):
+class SnapshotQuerySet(models.QuerySet["Snapshot"]):
+    def variant(self, dataset: Dataset, setting_key: str, margin: float) -> "SnapshotQuerySet":
         """The snapshot of one setting (its fingerprint; empty for the newest) and margin."""
         chosen = self.filter(dataset=dataset, margin=margin)
         return chosen.filter(setting=setting_key) if setting_key else chosen.filter(newest=True)
 
-    def without_content(self):
+    def without_content(self) -> "SnapshotQuerySet":
         """Everything but the large text columns: enough to find a snapshot and say when it was built."""
         return self.defer("tables", "plots")
 
@@ -52,10 +53,10 @@ class Snapshot(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.dataset} leaderboard, setting {self.setting[:12] or 'none'}, margin {self.margin:.2f}"
 
     @cached_property
-    def data(self):
+    def data(self) -> dict[str, Any]:
         """The leaderboard as ``leaderboard.contents`` built it, but for the figures (``plots``, as text)."""
         return json.loads(self.tables)

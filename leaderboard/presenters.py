@@ -136,7 +136,7 @@ def interval_table(data: dict[str, Any]) -> dict[str, Any] | None:
     rows: list[dict[str, Any]] = []
     for row in data["scores"]:
         cells: list[dict[str, Any]] = []
-        for aspect, entry in tests.items():
+        for entry in tests.values():
             interval = entry["intervals"].get(row["system"])
             if interval is None:
                 cells.append({"mean": Cell(NOT_APPLICABLE), "interval": "", "rank": _rank_cell(None)})

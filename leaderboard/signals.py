@@ -9,6 +9,8 @@ one). Scheduling waits for the commit and is debounced, so a burst of saves make
 builds.
 """
 
+from typing import Any
+
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
@@ -17,27 +19,28 @@ from annotation.models import Judgement
 from annotation.services.judgements import judgements_saved
 from leaderboard.jobs import schedule_rebuild
 from scoring.imports import dataset_imported, outputs_imported
+from scoring.models import Dataset, ScoringRun
 from scoring.models.runs import run_finished
 
 
 @receiver(post_save, sender=Judgement)
 @receiver(post_delete, sender=Judgement)
-def judgement_changed(sender, instance, **kwargs):
+def judgement_changed(sender: type[Judgement], instance: Judgement, **kwargs: Any) -> None:
     schedule_rebuild(instance.assignment.item.campaign.dataset_id)
 
 
 @receiver(judgements_saved)
-def judgements_saved_by_annotator(sender, dataset_id, **kwargs):
+def judgements_saved_by_annotator(sender: object, dataset_id: int, **kwargs: Any) -> None:
     schedule_rebuild(dataset_id)
 
 
 @receiver(run_finished)
-def scores_changed(sender, run, **kwargs):
+def scores_changed(sender: object, run: ScoringRun, **kwargs: Any) -> None:
     schedule_rebuild(run.dataset_id)
 
 
 @receiver(dataset_imported)
 @receiver(outputs_imported)
 @receiver(judgements_imported)
-def data_imported(sender, dataset, **kwargs):
+def data_imported(sender: object, dataset: Dataset, **kwargs: Any) -> None:
     schedule_rebuild(dataset.pk)

@@ -191,7 +191,7 @@ def score_significance(
     """
     scores = score_matrix(per_text, systems)
     present = ~np.isnan(scores).all(axis=0)
-    shown = [system for system, keep in zip(systems, present) if keep]
+    shown = [system for system, keep in zip(systems, present, strict=True) if keep]
     scores = scores[:, present]
     means, low, high, texts = mean_intervals(scores, interval_rounds, seed)
     tests = paired_tests(scores, test_rounds, seed)
@@ -200,9 +200,9 @@ def score_significance(
         "systems": shown,
         "intervals": {
             system: {"mean": _value(mean), "ci_low": _value(lo), "ci_high": _value(hi), "texts": int(count)}
-            for system, mean, lo, hi, count in zip(shown, means, low, high, texts)
+            for system, mean, lo, hi, count in zip(shown, means, low, high, texts, strict=True)
         },
-        "rank": {system: list(rank) for system, rank in zip(shown, ranks)},
+        "rank": {system: list(rank) for system, rank in zip(shown, ranks, strict=True)},
         "difference": _matrix(tests["difference"]),
         "p_value": _matrix(tests["p_value"]),
         "shared": tests["shared"].tolist(),

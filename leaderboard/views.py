@@ -6,16 +6,18 @@ being built and queues its build. Rendered HTML is cached per build of a snapsho
 
 import hashlib
 import json
+from collections.abc import Callable
 from functools import wraps
+from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib.auth.views import redirect_to_login
 from django.core.cache import cache
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
@@ -30,6 +32,8 @@ from scoring.views.api import allow_methods
 # Rendered parts of a snapshot live until a build replaces it, or this long without a reader.
 RENDERED_FOR = 3600
 
+View = Callable[..., HttpResponse]
+
 # Sections of the dataset page that the live refresh re-renders, and what each depends on.
 SECTIONS = {
     "verdict": ("judgements", "scores"),
@@ -40,12 +44,12 @@ SECTIONS = {
 }
 
 
-def leaderboard_view(json=False):
+def leaderboard_view(json: bool = False) -> Callable[[View], View]:
     """Apply the access rules: sign-in unless public, and never a dataset the user annotates blind."""
 
-    def decorator(view):
+    def decorator(view: View) -> View:
         @wraps(view)
-        def wrapped(request, name=None, **kwargs):
+        def wrapped(request: HttpRequest, name: str | None = None, **kwargs: Any) -> HttpResponse:
             if access.needs_sign_in(request.user):
                 if json:
                     return JsonResponse({"error": "Sign in to read leaderboards."}, status=401)
@@ -79,7 +83,7 @@ def leaderboard_view(json=False):
     return decorator
 
 
-def _snapshot(request, dataset, *deferred):
+def _snapshot(request: HttpRequest, dataset: Dataset, *deferred: str) -> Snapshot | None:
     """The last built snapshot of the setting and margin asked for; None (and a build queued) when never built."""
     setting_key, margin = request.GET.get("setting", ""), contents.parse_margin(request.GET.get("margin"))
     snapshot = Snapshot.objects.variant(dataset, setting_key, margin).defer(*deferred).first()
@@ -91,24 +95,24 @@ def _snapshot(request, dataset, *deferred):
     return snapshot
 
 
-def _being_built(dataset):
+def _being_built(dataset: Dataset) -> JsonResponse:
     message = f"The {dataset.name} leaderboard is being built; it will be ready in a moment."
     return JsonResponse({"building": True, "message": message}, status=202)
 
 
-def _rendered(snapshot, part, links, render):
+def _rendered(snapshot: Snapshot, part: str, links: dict[str, str], render: Callable[[], object]) -> Any:
     """``render()`` once per build of the snapshot, part and links (SQLite may reuse a deleted row's id)."""
     key = hashlib.sha256(repr((snapshot.pk, snapshot.built_at, sorted(links.items()))).encode()).hexdigest()[:32]
     return cache.get_or_set(f"leaderboard:{part}:{key}", render, RENDERED_FOR)
 
 
-def _json_script(text):
+def _json_script(text: str) -> SafeString:
     """Stored JSON made safe inside a <script> element, as Django's json_script filter does."""
     return mark_safe(text.translate({ord(">"): "\\u003E", ord("<"): "\\u003C", ord("&"): "\\u0026"}))
 
 
 @leaderboard_view()
-def index(request):
+def index(request: HttpRequest) -> HttpResponse:
     hidden = access.blind_dataset_ids(request.user)
     datasets = list(datasets_with_counts().exclude(pk__in=hidden).order_by("name"))
     summaries = dict(
@@ -123,7 +127,7 @@ def index(request):
     return render(request, "leaderboard/index.html", {"summaries": entries, "hidden": len(hidden)})
 
 
-def csv_links(dataset, request):
+def csv_links(dataset: Dataset, request: HttpRequest) -> dict[str, str]:
     """CSV download URLs of the tables, for the same setting and margin as the page."""
     # Only what selects the data; "change" and "method" belong to the page, not to the tables.
     query = urlencode({key: request.GET[key] for key in ("setting", "margin") if request.GET.get(key)})
@@ -134,13 +138,13 @@ def csv_links(dataset, request):
 
 
 @leaderboard_view()
-def dataset_page(request, dataset):
+def dataset_page(request: HttpRequest, dataset: Dataset) -> HttpResponse:
     snapshot = _snapshot(request, dataset, "tables")
     if snapshot is None:
         return render(request, "leaderboard/building.html", {"dataset": dataset})
     links = csv_links(dataset, request)
 
-    def render_body():
+    def render_body() -> str:
         context = {**exports.section_context(snapshot.data, links), "as_of": snapshot.built_at}
         return render_to_string("leaderboard/page_body.html", context)
 
@@ -154,14 +158,14 @@ def dataset_page(request, dataset):
 
 
 @leaderboard_view(json=True)
-def dataset_sections(request, dataset):
+def dataset_sections(request: HttpRequest, dataset: Dataset) -> HttpResponse:
     """The page's sections, re-rendered, its figures and as-of time: what the live refresh fetches."""
     snapshot = _snapshot(request, dataset, "tables")
     if snapshot is None:
         return _being_built(dataset)
     links = csv_links(dataset, request)
 
-    def render_sections():
+    def render_sections() -> dict[str, str]:
         context = exports.section_context(snapshot.data, links)
         return {section: render_to_string(f"leaderboard/section_{section}.html", context) for section in SECTIONS}
 
@@ -175,7 +179,7 @@ def dataset_sections(request, dataset):
 
 
 @leaderboard_view(json=True)
-def dataset_json(request, dataset):
+def dataset_json(request: HttpRequest, dataset: Dataset) -> HttpResponse:
     snapshot = _snapshot(request, dataset, "plots")
     if snapshot is None:
         return _being_built(dataset)
@@ -183,7 +187,7 @@ def dataset_json(request, dataset):
 
 
 @leaderboard_view(json=True)
-def dataset_table(request, dataset, table, file_format="csv"):
+def dataset_table(request: HttpRequest, dataset: Dataset, table: str, file_format: str = "csv") -> HttpResponse:
     """One table of the leaderboard as CSV, or as Parquet (the same columns and rows, typed)."""
     if table not in exports.CSV_TABLES:
         raise Http404(f"No table named {table}.")

@@ -1,5 +1,8 @@
+from typing import Any
+
 from django.contrib import admin
-from django.db.models import Count
+from django.db.models import Count, Model, QuerySet
+from django.http import HttpRequest
 
 from scoring.models import ApiToken, Dataset, Output, System, Text, Upload
 
@@ -11,11 +14,11 @@ class DatasetAdmin(admin.ModelAdmin):
     search_fields = ["name", "description"]
     readonly_fields = ["created_at"]
 
-    def get_queryset(self, request):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Dataset]:
         return super().get_queryset(request).annotate(text_count=Count("texts"))
 
     @admin.display(description="Texts", ordering="text_count")
-    def text_count(self, dataset):
+    def text_count(self, dataset: Any) -> int:  # a Dataset with the count get_queryset annotated
         return dataset.text_count
 
 
@@ -29,11 +32,11 @@ class TextAdmin(admin.ModelAdmin):
     ordering = ["dataset__name", "position"]
 
     @admin.display(description="Gold triples")
-    def gold_count(self, text):
+    def gold_count(self, text: Text) -> int:
         return len(text.gold)
 
     @admin.display(description="Text")
-    def excerpt(self, text):
+    def excerpt(self, text: Text) -> str:
         return text.content[:100]
 
 
@@ -44,11 +47,11 @@ class SystemAdmin(admin.ModelAdmin):
     search_fields = ["name", "family", "notes", "replicate_group"]
     readonly_fields = ["is_ground_truth"]
 
-    def get_queryset(self, request):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[System]:
         return super().get_queryset(request).annotate(output_count=Count("outputs"))
 
     @admin.display(description="Outputs", ordering="output_count")
-    def output_count(self, system):
+    def output_count(self, system: Any) -> int:  # a System with the count get_queryset annotated
         return system.output_count
 
 
@@ -62,15 +65,15 @@ class OutputAdmin(admin.ModelAdmin):
     readonly_fields = ["updated_at"]
 
     @admin.display(description="Dataset", ordering="text__dataset__name")
-    def dataset(self, output):
+    def dataset(self, output: Output) -> Dataset:
         return output.text.dataset
 
     @admin.display(description="Triples")
-    def triple_count(self, output):
+    def triple_count(self, output: Output) -> int:
         return len(output.triples)
 
     @admin.display(description="Parse warnings")
-    def warning_count(self, output):
+    def warning_count(self, output: Output) -> int:
         return len(output.parse_warnings)
 
 
@@ -96,13 +99,13 @@ class UploadAdmin(admin.ModelAdmin):
     search_fields = ["file_name", "sha256", "dataset_name", "system_name", "message"]
     date_hierarchy = "created_at"
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 
@@ -117,5 +120,5 @@ class ApiTokenAdmin(admin.ModelAdmin):
     fields = ["user", "name", "prefix", "created_at", "last_used_at"]
     readonly_fields = ["user", "prefix", "created_at", "last_used_at"]
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False

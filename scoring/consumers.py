@@ -1,8 +1,11 @@
 """The websockets of progress pages: a run's page and the upload page follow their object's
 progress state, sent now and then after every change."""
 
+from typing import Any
+
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.contrib.auth.models import AnonymousUser, User
 
 from core.permissions import VIEW_OUTPUTS, blind_dataset_ids
 from scoring.import_jobs import upload_state
@@ -12,7 +15,7 @@ from scoring.progress import group_name, upload_group_name
 
 
 @database_sync_to_async
-def state_for(user, run_id):
+def state_for(user: User | AnonymousUser, run_id: int) -> dict[str, Any] | None:
     """The run's progress state, or None when there is no such run or the user may not see it
     (the run page names systems, so its socket asks for the same permission as the page, and
     refuses an annotator judging its dataset's systems blind)."""
@@ -23,7 +26,7 @@ def state_for(user, run_id):
 
 
 @database_sync_to_async
-def upload_state_for(user, upload_id):
+def upload_state_for(user: User | AnonymousUser, upload_id: int) -> dict[str, Any] | None:
     """The upload's progress state, or None when there is no such upload or the user is not staff (as the page)."""
     if not (user.is_authenticated and user.is_staff):
         return None
@@ -37,7 +40,7 @@ class ProgressConsumer(AsyncJsonWebsocketConsumer):
     Subclasses name the object's group (``group_of``) and its state for a user (``state_of``).
     """
 
-    async def connect(self):
+    async def connect(self) -> None:
         self.object_id = int(self.scope["url_route"]["kwargs"]["pk"])
         self.group = self.group_of(self.object_id)
         state = await self.state_of(self.scope["user"], self.object_id)
@@ -48,10 +51,10 @@ class ProgressConsumer(AsyncJsonWebsocketConsumer):
         await self.accept()
         await self.send_json(state)
 
-    async def disconnect(self, code):
+    async def disconnect(self, code: int) -> None:
         await self.channel_layer.group_discard(self.group, self.channel_name)
 
-    async def run_progress(self, event):
+    async def run_progress(self, event: dict[str, Any]) -> None:
         await self.send_json(event["state"])
 
 

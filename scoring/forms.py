@@ -2,9 +2,14 @@
 to scoring.imports or, when it is big, to an RQ job: scoring.import_jobs), and the form that starts
 a scoring run from a dataset's page."""
 
+from collections.abc import Callable, Iterable, Mapping
 from importlib.util import find_spec
+from typing import Any, cast
 
 from django import forms
+from django.contrib.auth.models import User
+from django.core.files.uploadedfile import UploadedFile
+from django.utils.datastructures import MultiValueDict
 
 from scoring.genres import formats
 from scoring.genres.aspects import FS, GS, METRIC_NAMES, METRICS, Column
@@ -14,7 +19,7 @@ from scoring.genres.prompts import MAX_TEMPLATE_CHARS, TEMPLATE_PLACEHOLDERS, Pr
 from scoring.genres.rules import APP, RULE_LABELS
 from scoring.genres.scorer import ScoreSettings
 from scoring.import_jobs import queue_import, runs_as_job
-from scoring.imports import import_dataset, import_outputs
+from scoring.imports import ImportSummary, import_dataset, import_outputs
 from scoring.models import Dataset, ImportedVerdict, System, Upload, name_validator
 from scoring.models.runs import DEFAULT_CHUNK_TEXTS
 
@@ -22,38 +27,38 @@ from scoring.models.runs import DEFAULT_CHUNK_TEXTS
 class ImportForm(forms.Form):
     """A valid form's file is imported now (``run_import``) or by a job (``queue``), as its size says."""
 
-    kind = None  # an Upload.Kind
-    importer = None  # the import service of that kind
+    kind: str  # an Upload.Kind, named by each form
+    importer: Callable[..., ImportSummary]  # the import service of that kind
 
-    def import_options(self):
+    def import_options(self) -> dict[str, Any]:
         """What the import service takes besides the file and the user."""
         raise NotImplementedError
 
-    def runs_as_job(self):
+    def runs_as_job(self) -> bool:
         return runs_as_job(self.cleaned_data["file"])
 
-    def run_import(self, user):
+    def run_import(self, user: User | None) -> ImportSummary:
         """Import the valid form's file; raises ImportRefused and changes nothing when a record is bad."""
         file = self.cleaned_data["file"]
         return self.importer(file, file_name=file.name, user=user, **self.import_options())
 
-    def queue(self, user):
+    def queue(self, user: User | None) -> Upload:
         """Queue the import of the valid form's file; the queued Upload."""
         file = self.cleaned_data["file"]
         return queue_import(self.kind, file, file_name=file.name, user=user, **self.import_options())
 
 
-def format_choices(names):
+def format_choices(names: Iterable[str]) -> list[tuple[str, str]]:
     return [(formats.AUTO, "Detect from the file"), *((name, formats.FORMAT_NAMES[name]) for name in names)]
 
 
 class DefaultedChoiceField(forms.ChoiceField):
     """A choice that falls back to its initial value when left out, so API callers may omit it."""
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(required=False, **kwargs)
 
-    def clean(self, value):
+    def clean(self, value: Any) -> Any:
         return super().clean(value) or self.initial
 
 
@@ -62,7 +67,9 @@ class FlagInput(forms.CheckboxInput):
 
     FALSE_VALUES = {"", "0", "false", "no", "off"}
 
-    def value_from_datadict(self, data, files, name):
+    def value_from_datadict(
+        self, data: Mapping[str, Any], files: "MultiValueDict[str, UploadedFile]", name: str
+    ) -> bool:
         value = data.get(name)
         if isinstance(value, str):
             return value.strip().lower() not in self.FALSE_VALUES
@@ -79,7 +86,7 @@ class DatasetUploadForm(ImportForm):
     kind = Upload.Kind.DATASET
     importer = staticmethod(import_dataset)
 
-    def import_options(self):
+    def import_options(self) -> dict[str, Any]:
         data = self.cleaned_data
         return {key: data[key] for key in ("name", "level", "domain", "description", "format")}
 
@@ -105,15 +112,16 @@ class OutputsFileForm(ImportForm):
     kind = Upload.Kind.OUTPUTS
     importer = staticmethod(import_outputs)
 
-    def __init__(self, *args, dataset=None, **kwargs):
+    def __init__(self, *args: Any, dataset: Dataset | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.dataset = dataset
+        self.outputs_dataset = dataset
 
-    def import_options(self):
+    def import_options(self) -> dict[str, Any]:
         data = self.cleaned_data
+        assert self.outputs_dataset is not None  # given, or chosen in the valid form
         return {
             # By name: a queued import's options travel to the job as JSON-ready values.
-            "dataset": self.dataset.name,
+            "dataset": self.outputs_dataset.name,
             "system_name": data["system"],
             **{key: data[key] for key in ("family", "format", "lenient")},
         }
@@ -125,10 +133,10 @@ class OutputsUploadForm(OutputsFileForm):
     dataset = forms.ModelChoiceField(queryset=Dataset.objects.all(), to_field_name="name", empty_label=None)
     field_order = ["dataset", "system", "family", "format", "lenient", "file"]
 
-    def clean(self):
-        cleaned = super().clean()
-        self.dataset = cleaned.get("dataset")
-        return cleaned
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        self.outputs_dataset = self.cleaned_data.get("dataset")
+        return self.cleaned_data
 
 
 # Scoring runs ----------------------------------------------------------------------------------------
@@ -161,7 +169,7 @@ def prompt_template_field(aspect: Column) -> forms.CharField:
     )
 
 
-def openai_problem():
+def openai_problem() -> str | None:
     """Why the OpenAI-compatible endpoint cannot be used as configured (no key for api.openai.com), or None."""
     from scoring.genres.openai_backend import OpenAIService  # the HTTP client, only when asked
 
@@ -172,9 +180,9 @@ def openai_problem():
     return None
 
 
-def unavailable_embedders():
+def unavailable_embedders() -> dict[str, str]:
     """``{embedder: why it cannot run here, with what to install or set}`` for those that cannot."""
-    problems = {}
+    problems: dict[str, str] = {}
     if not all(find_spec(module) for module in MINILM_MODULES):
         problems["minilm"] = MINILM_MISSING
     if problem := openai_problem():
@@ -182,7 +190,7 @@ def unavailable_embedders():
     return problems
 
 
-def unavailable_judges():
+def unavailable_judges() -> dict[str, str]:
     problem = openai_problem()
     return {"openai": problem} if problem else {}
 
@@ -190,12 +198,12 @@ def unavailable_judges():
 class SelectWithDisabled(forms.Select):
     """A drop-down whose ``disabled`` options are shown, greyed out, with their reason, but cannot be chosen."""
 
-    def __init__(self, *args, disabled=(), **kwargs):
+    def __init__(self, *args: Any, disabled: Iterable[str] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.disabled = set(disabled)
 
-    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
-        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+    def create_option(self, name: str, value: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        option = super().create_option(name, value, *args, **kwargs)
         if value in self.disabled:
             option["attrs"]["disabled"] = True
         return option
@@ -231,42 +239,49 @@ class RunForm(forms.Form):
         help_text="Each chunk (these texts, every system) is one job; workers share the chunks.",
     )
 
-    def __init__(self, dataset, *args, **kwargs):
+    def __init__(self, dataset: Dataset, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.dataset = dataset
         systems = System.objects.filter(outputs__text__dataset=dataset).distinct().order_by("-is_ground_truth", "name")
-        self.fields["systems"].queryset = systems
+        cast(forms.ModelMultipleChoiceField, self.fields["systems"]).queryset = systems
         self.initial.setdefault("systems", list(systems))
         self.initial.setdefault("metrics", list(METRICS))
-        sources = ImportedVerdict.objects.filter(text__dataset=dataset).values_list("source", flat=True)
-        sources = list(sources.distinct().order_by("source"))
-        self.fields["verdict_source"].choices = [("", "—"), *((source, source) for source in sources)]
+        sources = list(
+            ImportedVerdict.objects.filter(text__dataset=dataset)
+            .values_list("source", flat=True)
+            .distinct()
+            .order_by("source")
+        )
+        cast(forms.ChoiceField, self.fields["verdict_source"]).choices = [
+            ("", "—"),
+            *((source, source) for source in sources),
+        ]
         self.unavailable = {"embedder": unavailable_embedders(), "judge": unavailable_judges()}
         if not sources:
             self.unavailable["judge"]["recorded"] = "no verdicts imported for this dataset: run import_verdicts first"
         for field_name, labels in (("embedder", EMBEDDER_LABELS), ("judge", JUDGE_LABELS)):
-            field, problems = self.fields[field_name], self.unavailable[field_name]
+            field, problems = cast(forms.ChoiceField, self.fields[field_name]), self.unavailable[field_name]
             field.choices = [
                 (name, f"{labels.get(name, name)} ({problems[name]})" if name in problems else labels.get(name, name))
-                for name, _label in field.choices
+                for name, _label in cast(list[tuple[str, str]], field.choices)  # as declared above
             ]
             field.widget = SelectWithDisabled(choices=field.choices, disabled=problems)
             if problems:
                 field.help_text = "; ".join(f"{name} cannot run here: {problem}" for name, problem in problems.items())
 
-    def _clean_available(self, field_name):
+    def _clean_available(self, field_name: str) -> str:
         name = self.cleaned_data[field_name]
         if name in self.unavailable[field_name]:
             raise forms.ValidationError(f"{name} cannot run here: {self.unavailable[field_name][name]}.")
         return name
 
-    def clean_embedder(self):
+    def clean_embedder(self) -> str:
         return self._clean_available("embedder")
 
-    def clean_judge(self):
+    def clean_judge(self) -> str:
         return self._clean_available("judge")
 
-    def choices(self):
+    def choices(self) -> tuple[list[System], list[str], str, str] | None:
         """(systems, metrics, embedder, judge) the run would use: the defaults before anything is
         submitted, the submitted choices once valid, None while they are not."""
         if not self.is_bound:
@@ -277,8 +292,9 @@ class RunForm(forms.Form):
         data = self.cleaned_data
         return list(data["systems"]), data["metrics"], data["embedder"], data["judge"]
 
-    def clean(self):
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
         if (cleaned.get("judge") == "recorded") != bool(cleaned.get("verdict_source")):
             self.add_error("verdict_source", "Choose recorded verdicts with the recorded judge, and only with it.")
         for aspect in TEMPLATE_PLACEHOLDERS:
@@ -294,14 +310,14 @@ class RunForm(forms.Form):
                 self.add_error(f"{aspect}_prompt", str(error))
         return cleaned
 
-    def prompt_templates(self):
+    def prompt_templates(self) -> dict[str, str]:
         """{aspect: template text} of the templates given; {} before the form is valid."""
         if not self.is_bound or not self.is_valid():
             return {}
         texts = {aspect: self.cleaned_data[f"{aspect}_prompt"] for aspect in TEMPLATE_PLACEHOLDERS}
         return {aspect: text for aspect, text in texts.items() if text.strip()}
 
-    def score_settings(self):
+    def score_settings(self) -> ScoreSettings:
         return ScoreSettings(
             embedder=self.cleaned_data["embedder"],
             judge=self.cleaned_data["judge"],

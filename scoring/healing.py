@@ -65,7 +65,11 @@ def chunks_without_live_job(
     """The run's unfinished chunks that no live job holds, each with its job (None when lost)."""
     chunks = list(run.chunks.exclude(status=RunChunk.Status.DONE))
     jobs = Job.fetch_many([chunk.job_id for chunk in chunks], connection=queue().connection)
-    return [(chunk, job) for chunk, job in zip(chunks, jobs) if not chunk_job_is_alive(chunk, job, stale_after, now)]
+    return [
+        (chunk, job)
+        for chunk, job in zip(chunks, jobs, strict=True)
+        if not chunk_job_is_alive(chunk, job, stale_after, now)
+    ]
 
 
 def why_job_ended(job: Job | None) -> str:

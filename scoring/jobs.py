@@ -278,7 +278,7 @@ def run_chunk(chunk_id: int, job_id: str, on_progress: Callable[[ScoringRun], ob
                 f"{chunk}: this worker would score with settings {built.fingerprint()[:12]}, "
                 f"the run uses {run.fingerprint[:12]}; a worker runs other code or models"
             )
-        rows: list[TextScore] = []
+        rows: list[tuple[Any, ...]] = []
         for system in run.systems.order_by("name"):
             if run.is_cancelled():
                 chunk.stop_for_cancel()
@@ -293,7 +293,9 @@ def run_chunk(chunk_id: int, job_id: str, on_progress: Callable[[ScoringRun], ob
             )
             records = [TextRecord(pk, *record) for pk, _updated, *record in outputs]
             scorer = built.scorer_for(system, chunk.text_ids)
-            for (pk, updated_at, *_record), text_scores in zip(outputs, scorer.score(records, run.metrics)):
+            for (pk, updated_at, *_record), text_scores in zip(
+                outputs, scorer.score(records, run.metrics), strict=True
+            ):
                 rows.extend(TextScore.rows_for(run, pk, updated_at, text_scores))
         if chunk.complete(rows, built.usage()):
             run.finish_if_complete()

@@ -18,15 +18,19 @@ A naming pattern is a path under a folder with placeholders: ``{dataset}``, ``{s
 
 import json
 import re
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
+from typing import Any
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.files import File
+from django.db import models
 
 from scoring.genres.formats import AUTO, DATASET_FORMATS, OUTPUT_FORMATS
-from scoring.imports import ImportRefused, import_dataset, import_outputs
+from scoring.imports import ImportRefused, ImportSummary, import_dataset, import_outputs
 from scoring.models import Dataset, System
 
 
@@ -43,7 +47,7 @@ class DatasetEntry:
     description: str = ""
     format: str = AUTO
 
-    def run_import(self, source, user):
+    def run_import(self, source: File, user: User | None) -> ImportSummary:
         return import_dataset(
             source,
             file_name=self.file.name,
@@ -55,7 +59,7 @@ class DatasetEntry:
             user=user,
         )
 
-    def report(self, summary):
+    def report(self, summary: ImportSummary) -> dict[str, Any]:
         return {"name": self.name, **summary.as_dict()}
 
 
@@ -73,7 +77,7 @@ class OutputsEntry:
     replicate_of: str = ""
     seed: str = ""
 
-    def run_import(self, source, user):
+    def run_import(self, source: File, user: User | None) -> ImportSummary:
         summary = import_outputs(
             source,
             file_name=self.file.name,
@@ -88,8 +92,8 @@ class OutputsEntry:
             System.objects.get(name=self.system).join_replicates(self.replicate_of, self.seed)
         return summary
 
-    def report(self, summary):
-        report = {"dataset": self.dataset, "system": self.system, **summary.as_dict()}
+    def report(self, summary: ImportSummary) -> dict[str, Any]:
+        report: dict[str, Any] = {"dataset": self.dataset, "system": self.system, **summary.as_dict()}
         if self.replicate_of:
             report.update(replicate_of=self.replicate_of, seed=self.seed)
         return report
@@ -97,15 +101,15 @@ class OutputsEntry:
 
 @dataclass(frozen=True)
 class FileList:
-    datasets: list = field(default_factory=list)
-    outputs: list = field(default_factory=list)
+    datasets: list[DatasetEntry] = field(default_factory=list)
+    outputs: list[OutputsEntry] = field(default_factory=list)
 
     @property
-    def entries(self):
+    def entries(self) -> list[DatasetEntry | OutputsEntry]:
         return [*self.datasets, *self.outputs]
 
 
-def import_entry(entry, user=None):
+def import_entry(entry: DatasetEntry | OutputsEntry, user: User | None = None) -> ImportSummary:
     """Import one listed file through the import service; ImportRefused names the file."""
     with entry.file.open("rb") as handle:
         try:
@@ -119,7 +123,7 @@ def import_entry(entry, user=None):
 # Manifests ---------------------------------------------------------------------------------
 
 
-def load_manifest(path):
+def load_manifest(path: str | Path) -> dict[str, Any]:
     """The manifest's JSON object, with its lists present (``datasets`` and ``outputs`` required)."""
     try:
         manifest = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -136,7 +140,7 @@ def load_manifest(path):
     return manifest
 
 
-def read_file_list(manifest, path):
+def read_file_list(manifest: dict[str, Any], path: str | Path) -> FileList:
     """The datasets and outputs entries of a loaded manifest, files relative to the manifest's folder."""
     base = Path(path).parent
     datasets = [
@@ -167,10 +171,10 @@ def read_file_list(manifest, path):
     return FileList(datasets, outputs)
 
 
-def check_one_file_per_output(outputs):
+def check_one_file_per_output(outputs: list[OutputsEntry]) -> None:
     """Refuse two files for one system on one dataset: each import would replace the other's
     outputs, so the list would never import as unchanged."""
-    first_file = {}
+    first_file: dict[tuple[str, str], Path] = {}
     for entry in outputs:
         key = (entry.dataset, entry.system)
         if key in first_file:
@@ -181,7 +185,9 @@ def check_one_file_per_output(outputs):
         first_file[key] = entry.file
 
 
-def entries(manifest, key, required, path):
+def entries(
+    manifest: dict[str, Any], key: str, required: tuple[str, ...], path: str | Path
+) -> Iterator[tuple[str, dict[str, Any]]]:
     for number, entry in enumerate(manifest[key], start=1):
         where = f"{path}: {key} entry {number}"
         if not isinstance(entry, dict):
@@ -192,41 +198,41 @@ def entries(manifest, key, required, path):
         yield where, entry
 
 
-def known_format(entry, formats, where):
+def known_format(entry: dict[str, Any], formats: Iterable[str], where: str) -> str:
     format = entry.get("format", AUTO)
     if format not in (AUTO, *formats):
         raise ManifestError(f'{where}: unknown format "{format}"; use one of: {", ".join((AUTO, *formats))}')
     return format
 
 
-def known_choice(entry, key, choices, where):
+def known_choice(entry: dict[str, Any], key: str, choices: type[models.TextChoices], where: str) -> str:
     value = entry.get(key, choices.values[0])
     if value not in choices.values:
         raise ManifestError(f'{where}: unknown {key} "{value}"; use one of: {", ".join(choices.values)}')
     return value
 
 
-def known_dataset(entry, dataset_names, where):
+def known_dataset(entry: dict[str, Any], dataset_names: set[str], where: str) -> str:
     if entry["dataset"] not in dataset_names:
         raise ManifestError(f'{where}: dataset "{entry["dataset"]}" is not among the manifest\'s datasets')
     return entry["dataset"]
 
 
-def existing_file(base, entry, where):
+def existing_file(base: Path, entry: dict[str, Any], where: str) -> Path:
     file = base / entry["file"]
     if not file.is_file():
         raise ManifestError(f"{where}: there is no file {file}")
     return file
 
 
-def flag(entry, key, where):
+def flag(entry: dict[str, Any], key: str, where: str) -> bool:
     value = entry.get(key, False)
     if not isinstance(value, bool):
         raise ManifestError(f'{where}: "{key}" must be true or false')
     return value
 
 
-def replicate_fields(entry, where):
+def replicate_fields(entry: dict[str, Any], where: str) -> dict[str, str]:
     group, seed = entry.get("replicate_of", ""), entry.get("seed", "")
     if isinstance(seed, int) and not isinstance(seed, bool):
         seed = str(seed)
@@ -243,9 +249,11 @@ PLACEHOLDER_PATTERNS = {"seed": r"[^/_.]+"}
 ANY_PART = r"[^/]+?"
 
 
-def pattern_regex(pattern):
+def pattern_regex(pattern: str) -> re.Pattern[str]:
     """The compiled regex of a naming pattern, one named group per placeholder (repeats must agree)."""
-    parts, seen, position = [], set(), 0
+    parts: list[str] = []
+    seen: set[str] = set()
+    position = 0
     for match in PLACEHOLDER.finditer(pattern):
         parts.append(re.escape(pattern[position : match.start()]))
         name = match.group(1)
@@ -259,7 +267,9 @@ def pattern_regex(pattern):
     return re.compile("".join(parts) + r"\Z")
 
 
-def matching_files(folder, pattern, required, skip=()):
+def matching_files(
+    folder: str | Path, pattern: str, required: list[str], skip: Sequence[str] = ()
+) -> list[tuple[Path, dict[str, str]]]:
     """``[(path, {placeholder: value})]`` of the files under ``folder`` the pattern names, sorted by
     path, less those whose name or path under the folder matches a ``skip`` glob."""
     names = set(PLACEHOLDER.findall(pattern))
@@ -279,7 +289,15 @@ def matching_files(folder, pattern, required, skip=()):
     return found
 
 
-def find_by_pattern(folder, *, outputs, datasets=None, main_seed=None, lenient=False, skip=()):
+def find_by_pattern(
+    folder: str | Path,
+    *,
+    outputs: str,
+    datasets: str | None = None,
+    main_seed: str | None = None,
+    lenient: bool = False,
+    skip: Sequence[str] = (),
+) -> FileList:
     """The datasets and outputs under ``folder`` named by the patterns.
 
     ``outputs`` needs ``{dataset}`` and ``{system}``; with ``{seed}`` each run of a system is a

@@ -5,22 +5,25 @@ cancellation); the message carries the run's whole progress state, so a page tha
 update is right again with the next. Import jobs do the same with ``publish_upload_progress``.
 """
 
+from typing import Any
+
 from core.live import broadcast
+from scoring.models.runs import ScoringRun
 
 MESSAGE_TYPE = "run.progress"  # handled by RunProgressConsumer.run_progress
 
 
-def group_name(run_id):
+def group_name(run_id: int) -> str:
     return f"scoring-run-{run_id}"
 
 
-def publish_progress(run):
+def publish_progress(run: ScoringRun) -> None:
     broadcast(group_name(run.pk), {"type": MESSAGE_TYPE, "state": run.progress_state()})
 
 
-def upload_group_name(upload_id):
+def upload_group_name(upload_id: int) -> str:
     return f"scoring-upload-{upload_id}"
 
 
-def publish_upload_progress(upload_id, state):
+def publish_upload_progress(upload_id: int, state: dict[str, Any]) -> None:
     broadcast(upload_group_name(upload_id), {"type": MESSAGE_TYPE, "state": state})

@@ -1,14 +1,16 @@
 """Queries that several pages and the JSON API share (datasets with their counts, a dataset's
 systems with their output statistics), each a single SQL statement however many rows."""
 
-from django.db.models import Count, F, FloatField, IntegerField, Max, OuterRef, Q, Subquery, Sum
+from typing import Any
+
+from django.db.models import Aggregate, Count, F, FloatField, IntegerField, Max, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Cast, Coalesce
 
 from scoring.models import Dataset, Output, System, Text
 from scoring.sql import JSONArrayLength
 
 
-def per_dataset(queryset, dataset_path, aggregate):
+def per_dataset(queryset: QuerySet[Any], dataset_path: str, aggregate: Aggregate) -> Coalesce:
     """``aggregate`` over the rows of ``queryset`` that belong to the outer dataset, as a subquery.
 
     Subqueries instead of joins: joining texts and outputs in one GROUP BY would multiply the sums.
@@ -23,7 +25,7 @@ def per_dataset(queryset, dataset_path, aggregate):
     return Coalesce(Subquery(rows, output_field=IntegerField()), 0)
 
 
-def datasets_with_counts():
+def datasets_with_counts() -> QuerySet[Any]:  # datasets, each with its counts annotated
     """Every dataset with its number of texts, gold triples and systems (Ground truth excluded), in one query."""
     return Dataset.objects.annotate(
         text_count=per_dataset(Text.objects.all(), "dataset", Count("pk")),
@@ -36,7 +38,7 @@ def datasets_with_counts():
     )
 
 
-def systems_of(dataset):
+def systems_of(dataset: Dataset) -> QuerySet[System]:
     """The systems with outputs on ``dataset``, Ground truth first, with their output statistics."""
     return (
         System.objects.filter(outputs__text__dataset=dataset)

@@ -7,9 +7,10 @@ default; ``?settings=<fingerprint>`` picks another.
 """
 
 from collections.abc import Iterable
+from typing import Any
 
 from scoring.genres.aspects import ASPECT_CODES, BY_CODE
-from scoring.models import Output, Text
+from scoring.models import Dataset, Output, ScoringRun, Text
 from scoring.models.runs import latest_system_scores, settings_choices
 from scoring.models.scores import SystemScore, TextScore
 
@@ -45,14 +46,14 @@ def score_table(rows: Iterable[SystemScore], heuristic: bool, codes: tuple[str, 
     }
 
 
-def selected_setting(dataset, requested):
+def selected_setting(dataset: Dataset, requested: str | None) -> tuple[list[ScoringRun], ScoringRun | None]:
     """The finished runs by settings fingerprint, and the one chosen (``requested``, else the latest)."""
     choices = settings_choices(dataset)
     chosen = next((run for run in choices if run.fingerprint == requested), choices[0] if choices else None)
     return choices, chosen
 
 
-def dataset_scores(dataset, requested):
+def dataset_scores(dataset: Dataset, requested: str | None) -> dict[str, Any]:
     """The score table of the dataset page: one settings fingerprint at a time."""
     choices, chosen = selected_setting(dataset, requested)
     rows = latest_system_scores(dataset, chosen.fingerprint) if chosen else []
@@ -64,7 +65,7 @@ def dataset_scores(dataset, requested):
     }
 
 
-def triple_verdicts(triples, details):
+def triple_verdicts(triples: list[list[str]], details: dict[str, list[Any]]) -> list[dict[str, Any]]:
     """Each triple with its fs verdict and gs split, when those were computed."""
     support, splits = details.get("fs", []), details.get("gs", [])
     return [
@@ -80,10 +81,10 @@ def triple_verdicts(triples, details):
 def text_scores(text: Text, outputs: list[Output], requested: str | None) -> dict:
     """Attach each output's current scores under the chosen settings; the text page's context."""
     choices, chosen = selected_setting(text.dataset, requested)
-    rows = []
+    rows: Iterable[TextScore] = []
     if chosen:
         rows = TextScore.objects.current().filter(fingerprint=chosen.fingerprint, output__in=outputs)
-    by_output = {}
+    by_output: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
     for row in rows:
         values, details = by_output.setdefault(row.output_id, ({}, {}))
         values.update(row.values)

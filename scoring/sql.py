@@ -1,6 +1,13 @@
 """Database functions the ORM lacks, for queries that let the database count instead of Python."""
 
+from typing import Any
+
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import FloatField, Func, IntegerField
+from django.db.models.sql.compiler import SQLCompiler
+
+# What as_sql returns: the SQL and its parameters.
+Compiled = tuple[str, tuple[Any, ...]]
 
 
 class JSONArrayLength(Func):
@@ -9,11 +16,11 @@ class JSONArrayLength(Func):
     function = "JSON_ARRAY_LENGTH"
     output_field = IntegerField()
 
-    def as_postgresql(self, compiler, connection, **extra_context):
+    def as_postgresql(self, compiler: SQLCompiler, connection: BaseDatabaseWrapper, **extra_context: Any) -> Compiled:
         # JSONField is jsonb on PostgreSQL.
         return super().as_sql(compiler, connection, function="JSONB_ARRAY_LENGTH", **extra_context)
 
-    def as_mysql(self, compiler, connection, **extra_context):
+    def as_mysql(self, compiler: SQLCompiler, connection: BaseDatabaseWrapper, **extra_context: Any) -> Compiled:
         return super().as_sql(compiler, connection, function="JSON_LENGTH", **extra_context)
 
 
@@ -26,14 +33,17 @@ class JSONNumber(Func):
 
     output_field = FloatField()
 
-    def __init__(self, column, key):
+    def __init__(self, column: str, key: str) -> None:
         super().__init__(column)
         self.key = key
 
-    def as_sql(self, compiler, connection, **extra_context):
+    # Its own SQL: no function, template or joiner of Func's to take.
+    def as_sql(  # type: ignore[override]
+        self, compiler: SQLCompiler, connection: BaseDatabaseWrapper, **extra_context: Any
+    ) -> Compiled:
         column, params = compiler.compile(self.get_source_expressions()[0])
         return f"JSON_EXTRACT({column}, %s)", (*params, f'$."{self.key}"')
 
-    def as_postgresql(self, compiler, connection, **extra_context):
+    def as_postgresql(self, compiler: SQLCompiler, connection: BaseDatabaseWrapper, **extra_context: Any) -> Compiled:
         column, params = compiler.compile(self.get_source_expressions()[0])
         return f"(({column} ->> %s))::double precision", (*params, self.key)

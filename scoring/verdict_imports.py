@@ -15,6 +15,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from django.db import transaction
 
@@ -39,7 +40,7 @@ class VerdictImport:
     unjudgeable: list[str] = field(default_factory=list)  # gs verdicts on items that are not three strings
 
 
-def _load_json(path):
+def _load_json(path: str) -> Any:
     try:
         with open(path, encoding="utf-8") as verdict_file:
             return json.load(verdict_file)
@@ -76,7 +77,7 @@ def read_verdicts(
     else:  # authors-fs aligned with the system's stored triples
         stored = dict(Output.objects.filter(system=system, text__dataset=dataset).values_list("text_id", "triples"))
 
-        def triples_of(reference):
+        def triples_of(reference: str) -> list[list[str]] | None:
             text = find_text(reference)
             return stored.get(text.pk) if text else None
 

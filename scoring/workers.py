@@ -13,8 +13,11 @@ with no extra process to deploy. Workers run at a lower CPU priority than the we
 
 import os
 import time
+from typing import Any
 
 from django.db import connections
+from rq.job import Job
+from rq.queue import Queue
 from rq.worker import Worker
 
 from scoring.healing import heal_runs
@@ -40,30 +43,30 @@ class HealingWorker(Worker):
     lock taken for the interval); two passes at once would cost work, never correctness.
     """
 
-    healed_at = None  # time.monotonic() of this worker's last turn
+    healed_at: float | None = None  # time.monotonic() of this worker's last turn
 
     @property
-    def niceness(self):
+    def niceness(self) -> int:
         """The lowest niceness of the worker's queues: a worker serving both runs at the leaderboard's."""
         return min(QUEUE_NICENESS.get(name, JOB_NICENESS) for name in self.queue_names())
 
-    def work(self, *args, **kwargs):
+    def work(self, *args: Any, **kwargs: Any) -> bool:
         os.nice(self.niceness)  # here, not in __init__: pages listing workers build Worker objects too
         return super().work(*args, **kwargs)
 
     @property
-    def dequeue_timeout(self):
+    def dequeue_timeout(self) -> int:
         return min(super().dequeue_timeout, HEAL_INTERVAL_SECONDS)
 
     @property
-    def heal_is_due(self):
+    def heal_is_due(self) -> bool:
         return self.healed_at is None or time.monotonic() - self.healed_at >= HEAL_INTERVAL_SECONDS
 
     @property
-    def should_run_maintenance_tasks(self):
+    def should_run_maintenance_tasks(self) -> bool:
         return super().should_run_maintenance_tasks or self.heal_is_due
 
-    def run_maintenance_tasks(self):
+    def run_maintenance_tasks(self) -> None:
         if super().should_run_maintenance_tasks:
             super().run_maintenance_tasks()
         if self.heal_is_due:
@@ -72,14 +75,14 @@ class HealingWorker(Worker):
         # later must not share this process's connection.
         connections.close_all()
 
-    def fork_work_horse(self, job, queue):
+    def fork_work_horse(self, job: Job, queue: Queue) -> None:
         # A work horse ends with its job: what it builds is lost. The run's scorer is built here
         # instead, once, and every work horse forked for the run's chunks inherits it.
         build_run_scorer_for(job)
         connections.close_all()  # a work horse must not share this process's connection
         super().fork_work_horse(job, queue)
 
-    def heal(self):
+    def heal(self) -> None:
         self.healed_at = time.monotonic()
         if not self.connection.set(HEAL_LOCK, self.name, nx=True, ex=HEAL_INTERVAL_SECONDS):
             return  # another worker's turn

@@ -135,3 +135,10 @@ def scored_demo(django_db_setup, django_db_blocker):
     """The whole demo, scores included, loaded once per module."""
     with shared_database_rows(django_db_blocker):
         yield load_demo_summary()
+
+
+@pytest.fixture(params=["openai", "lean"])
+def transport(request, monkeypatch):
+    """The OpenAI-compatible judge and embedder over each of their transports in turn."""
+    monkeypatch.setenv("GENRES_OPENAI_TRANSPORT", request.param)
+    return request.param

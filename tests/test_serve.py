@@ -20,7 +20,7 @@ import pytest
 import redis
 from rq import Worker
 
-from genres_site.serve import EXIT_PORT_TAKEN
+from genres_site.serve import EXIT_CHILD_FAILED, EXIT_PORT_TAKEN
 
 pytestmark = pytest.mark.subprocess
 
@@ -45,13 +45,13 @@ def embedded_environment(var_dir):
 class Served:
     """The serve command in a subprocess, its output collected line by line."""
 
-    def __init__(self, var_dir, *args, port=None):
+    def __init__(self, var_dir, *args, port=None, **variables):
         self.port = port
         port_args = ("--port", str(port)) if port else ()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "genres_site.serve", *args, *port_args],
             cwd=BASE_DIR,
-            env=embedded_environment(var_dir),
+            env=dict(embedded_environment(var_dir), **variables),
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -219,6 +219,14 @@ def test_a_taken_port_is_reported_before_anything_starts(tmp_path):
         assert served.process.wait(timeout=60) == EXIT_PORT_TAKEN
     served.reader.join(timeout=10)
     assert f"Port {port} on 127.0.0.1 is already in use" in served.output
+    assert not (tmp_path / "redis.sock").exists()
+
+
+def test_a_postgresql_server_that_does_not_answer_is_reported_before_anything_starts(tmp_path):
+    served = Served(tmp_path, DATABASE_URL="postgres://genres@127.0.0.1:1/genres")
+    assert served.process.wait(timeout=60) == EXIT_CHILD_FAILED
+    served.reader.join(timeout=10)
+    assert "[serve] cannot connect to PostgreSQL on 127.0.0.1:1 as genres: " in served.output
     assert not (tmp_path / "redis.sock").exists()
 
 

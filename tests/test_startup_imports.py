@@ -24,6 +24,8 @@ HEAVY = (
     "twisted",
     "uvloop",
     "httpx",
+    "httpx2",
+    "aiohttp",
     "openai",
     "torch",
     "sentence_transformers",

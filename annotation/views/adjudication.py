@@ -8,6 +8,7 @@ blind as the annotators did; the exports name them.
 
 from django.contrib import messages
 from django.core.paginator import Paginator
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -18,6 +19,7 @@ from annotation.models import ASPECTS, Aspect, Campaign, Item, Label
 from annotation.views.annotate import item_triples
 from annotation.views.campaigns import STAFF_ONLY
 from core.permissions import staff_required
+from core.signed_in import SignedInRequest
 
 DISAGREEMENTS_PER_PAGE = 25
 CHOICE_NAMES = {Label.A: "A better", Label.B: "B better", Label.TIE: "Tie"}
@@ -25,7 +27,7 @@ CHOICE_NAMES = {Label.A: "A better", Label.B: "B better", Label.TIE: "Tie"}
 
 @require_GET
 @staff_required(STAFF_ONLY)
-def adjudication_list(request, pk):
+def adjudication_list(request: SignedInRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("dataset"), pk=pk)
     filter_form = DisagreementFilterForm(request.GET)
     found = adjudication.disagreements(campaign, **filter_form.filters())
@@ -43,7 +45,7 @@ def adjudication_list(request, pk):
     return render(request, "annotation/adjudication_list.html", context)
 
 
-def campaign_item(pk, item_pk):
+def campaign_item(pk: int, item_pk: int) -> Item:
     """A real item of the campaign: the item must belong to the campaign in the URL."""
     return get_object_or_404(
         Item.objects.select_related("campaign__dataset", "text", "system_a", "system_b"),
@@ -53,7 +55,9 @@ def campaign_item(pk, item_pk):
     )
 
 
-def render_item(request, item, form=None, status=200):
+def render_item(
+    request: SignedInRequest, item: Item, form: ResolutionForm | None = None, status: int = 200
+) -> HttpResponse:
     annotators = adjudication.item_judgements(item)
     resolutions = {resolution.aspect: resolution for resolution in item.resolutions.select_related("resolved_by")}
     rows = []
@@ -96,13 +100,13 @@ def render_item(request, item, form=None, status=200):
 
 @require_GET
 @staff_required(STAFF_ONLY)
-def adjudication_item(request, pk, item_pk):
+def adjudication_item(request: SignedInRequest, pk: int, item_pk: int) -> HttpResponse:
     return render_item(request, campaign_item(pk, item_pk))
 
 
 @require_POST
 @staff_required(STAFF_ONLY)
-def adjudication_resolve(request, pk, item_pk):
+def adjudication_resolve(request: SignedInRequest, pk: int, item_pk: int) -> HttpResponse:
     item = campaign_item(pk, item_pk)
     form = ResolutionForm(request.POST, auto_id=f"id_{request.POST.get('aspect', '')}_%s")
     if not form.is_valid():
@@ -120,7 +124,7 @@ def adjudication_resolve(request, pk, item_pk):
 
 @require_POST
 @staff_required(STAFF_ONLY)
-def campaign_rating_labels(request, pk):
+def campaign_rating_labels(request: SignedInRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
     form = RatingLabelsForm(request.POST)
     if not form.is_valid():

@@ -6,13 +6,17 @@ and the two extractions are only "A" (left) and "B" (right), sides drawn per ass
 """
 
 import time
+from collections.abc import Iterable
 from functools import cache
+from typing import Any
+from uuid import UUID
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.core.paginator import Paginator
-from django.db.models import Count, Exists, Max, OuterRef, Q, Subquery
-from django.http import JsonResponse
+from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet, Subquery
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -29,33 +33,39 @@ from annotation.models import (
     Aspect,
     Assignment,
     Campaign,
+    Item,
     Label,
 )
 from annotation.services.errors import AnnotationError, VersionConflict
-from annotation.services.judgements import save_judgements
+from annotation.services.judgements import Saved, save_judgements
 from annotation.services.quality_control import practice_pending, practice_required
 from annotation.services.queues import next_public_id, skip, text_progress
 from annotation.views.closed import closed_campaign_page, get_or_closed
 from core.permissions import VIEW_OUTPUTS
+from core.signed_in import SignedInRequest
 from scoring.models import Output
+
+# An assignment with what its query annotated (queue counts, practice_pending, last_change) and
+# what the review list adds: attributes of the query, not of the model, so not typed.
+AnnotatedAssignment = Any
 
 REVIEW_PAGE_SIZE = 50
 
 
-def annotator_campaigns(user):
+def annotator_campaigns(user: User) -> QuerySet[Campaign]:
     """Open campaigns in which ``user`` is an active annotator."""
     return Campaign.objects.filter(
         is_open=True, is_imported=False, memberships__annotator=user, memberships__active=True
     )
 
 
-def annotator_assignments(user):
+def annotator_assignments(user: User) -> QuerySet[Assignment]:
     """The assignments ``user`` may open: their own, in campaigns they still annotate, but none
     withheld from them (their text's gold was shown to them in another campaign)."""
     return Assignment.objects.filter(annotator=user, item__campaign__in=annotator_campaigns(user)).not_withheld()
 
 
-def _queue_count(**filters):
+def _queue_count(**filters: Any) -> Subquery:
     """How many assignments of the same annotator and campaign match ``filters``, as a subquery."""
     queue = Assignment.objects.filter(
         annotator_id=OuterRef("annotator_id"), item__campaign_id=OuterRef("item__campaign_id")
@@ -65,18 +75,18 @@ def _queue_count(**filters):
     return Subquery(counted.values("count"))
 
 
-def has_practice_pending(campaign_id, annotator_id):
+def has_practice_pending(campaign_id: int | OuterRef, annotator_id: int | OuterRef) -> Exists:
     """Whether the annotator has a practice round still to pass in the campaign, as a subquery
     (the ids may be ``OuterRef``)."""
     return Exists(practice_pending().filter(campaign_id=campaign_id, annotator_id=annotator_id))
 
 
-def own_item(public_id, user):
+def own_item(public_id: UUID, user: User) -> dict[str, object]:
     """The lookup of ``get_or_closed`` for an assignment of ``user``."""
     return {"items__assignments__public_id": public_id, "items__assignments__annotator": user}
 
 
-def get_own_assignment(request, public_id):
+def get_own_assignment(request: SignedInRequest, public_id: UUID) -> AnnotatedAssignment:
     """The annotator's assignment, with all its page shows: one query. Anyone else's is a plain
     404; one of a closed campaign raises ``CampaignClosed``."""
     return get_or_closed(
@@ -93,7 +103,7 @@ def get_own_assignment(request, public_id):
     )
 
 
-def get_own_assignment_to_save(request, public_id):
+def get_own_assignment_to_save(request: SignedInRequest, public_id: UUID) -> AnnotatedAssignment:
     """The annotator's assignment with what a save reads: no text, no outputs."""
     return get_or_closed(
         annotator_assignments(request.user)
@@ -109,7 +119,7 @@ def continue_url(campaign_id: int) -> str:
     return reverse("annotation:annotate_continue", args=[campaign_id])
 
 
-def next_url(user, campaign_id: int) -> str:
+def next_url(user: User, campaign_id: int) -> str:
     """The page of what comes next: the next item itself, sparing a redirect; at the end, the
     queue's own URL, which says that all is done."""
     following = next_public_id(user, campaign_id)
@@ -118,13 +128,13 @@ def next_url(user, campaign_id: int) -> str:
     return reverse("annotation:annotate_item", args=[following])
 
 
-def review_url(page: int, public_id) -> str:
+def review_url(page: int, public_id: UUID) -> str:
     """The review list at ``page``, scrolled to the row of the item just changed."""
     query = f"?page={page}" if page else ""
     return f"{reverse('annotation:annotate_review')}{query}#item-{public_id}"
 
 
-def previous_assignment(user, assignment):
+def previous_assignment(user: User, assignment: Assignment) -> Assignment | None:
     """The item the annotator saved before this one, in the same campaign, or None.
 
     "Before" is by the last change of a judgement, so pressing "previous" again walks further
@@ -142,13 +152,13 @@ def previous_assignment(user, assignment):
     return earlier.order_by("-last_change", "-pk").first()
 
 
-def shown_triples(assignment):
+def shown_triples(assignment: Assignment) -> tuple[list[list[str]], list[list[str]]]:
     """The triples of the extraction on the left and on the right, as the annotator sees them."""
     a_triples, b_triples = item_triples(assignment.item)
     return (a_triples, b_triples) if assignment.a_on_left else (b_triples, a_triples)
 
 
-def item_triples(item):
+def item_triples(item: Item) -> tuple[list[list[str]], list[list[str]]]:
     """The triples of system A's and system B's extraction, in canonical order.
 
     The ground-truth system has no stored outputs: its extraction is the text's gold triples.
@@ -177,7 +187,15 @@ def guideline_html(code: str) -> str:
     return render_to_string("annotation/annotate_guideline.html", {"guideline": GUIDELINES_BY_CODE[code]})
 
 
-def render_item(request, assignment, *, posted=None, posted_comment=None, error="", status=200):
+def render_item(
+    request: SignedInRequest,
+    assignment: AnnotatedAssignment,
+    *,
+    posted: dict[str, str] | None = None,
+    posted_comment: str | None = None,
+    error: str = "",
+    status: int = 200,
+) -> HttpResponse:
     """The item page, in one of three stages of the pair.
 
     "first": the four first aspects; "waiting": they are saved, but other pairs of the same text
@@ -237,7 +255,7 @@ def render_item(request, assignment, *, posted=None, posted_comment=None, error=
 
 @login_required
 @require_GET
-def after_sign_in(request):
+def after_sign_in(request: SignedInRequest) -> HttpResponse:
     """Where signing in leads: staff and researchers to the datasets; annotators, who may not open
     the dataset pages (they name the systems), to their campaigns and "continue"."""
     if request.user.is_staff or request.user.has_perm(VIEW_OUTPUTS):
@@ -247,7 +265,7 @@ def after_sign_in(request):
 
 @login_required
 @require_GET
-def annotator_home(request):
+def annotator_home(request: SignedInRequest) -> HttpResponse:
     campaigns = annotator_campaigns(request.user).annotate(
         practice_pending=has_practice_pending(OuterRef("pk"), request.user.pk),
         assigned=Count("items__assignments", filter=Q(items__assignments__annotator=request.user)),
@@ -263,7 +281,7 @@ def annotator_home(request):
 @closed_campaign_page
 @login_required
 @require_GET
-def annotate_continue(request, campaign_id):
+def annotate_continue(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     following = next_public_id(request.user, campaign_id)
     if following is None:
         campaign = get_or_closed(annotator_campaigns(request.user), request.user, {"pk": campaign_id}, pk=campaign_id)
@@ -274,7 +292,7 @@ def annotate_continue(request, campaign_id):
     return redirect("annotation:annotate_item", following)
 
 
-def saved_message(saved):
+def saved_message(saved: Saved) -> str:
     if saved.is_done:
         return "Saved. On to the next item."
     if saved.completed_first_aspects and saved.text.gold_revealed:
@@ -292,7 +310,7 @@ def saved_message(saved):
 @closed_campaign_page
 @login_required
 @require_http_methods(["GET", "POST"])
-def annotate_item(request, public_id):
+def annotate_item(request: SignedInRequest, public_id: UUID) -> HttpResponse:
     if request.method == "GET":
         assignment = get_own_assignment(request, public_id)
         if assignment.practice_pending:
@@ -337,6 +355,7 @@ def annotate_item(request, public_id):
     # A finished stage of the pair moves on; a change that finishes nothing stays on the page.
     # An item reopened from the review list goes back there instead, whatever the save finished.
     moves_on = saved.is_done or saved.completed_first_aspects
+    following: str | None
     if form.cleaned_data["return_to"] == "review":
         following = review_url(form.cleaned_data["review_page"], assignment.public_id)
     else:
@@ -358,7 +377,15 @@ def annotate_item(request, public_id):
     return redirect(following or item_url)
 
 
-def refuse(request, assignment, message, status, wants_json, posted=None, posted_comment=None):
+def refuse(
+    request: SignedInRequest,
+    assignment: Assignment,
+    message: str,
+    status: int,
+    wants_json: bool,
+    posted: dict[str, str] | None = None,
+    posted_comment: str | None = None,
+) -> HttpResponse:
     """A save that did not happen: the page or the script gets the reason and keeps the choices."""
     if wants_json:
         # The current version lets the annotator overwrite deliberately after a conflict.
@@ -373,7 +400,7 @@ def refuse(request, assignment, message, status, wants_json, posted=None, posted
 @closed_campaign_page
 @login_required
 @require_POST
-def annotate_skip(request, public_id):
+def annotate_skip(request: SignedInRequest, public_id: UUID) -> HttpResponse:
     assignment = get_own_assignment_to_save(request, public_id)
     try:
         skip(assignment)
@@ -387,7 +414,7 @@ def annotate_skip(request, public_id):
 @closed_campaign_page
 @login_required
 @require_GET
-def annotate_previous(request, public_id):
+def annotate_previous(request: SignedInRequest, public_id: UUID) -> HttpResponse:
     assignment = get_own_assignment_to_save(request, public_id)
     previous = previous_assignment(request.user, assignment)
     if previous is None:
@@ -400,7 +427,7 @@ def annotate_previous(request, public_id):
 SHOWN_CHOICES = {"left": "A", "tie": "tie", "right": "B"}
 
 
-def review_rows(assignments):
+def review_rows(assignments: Iterable[AnnotatedAssignment]) -> list[AnnotatedAssignment]:
     """Each assignment with what tells it apart in the review list: the choices as shown on its
     page (A, tie or B, in aspect order; None where not given) and how long ago it last changed."""
     now, rows = timezone.now(), list(assignments)
@@ -419,7 +446,7 @@ def review_rows(assignments):
 
 @login_required
 @require_GET
-def annotate_review(request):
+def annotate_review(request: SignedInRequest) -> HttpResponse:
     """Items the annotator has judged, most recently changed first, to reopen and change.
 
     Each row says where the item sits in the queue and which pair of its text it is, since
@@ -453,6 +480,6 @@ def annotate_review(request):
 
 @login_required
 @require_GET
-def annotate_guidelines(request):
+def annotate_guidelines(request: HttpRequest) -> HttpResponse:
     guidelines = [{"code": g.code, "name": Aspect(g.code).label, "guideline": g} for g in GUIDELINES]
     return render(request, "annotation/guidelines.html", {"guidelines": guidelines, "general_rules": GENERAL_RULES})

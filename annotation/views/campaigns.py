@@ -7,7 +7,7 @@ sign-in page. The work itself happens in ``annotation.services`` and ``annotatio
 from django.conf import settings
 from django.contrib import messages
 from django.db.models import Count, Q
-from django.http import StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -18,6 +18,7 @@ from annotation.models import ASPECTS, Aspect, Assignment, Campaign
 from annotation.services.campaigns import add_annotator, create_campaign, remove_annotator, toggle_open
 from annotation.services.errors import CampaignError
 from core.permissions import staff_required
+from core.signed_in import SignedInRequest
 
 EXPORT_FORMATS = {
     "csv": (exports.csv_lines, "text/csv; charset=utf-8"),
@@ -31,7 +32,7 @@ STAFF_ONLY = "Campaign pages are for staff."
 
 @require_GET
 @staff_required(STAFF_ONLY)
-def campaign_list(request):
+def campaign_list(request: SignedInRequest) -> HttpResponse:
     campaigns = Campaign.objects.select_related("dataset").annotate(
         item_count=Count("items", filter=Q(items__attention_worse=""), distinct=True),
         assignment_count=Count("items__assignments", distinct=True),
@@ -45,7 +46,7 @@ def campaign_list(request):
 
 @require_http_methods(["GET", "POST"])
 @staff_required(STAFF_ONLY)
-def campaign_create(request):
+def campaign_create(request: SignedInRequest) -> HttpResponse:
     form = CampaignCreateForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -78,7 +79,7 @@ def agreement_rows(campaign: Campaign) -> list[dict]:
 
 @require_GET
 @staff_required(STAFF_ONLY)
-def campaign_detail(request, pk):
+def campaign_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("dataset", "created_by"), pk=pk)
     assignments = Assignment.objects.filter(item__campaign=campaign)
     context = {
@@ -100,7 +101,7 @@ def campaign_detail(request, pk):
 
 @require_POST
 @staff_required(STAFF_ONLY)
-def campaign_annotators(request, pk):
+def campaign_annotators(request: SignedInRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
     form = AnnotatorChangeForm(request.POST)
     if not form.is_valid():
@@ -120,7 +121,7 @@ def campaign_annotators(request, pk):
 
 @require_http_methods(["GET", "POST"])
 @staff_required(STAFF_ONLY)
-def campaign_toggle_open(request, pk):
+def campaign_toggle_open(request: SignedInRequest, pk: int) -> HttpResponse:
     """Reopen a closed campaign at once; close an open one only once confirmed: the GET, or a POST
     without ``confirm``, shows what closing stops, with the button that closes it."""
     campaign = get_object_or_404(Campaign, pk=pk)
@@ -145,7 +146,7 @@ def campaign_toggle_open(request, pk):
 
 @require_GET
 @staff_required(STAFF_ONLY)
-def campaign_export(request, pk, file_format):
+def campaign_export(request: SignedInRequest, pk: int, file_format: str) -> StreamingHttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("dataset"), pk=pk)
     lines, content_type = EXPORT_FORMATS[file_format]
     response = StreamingHttpResponse(lines(campaign), content_type=content_type)

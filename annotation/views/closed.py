@@ -6,12 +6,19 @@ annotator's own, in a campaign they still annotate, that is closed; :func:`close
 turns it into the page.
 """
 
+from collections.abc import Callable
 from functools import wraps
+from typing import Any, TypeVar, cast
 
-from django.http import Http404, JsonResponse
+from django.contrib.auth.models import User
+from django.db.models import Model, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 
 from annotation.models import Campaign
+
+M = TypeVar("M", bound=Model)
+View = TypeVar("View", bound=Callable[..., HttpResponse])
 
 
 class CampaignClosed(Exception):
@@ -20,7 +27,7 @@ class CampaignClosed(Exception):
         self.campaign = campaign
 
 
-def get_or_closed(queryset, user, closed_lookup: dict, **lookup):
+def get_or_closed(queryset: QuerySet[M], user: User, closed_lookup: dict[str, Any], **lookup: Any) -> M:
     """``get_object_or_404(queryset, **lookup)``; but when ``closed_lookup`` names a closed campaign
     that ``user`` annotates, :class:`CampaignClosed` instead of the 404."""
     try:
@@ -34,11 +41,11 @@ def get_or_closed(queryset, user, closed_lookup: dict, **lookup):
         raise
 
 
-def closed_campaign_page(view):
+def closed_campaign_page(view: View) -> View:
     """The annotator view, whose ``CampaignClosed`` becomes the "campaign closed" page (JSON for a script)."""
 
     @wraps(view)
-    def view_or_closed_page(request, *args, **kwargs):
+    def view_or_closed_page(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         try:
             return view(request, *args, **kwargs)
         except CampaignClosed as closed:
@@ -52,4 +59,4 @@ def closed_campaign_page(view):
                 status=403,
             )
 
-    return view_or_closed_page
+    return cast(View, view_or_closed_page)

@@ -5,25 +5,28 @@ opens the real items, a failed one can be retaken (its answers are kept for the 
 Practice pairs are the researcher's own examples, not system outputs: they name no system.
 """
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.forms import SIDES, JudgementForm
 from annotation.guidelines import GUIDELINES_BY_CODE
-from annotation.models import ASPECTS, Aspect, CampaignAnnotator
+from annotation.models import ASPECTS, Aspect, CampaignAnnotator, PracticeAnswer, PracticeItem
 from annotation.services.errors import AnnotationError
-from annotation.services.quality_control import answer_practice, practice_state, retake_practice
+from annotation.services.quality_control import PracticeState, answer_practice, practice_state, retake_practice
 from annotation.views.annotate import annotator_campaigns, guideline_html
 from annotation.views.closed import closed_campaign_page, get_or_closed
+from core.signed_in import SignedInRequest
 
 SHOWN_ANSWER = {"a": "A better", "b": "B better", "tie": "Tie"}
 SHOWN_SIDE = {"a": "left", "b": "right", "tie": "tie"}
 
 
-def own_membership(request, campaign_id):
+def own_membership(request: SignedInRequest, campaign_id: int) -> CampaignAnnotator:
     """The annotator's membership of an open campaign they annotate that has a practice round; else
     404, or ``CampaignClosed`` when the campaign is closed."""
     membership = get_or_closed(
@@ -39,10 +42,12 @@ def own_membership(request, campaign_id):
     return membership
 
 
-def aspect_rows(item, answer=None, posted=None):
+def aspect_rows(
+    item: PracticeItem, answer: PracticeAnswer | None = None, posted: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
     """The aspects the practice item asks, with the reference answer and the annotator's, once
     given; before that, the choices of a refused answer (``posted``), kept."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for code in ASPECTS:
         if code not in item.reference:
             continue
@@ -65,7 +70,17 @@ def aspect_rows(item, answer=None, posted=None):
     return rows
 
 
-def render_practice(request, membership, state, item, *, answer=None, posted=None, error="", status=200):
+def render_practice(
+    request: SignedInRequest,
+    membership: CampaignAnnotator,
+    state: PracticeState,
+    item: PracticeItem,
+    *,
+    answer: PracticeAnswer | None = None,
+    posted: dict[str, str] | None = None,
+    error: str = "",
+    status: int = 200,
+) -> HttpResponse:
     context = {
         "campaign": membership.campaign,
         "state": state,
@@ -82,17 +97,17 @@ def render_practice(request, membership, state, item, *, answer=None, posted=Non
 @closed_campaign_page
 @login_required
 @require_http_methods(["GET", "POST"])
-def practice(request, campaign_id):
+def practice(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     """The next practice pair of the attempt under way (GET), its answer (POST), or, when every
     pair is answered, the result with the way on: the real items, or a retake."""
     membership = own_membership(request, campaign_id)
     state = practice_state(membership)
-    if request.method == "GET":
-        if state.passed or state.finished:
-            return render(request, "annotation/practice_result.html", {"campaign": membership.campaign, "state": state})
-        return render_practice(request, membership, state, state.next_item)
-
     item = state.next_item
+    if request.method == "GET":
+        if state.passed or item is None:  # passed, or finished
+            return render(request, "annotation/practice_result.html", {"campaign": membership.campaign, "state": state})
+        return render_practice(request, membership, state, item)
+
     if item is None:
         return redirect("annotation:annotate_practice", campaign_id)
     form = JudgementForm({**request.POST.dict(), "version": 0})
@@ -108,7 +123,7 @@ def practice(request, campaign_id):
 @closed_campaign_page
 @login_required
 @require_GET
-def practice_feedback(request, campaign_id, number):
+def practice_feedback(request: SignedInRequest, campaign_id: int, number: int) -> HttpResponse:
     """A practice pair answered in the attempt under way: the answers beside the reference, and why."""
     membership = own_membership(request, campaign_id)
     state = practice_state(membership)
@@ -121,7 +136,7 @@ def practice_feedback(request, campaign_id, number):
 @closed_campaign_page
 @login_required
 @require_POST
-def practice_retake(request, campaign_id):
+def practice_retake(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     membership = own_membership(request, campaign_id)
     try:
         retake_practice(membership)

@@ -3,6 +3,7 @@ time and flags (``annotation.quality``); leaving an annotator out of ratings and
 practice round."""
 
 from django.contrib import messages
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -13,9 +14,12 @@ from annotation.models import Campaign
 from annotation.services.quality_control import replace_practice_items, set_exclusion
 from annotation.views.campaigns import STAFF_ONLY
 from core.permissions import staff_required
+from core.signed_in import SignedInRequest
 
 
-def render_quality(request, campaign, upload_form=None, status=200):
+def render_quality(
+    request: SignedInRequest, campaign: Campaign, upload_form: PracticeUploadForm | None = None, status: int = 200
+) -> HttpResponse:
     context = {
         "campaign": campaign,
         "rows": quality.campaign_quality(campaign),
@@ -36,13 +40,13 @@ def render_quality(request, campaign, upload_form=None, status=200):
 
 @require_GET
 @staff_required(STAFF_ONLY)
-def campaign_quality(request, pk):
+def campaign_quality(request: SignedInRequest, pk: int) -> HttpResponse:
     return render_quality(request, get_object_or_404(Campaign.objects.select_related("dataset"), pk=pk))
 
 
 @require_POST
 @staff_required(STAFF_ONLY)
-def campaign_exclusion(request, pk):
+def campaign_exclusion(request: SignedInRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
     form = ExclusionForm(campaign, request.POST)
     if not form.is_valid():
@@ -64,7 +68,7 @@ def campaign_exclusion(request, pk):
 
 @require_POST
 @staff_required(STAFF_ONLY)
-def campaign_practice_upload(request, pk):
+def campaign_practice_upload(request: SignedInRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("dataset"), pk=pk)
     form = PracticeUploadForm(request.POST, request.FILES)
     if not form.is_valid():

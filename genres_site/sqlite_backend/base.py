@@ -30,7 +30,7 @@ GATE_SUFFIX = ".write-gate"
 class DatabaseWrapper(base.DatabaseWrapper):
     gate = None  # the gate file while this connection's transaction holds it
 
-    def set_autocommit(self, autocommit, force_begin_transaction_with_broken_autocommit=False) -> None:
+    def set_autocommit(self, autocommit: bool, force_begin_transaction_with_broken_autocommit: bool = False) -> None:
         # Forced: the BEGIN (IMMEDIATE) of an atomic block, the one transaction start the gate queues.
         begins = force_begin_transaction_with_broken_autocommit and not autocommit
         entered = begins and self._enter_gate()
@@ -72,7 +72,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
         """Wait for the gate and take it; False when there is none to take (held already, in memory)."""
         if self.gate is not None or self.is_in_memory_db():
             return False
-        gate = open(f"{self.settings_dict['NAME']}{GATE_SUFFIX}", "a")  # noqa: SIM115 (held across calls)
+        gate = open(f"{self.settings_dict['NAME']}{GATE_SUFFIX}", "a")  # held across calls
         try:
             fcntl.flock(gate, fcntl.LOCK_EX)
         except BaseException:

@@ -28,7 +28,7 @@ def _matrix_figure(heatmaps: Sequence[Json], aspects: Aspects, size: int) -> Jso
 def win_rate_heatmaps(win_rates: Mapping[str, Json], aspects: Aspects) -> Json:
     """Per aspect, the share of points each row system took from each column system."""
     heatmaps: list[Json] = []
-    for index, (code, name) in enumerate(aspects):
+    for index, (code, _name) in enumerate(aspects):
         matrix = win_rates.get(code, {"systems": [], "rates": [], "battles": []})
         systems = matrix["systems"]
         heatmap = dict(
@@ -65,7 +65,7 @@ _SIGN_LABELS = ("row below", "not apart", "row above")
 def _sign_heatmaps(views: Mapping[str, SignView], aspects: Aspects, hovertemplate: str, legend_title: str) -> Json:
     """One heatmap per aspect of ``views[aspect] = (systems, signs, customdata, texts)``, a drop-down between them."""
     heatmaps: list[Json] = []
-    for index, (code, name) in enumerate(aspects):
+    for index, (code, _name) in enumerate(aspects):
         systems, signs, customdata, texts = views.get(code, ([], [], [], []))
         heatmap = dict(
             type="heatmap",
@@ -105,9 +105,9 @@ def significance_heatmaps(score_tests: Mapping[str, Json], aspects: Aspects) -> 
         signs: list[list[int | None]] = []
         customdata: list[list[Any]] = []
         texts: list[list[str]] = []
-        for differences, p_values in zip(tests["difference"], tests["p_value"]):
-            signs.append([direction(difference, p) for difference, p in zip(differences, p_values)])
-            customdata.append([[difference, p] for difference, p in zip(differences, p_values)])
+        for differences, p_values in zip(tests["difference"], tests["p_value"], strict=True):
+            signs.append([direction(difference, p) for difference, p in zip(differences, p_values, strict=True)])
+            customdata.append([[difference, p] for difference, p in zip(differences, p_values, strict=True)])
             texts.append(["" if difference is None else f"{100 * difference:+.1f}" for difference in differences])
         views[code] = (tests["systems"], signs, customdata, texts)
     return _sign_heatmaps(

@@ -47,7 +47,7 @@ def rating_bars(human: RatingBoards, metric: RatingBoards, aspects: Aspects, met
     """
     traces: list[Json] = []
     orders: list[Json] = []
-    for index, (code, name) in enumerate(aspects):
+    for index, (code, _name) in enumerate(aspects):
         order = _by_human_rating(human, metric, [code])
         orders.append({"yaxis.categoryarray": order[::-1]})
         for label, colour, symbol, board in (

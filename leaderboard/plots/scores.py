@@ -52,7 +52,7 @@ def replicate_points(replicates: Sequence[Json], aspects: Aspects) -> Json:
     (×100) as a point drawn over it, one view per aspect (the paper's Figure 4)."""
     traces: list[Json] = []
     groups = [group["group"] for group in replicates]
-    for index, (code, name) in enumerate(aspects):
+    for index, (code, _name) in enumerate(aspects):
         visible = index == 0
         means = [group["mean"][code] for group in replicates]
         spreads = [group["sd"][code] for group in replicates]

@@ -47,7 +47,7 @@ def aspect_buttons(aspects: Aspects, traces_per_aspect: int, layouts: Sequence[J
     aspect's own ``layouts[index]`` changes (an axis order, say) where given."""
     count = len(aspects)
     buttons: list[Json] = []
-    for index, (code, name) in enumerate(aspects):
+    for index, (_code, name) in enumerate(aspects):
         visible = [position // traces_per_aspect == index for position in range(count * traces_per_aspect)]
         args = [{"visible": visible}, layouts[index]] if layouts else [{"visible": visible}]
         buttons.append(dict(label=name, method="update", args=args))

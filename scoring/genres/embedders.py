@@ -27,9 +27,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from scoring.genres.cache import RequestCache
+from scoring.genres.endpoints import Endpoint, MalformedResponse
 from scoring.genres.openai_backend import (
-    Endpoint,
-    MalformedResponse,
     OpenAIService,
     RequestFailed,
     Usage,
@@ -246,7 +245,7 @@ class OpenAIEmbedder(CachingEmbedder):
         rows = [row for row, text in enumerate(texts) if text.strip()]
         batches = [rows[start : start + self.batch_size] for start in range(0, len(rows), self.batch_size)]
         responses = self.service.run([partial(self._create, inputs=[texts[row] for row in batch]) for batch in batches])
-        for number, (batch, response) in enumerate(zip(batches, responses), start=1):
+        for number, (batch, response) in enumerate(zip(batches, responses, strict=True), start=1):
             if isinstance(response, RequestFailed):
                 raise EmbeddingRequestError(
                     f"embedding request {number} of {len(batches)} ({len(batch)} texts, the first "

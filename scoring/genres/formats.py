@@ -410,7 +410,9 @@ def parse_csv(text: str, *, lenient: bool) -> list[Record]:
             if problem and not lenient:
                 raise FormatError(f"{named}: {problem}")
             if problem:
-                warnings.setdefault(text_id, Warnings()).add(lambda: f"{where}: triple dropped: {problem}")
+                warnings.setdefault(text_id, Warnings()).add(
+                    lambda where, problem: f"{where}: triple dropped: {problem}", where, problem
+                )
             else:
                 record.triples.append(clean_triple(triple))
     except csv.Error as error:
@@ -433,7 +435,7 @@ def read_triples(value: object, where: str, *, lenient: bool) -> tuple[list[list
         if problem is None:
             triples.append(clean_triple(item))
         elif lenient:
-            warnings.add(lambda: f"triple {number} dropped: {problem}")
+            warnings.add(lambda number, problem: f"triple {number} dropped: {problem}", number, problem)
             if countable_malformed(item):
                 malformed.append(list(item))
         else:

@@ -7,11 +7,10 @@ request that fails for good comes back as a ``RequestFailed`` carrying the error
 sinks the batch.
 
 Every request is a JSON body POSTed to a path of the API and answered with JSON
-(``Endpoint.post_json``), over the lean keep-alive client of ``http_client.py`` rather than the
-``openai`` package or aiohttp: the judge sends hundreds of small requests a second from one
-event loop, and the client's CPU per request bounds how close it comes to ``in flight /
-latency`` (docs/judges.md, "The HTTP client", has the figures). Retries, rate limits and
-Retry-After are this module's, for every attempt.
+(``Endpoint.post_json``), over one of the two transports of ``endpoints.py``: the ``openai``
+package's client (the default: proxies, Azure, private CAs, headers) or a lean keep-alive client
+for local servers at high concurrency. Retries, rate limits and Retry-After are this module's,
+for every attempt, whichever the transport.
 
 The public API is synchronous (RQ jobs and scripts call it); each batch streams through one
 event loop in a thread of its own (``OpenAIService.stream``) while the caller's thread takes the
@@ -25,24 +24,27 @@ Settings come from keyword arguments, else from the environment (see ``environme
 import asyncio
 import collections
 import email.utils
-import functools
 import itertools
 import json
 import logging
 import os
 import queue
 import random
-import ssl
 import threading
 import time
-import urllib.parse
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-import certifi
-
-from scoring.genres.http_client import HTTPClient, HTTPClientError
+from scoring.genres.endpoints import (
+    OPENAI_TRANSPORT,
+    Connection,
+    Endpoint,
+    EndpointError,
+    EndpointStatusError,
+    EndpointUnreachable,
+    open_endpoint,
+)
 from scoring.genres.ratelimit import RateLimiter, rate_limiter
 
 logger = logging.getLogger(__name__)
@@ -58,9 +60,6 @@ RETRYABLE_STATUS = {408, 409, 429}
 
 # Local servers (vLLM, Ollama) ignore the key; a placeholder keeps the header well-formed.
 KEYLESS_PLACEHOLDER = "no-key"
-USER_AGENT = "genres-arena"
-# An error body longer than this is cut in messages (a proxy's HTML error page, say).
-ERROR_MESSAGE_CHARS = 300
 
 
 def environment(name: str, default: Any, convert: Callable[[str], Any] = str) -> Any:
@@ -153,87 +152,6 @@ class SendInstead(Exception):
         self.parts = parts
 
 
-class MalformedResponse(ValueError):
-    """A response that parsed but lacks what was asked for; asking again would not help."""
-
-
-class EndpointError(Exception):
-    """An attempt that got no usable answer from the endpoint."""
-
-
-class EndpointUnreachable(EndpointError):
-    """No answer: the connection failed or broke, or the attempt timed out. Worth retrying."""
-
-
-class EndpointStatusError(EndpointError):
-    """The endpoint answered with an HTTP error status."""
-
-    def __init__(self, status_code: int, message: str, headers: Mapping[str, str]) -> None:
-        super().__init__(f"HTTP {status_code}: {message}")
-        self.status_code = status_code
-        self.headers = headers
-
-
-def error_message(content: bytes) -> str:
-    """The message of an error body: OpenAI's ``{"error": {"message": ...}}``, else the text, cut."""
-    try:
-        body = json.loads(content)
-    except ValueError:
-        body = None
-    error = body.get("error") if isinstance(body, dict) else None
-    message = error.get("message") if isinstance(error, dict) else None
-    if not isinstance(message, str):
-        message = content.decode("utf-8", "replace").strip() or "(empty body)"
-    return message[:ERROR_MESSAGE_CHARS]
-
-
-@functools.cache
-def tls_context() -> ssl.SSLContext:
-    """One TLS context per process, with certifi's CA bundle: loading it costs some 0.2 s of
-    CPU, which a connection pool per batch would otherwise pay each time."""
-    return ssl.create_default_context(cafile=certifi.where())
-
-
-class Endpoint:
-    """One OpenAI-compatible endpoint and its pool of connections, for the life of an event loop.
-    Every POST first waits for the rate limiter and is counted in ``usage.requests``."""
-
-    def __init__(self, base_url: str, api_key: str, timeout: float, limiter: RateLimiter, usage: Usage) -> None:
-        self.limiter = limiter
-        self.usage = usage
-        self.client = HTTPClient(
-            base_url,
-            headers={
-                "Authorization": f"Bearer {api_key}",
-                "Content-Type": "application/json",
-                "Accept": "application/json",
-                "User-Agent": USER_AGENT,
-            },
-            timeout=timeout,
-            ssl_context=tls_context() if urllib.parse.urlsplit(base_url).scheme == "https" else None,
-        )
-
-    async def post_json(self, path: str, body: dict[str, Any]) -> Any:
-        """POST ``body`` to ``path`` (``/completions``) and return the decoded JSON answer."""
-        await self.limiter.acquire()
-        self.usage.requests += 1
-        try:
-            response = await self.client.post(path, json.dumps(body).encode())
-        except TimeoutError:
-            raise EndpointUnreachable(f"no answer within {self.client.timeout:g} s") from None
-        except HTTPClientError as error:
-            raise EndpointUnreachable(str(error)) from None
-        if response.status >= 400:
-            raise EndpointStatusError(response.status, error_message(response.body), response.headers)
-        try:
-            return json.loads(response.body)
-        except ValueError:
-            raise MalformedResponse(f"the endpoint answered HTTP {response.status} with no JSON") from None
-
-    def close(self) -> None:
-        self.client.close()
-
-
 # One request: an async function of the endpoint that returns the decoded answer.
 Request = Callable[[Endpoint], Awaitable[Any]]
 
@@ -265,6 +183,10 @@ def is_retryable(error: BaseException) -> bool:
     if isinstance(error, EndpointUnreachable):
         return True
     if isinstance(error, EndpointStatusError):
+        # OpenAI's servers may say whether to retry, overriding what the status alone says.
+        should_retry = error.headers.get("x-should-retry")
+        if should_retry in ("true", "false"):
+            return should_retry == "true"
         return error.status_code in RETRYABLE_STATUS or error.status_code >= 500
     return False
 
@@ -273,6 +195,43 @@ def describe(error: BaseException) -> str:
     if isinstance(error, EndpointStatusError):
         return str(error)
     return f"{type(error).__name__}: {error}"
+
+
+def header_object(value: str) -> dict[str, str]:
+    """GENRES_OPENAI_HEADERS: a JSON object of header names and values."""
+    headers = json.loads(value)
+    if not isinstance(headers, dict) or not all(isinstance(item, str) for item in [*headers, *headers.values()]):
+        raise ValueError("not a JSON object of strings")
+    return headers
+
+
+def connection_settings(base_url: str | None = None, api_key: str | None = None, **given: Any) -> Connection:
+    """Where the endpoint is and how to reach it: ``given`` (``Connection``'s fields), else the
+    environment. Azure OpenAI when AZURE_OPENAI_ENDPOINT (or ``azure_endpoint``) is set."""
+    azure_endpoint = given.pop("azure_endpoint", None) or environment("AZURE_OPENAI_ENDPOINT", None)
+    settings = {
+        "transport": environment("GENRES_OPENAI_TRANSPORT", OPENAI_TRANSPORT),
+        "headers": environment("GENRES_OPENAI_HEADERS", {}, header_object),
+        "organization": environment("OPENAI_ORG_ID", None),
+        "project": environment("OPENAI_PROJECT_ID", None),
+        "ca_bundle": environment("GENRES_OPENAI_CA_BUNDLE", None),
+        "client_cert": environment("GENRES_OPENAI_CLIENT_CERT", None),
+        "client_key": environment("GENRES_OPENAI_CLIENT_KEY", None),
+        "api_version": environment("OPENAI_API_VERSION", None),
+    }
+    base_url = base_url or environment("OPENAI_BASE_URL", OPENAI_BASE_URL)
+    if azure_endpoint:
+        # Without a key, the openai package takes AZURE_OPENAI_AD_TOKEN itself.
+        api_key = api_key or environment("AZURE_OPENAI_API_KEY", "") or environment("OPENAI_API_KEY", "")
+        if not (api_key or given.get("azure_ad_token_provider") or environment("AZURE_OPENAI_AD_TOKEN", "")):
+            raise ValueError(
+                "Azure OpenAI needs AZURE_OPENAI_API_KEY, AZURE_OPENAI_AD_TOKEN or an Azure AD token provider"
+            )
+        return Connection(base_url=base_url, api_key=api_key, azure_endpoint=azure_endpoint, **{**settings, **given})
+    api_key = api_key or environment("OPENAI_API_KEY", "")
+    if not api_key and base_url.rstrip("/") == OPENAI_BASE_URL:
+        raise ValueError("OPENAI_API_KEY is not set; api.openai.com refuses requests without a key")
+    return Connection(base_url=base_url, api_key=api_key or KEYLESS_PLACEHOLDER, **{**settings, **given})
 
 
 class OpenAIService:
@@ -287,16 +246,15 @@ class OpenAIService:
         limiter: RateLimiter | None = None,
         requests_per_minute: int | None = None,
         redis_client: Any = None,
+        **connection: Any,
     ) -> None:
         """Arguments left out come from the environment. The rate limit is ``limiter`` if
         given, else ``requests_per_minute`` (GENRES_OPENAI_REQUESTS_PER_MINUTE, 0 = none) in
         bursts of up to one second's worth, counted in Redis when ``redis_client`` is given
-        (shared by every worker), else in this process."""
-        self.base_url: str = base_url or environment("OPENAI_BASE_URL", OPENAI_BASE_URL)
-        api_key = api_key or environment("OPENAI_API_KEY", "")
-        if not api_key and self.base_url.rstrip("/") == OPENAI_BASE_URL:
-            raise ValueError("OPENAI_API_KEY is not set; api.openai.com refuses requests without a key")
-        self.api_key = api_key or KEYLESS_PLACEHOLDER
+        (shared by every worker), else in this process. Other keyword arguments are fields of
+        ``endpoints.Connection`` (``transport``, ``headers``, ``azure_endpoint``, ...)."""
+        self.connection = connection_settings(base_url, api_key, **connection)
+        self.base_url = self.connection.azure_endpoint or self.connection.base_url
         if concurrency is None:
             concurrency = environment("GENRES_OPENAI_CONCURRENCY", DEFAULT_CONCURRENCY, int)
         self.concurrency: int = concurrency
@@ -382,7 +340,7 @@ class OpenAIService:
     async def _stream(
         self, waiting: asyncio.Queue[tuple[Any, Request] | None], answer: Callable[[object], None]
     ) -> None:
-        endpoint = Endpoint(self.base_url, self.api_key, self.retry.timeout, self.limiter, self.usage)
+        endpoint = open_endpoint(self.connection, self.retry.timeout, self.limiter, self.usage, self.concurrency)
         returned: collections.deque[tuple[Any, Request]] = collections.deque()  # parts of divided requests, sent first
 
         async def worker() -> None:
@@ -408,7 +366,7 @@ class OpenAIService:
         except ExceptionGroup as failed:
             raise failed.exceptions[0] from None
         finally:
-            endpoint.close()
+            await endpoint.aclose()
 
     async def _send(self, endpoint: Endpoint, request: Request) -> Any:
         last_error: Exception

@@ -19,7 +19,7 @@ import json
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVarTuple
 
 from scoring.genres.triples import clean_triple, storable, triple_problem
 
@@ -67,6 +67,7 @@ PARSE_ERRORS = (ValueError, SyntaxError, TypeError, RecursionError, MemoryError)
 MAX_REPLY_CHARS = 200_000
 # One reply of repeated junk once made 83,333 warnings; an output keeps this many and a count.
 MAX_WARNINGS = 50
+Parts = TypeVarTuple("Parts")  # what a warning's message is made of, formatted only when kept
 
 
 class Warnings:
@@ -76,10 +77,10 @@ class Warnings:
         self.kept: list[str] = []
         self.limit, self.more = limit, 0
 
-    def add(self, describe: Callable[[], str]) -> None:
-        """Keep the message ``describe()`` returns; past the limit it is only counted, never formatted."""
+    def add(self, describe: Callable[[*Parts], str], *parts: *Parts) -> None:
+        """Keep the message ``describe(*parts)`` returns; past the limit it is only counted, never formatted."""
         if len(self.kept) < self.limit:
-            self.kept.append(describe())
+            self.kept.append(describe(*parts))
         else:
             self.more += 1
 
@@ -115,7 +116,7 @@ def extract_triples(reply: str, max_chars: int = MAX_REPLY_CHARS) -> tuple[list[
             # A broken outer list may still hold well-formed triples: look inside.
             pending.extend(reversed(span.children))
         else:
-            warnings.add(lambda: f"dropped {shorten(reader.source(span))}: {UNPARSABLE_LIST}")
+            warnings.add(lambda span: f"dropped {shorten(reader.source(span))}: {UNPARSABLE_LIST}", span)
     if reader.slow_parses_left < 0:
         after.append(f"more than {reader.slow_allowance:,} lists could not be read: the rest was read as JSON only")
     if unterminated is not None:
@@ -141,7 +142,7 @@ class Span:
     reads the same but for its outer brackets.
     """
 
-    __slots__ = ("start", "end", "children", "height", "levels", "value")
+    __slots__ = ("children", "end", "height", "levels", "start", "value")
 
     def __init__(self, start: int, end: int, children: list["Span"], height: int, levels: int = 1) -> None:
         self.start, self.end, self.children, self.height, self.levels = start, end, children, height, levels
@@ -334,13 +335,13 @@ def collect(value: Any, triples: list[list[str]], warnings: Warnings) -> None:
     while pending:
         item = pending.pop()
         if isinstance(item, tuple):
-            warnings.add(lambda: f"dropped {show(item)}: a tuple in parentheses, not a list")
+            warnings.add(lambda item: f"dropped {show(item)}: a tuple in parentheses, not a list", item)
         elif isinstance(item, list) and any(isinstance(inner, (list, tuple)) for inner in item):
             pending.extend(reversed(item))
         elif item == []:
             continue  # "[]" says "no triples here"; nothing was dropped.
         elif problem := triple_problem(item):
-            warnings.add(lambda: f"dropped {show(item)}: {problem}")
+            warnings.add(lambda item, problem: f"dropped {show(item)}: {problem}", item, problem)
         else:
             triples.append(clean_triple(item))
 

@@ -183,13 +183,13 @@ class Scorer:
         wanted = self._checked_metrics(metrics)
         check_records(records)
         scores = [TextScores(record.key, dict.fromkeys(VALUE_NAMES)) for record in records]
-        for record, text_scores in zip(records, scores):
+        for record, text_scores in zip(records, scores, strict=True):
             text_scores.values["triples"], text_scores.values["tokens_per_triple"] = output_statistics(
                 record.triples, record.malformed, self.settings.rules
             )
         if "ts" in wanted:
             assert self.topic_model is not None  # _checked_metrics refused ts without one
-            for record, text_scores in zip(records, scores):
+            for record, text_scores in zip(records, scores, strict=True):
                 text_scores.values["ts"] = self.topic_model.topical_similarity(record.text, record.triples)
         if "us" in wanted or "cs" in wanted:
             self._score_embeddings(records, scores, wanted)
@@ -202,7 +202,7 @@ class Scorer:
             splits = self.judge.split(self._pairs(records))
             self._record_verdicts(records, scores, "gs", splits, self._granularity_rule())
         if "prf" in wanted:
-            for record, text_scores in zip(records, scores):
+            for record, text_scores in zip(records, scores, strict=True):
                 self._score_prf(record, text_scores.values)
         return scores
 
@@ -241,7 +241,7 @@ class Scorer:
         if self.settings.rules == REFERENCE:
             # A missing (recorded) verdict is left out, as under the app's rules.
             return lambda items, own: reference_granularity(
-                [item for item, verdict in zip(items, own) if not verdict.missing],
+                [item for item, verdict in zip(items, own, strict=True) if not verdict.missing],
                 [verdict.reply for verdict in own if not verdict.missing],
             )
         return lambda _items, own: granularity(own)
@@ -258,7 +258,7 @@ class Scorer:
         score_of: Callable[[list[Any], Any], float | None],
     ) -> None:
         start = 0
-        for record, text_scores in zip(records, scores):
+        for record, text_scores in zip(records, scores, strict=True):
             items = self._judged(record)
             own = verdicts[start : start + len(items)]
             start += len(items)
@@ -270,9 +270,9 @@ class Scorer:
         if exact is None:  # no gold: P/R/F1 stay None
             return
         relaxed = relaxed_prf(record.triples, record.gold, self.settings.relaxed_threshold)
-        values.update(zip(("precision", "recall", "f1"), exact))
+        values.update(zip(("precision", "recall", "f1"), exact, strict=True))
         assert relaxed is not None  # there is gold, as for exact
-        values.update(zip(("relaxed_precision", "relaxed_recall", "relaxed_f1"), relaxed))
+        values.update(zip(("relaxed_precision", "relaxed_recall", "relaxed_f1"), relaxed, strict=True))
 
 
 def mean(values: Iterable[float | None]) -> float | None:

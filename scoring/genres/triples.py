@@ -43,7 +43,7 @@ def triple_problem(item: object) -> str | None:
         return f"expected 3 items (subject, relation, object), got {len(item)}"
     # One search over the three strings clears the usual triple; only a hit looks element by element.
     all_storable = all(isinstance(element, str) for element in item) and not UNSTORABLE.search("".join(item))
-    for role, element in zip(("subject", "relation", "object"), item):
+    for role, element in zip(("subject", "relation", "object"), item, strict=True):
         if not isinstance(element, str):
             return f"{role} is {type(element).__name__}, not a string"
         if not element.strip():

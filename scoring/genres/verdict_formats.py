@@ -102,7 +102,8 @@ def parse_authors_factualness(
                 "judged on (--triples)"
             )
         verdicts += [
-            RecordedVerdict("fs", text, tuple(triple), supported=result) for triple, result in zip(triples, results)
+            RecordedVerdict("fs", text, tuple(triple), supported=result)
+            for triple, result in zip(triples, results, strict=True)
         ]
     return verdicts
 

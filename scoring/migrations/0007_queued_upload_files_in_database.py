@@ -18,13 +18,15 @@ def move_waiting_files_into_the_database(apps, schema_editor):
     UploadChunk = apps.get_model("scoring", "UploadChunk")
     # Where the files waited before this migration (GENRES_MEDIA_ROOT, by default under the var directory).
     media_root = Path(os.environ.get("GENRES_MEDIA_ROOT") or Path(settings.VAR_DIR) / "media")
-    for upload in Upload.objects.exclude(source=""):
+    # The database being migrated, which need not be the default (manage.py migrate --database).
+    database = schema_editor.connection.alias
+    for upload in Upload.objects.using(database).exclude(source=""):
         path = media_root / upload.source.name
         if upload.outcome in ("queued", "running") and path.is_file():
             with path.open("rb") as waiting:
                 index = 0
                 while data := waiting.read(CHUNK_BYTES):
-                    UploadChunk.objects.create(upload=upload, index=index, data=data)
+                    UploadChunk.objects.using(database).create(upload=upload, index=index, data=data)
                     index += 1
         elif upload.outcome in ("queued", "running"):
             upload.outcome = "failed"

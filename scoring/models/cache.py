@@ -10,6 +10,9 @@ same answer (requests are cached only when they succeed, at temperature 0), so t
 kept is as good as the second, and neither waits for or fails on the other.
 """
 
+from collections.abc import Iterable, Mapping
+from typing import Any
+
 import numpy as np
 from django.db import models
 
@@ -17,7 +20,7 @@ from django.db import models
 BATCH_SIZE = 500
 
 
-def split_key(key):
+def split_key(key: str) -> tuple[str, str]:
     """(model, request hash) of a cache key; a model name may itself contain colons ("llama3:8b")."""
     model, separator, request_hash = key.rpartition(":")
     if not separator or not model or len(request_hash) != 64:
@@ -43,11 +46,11 @@ class CachedResponse(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.model}:{self.request_hash[:12]}…"
 
     @property
-    def value(self):
+    def value(self) -> Any:
         if self.vector is not None:
             return np.frombuffer(bytes(self.vector), dtype=np.float32)
         return self.reply
@@ -56,28 +59,28 @@ class CachedResponse(models.Model):
 class DatabaseRequestCache:
     """The shared request cache; ``hits`` counts the keys it has found, for run statistics."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.hits = 0
 
-    def get_many(self, keys):
-        wanted = {}
+    def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
+        wanted: dict[tuple[str, str], str] = {}
         for key in keys:
             model, request_hash = split_key(key)
             wanted[(model, request_hash)] = key
         hashes = sorted({request_hash for _model, request_hash in wanted})
-        found = {}
+        found: dict[str, Any] = {}
         for start in range(0, len(hashes), BATCH_SIZE):
             rows = CachedResponse.objects.filter(request_hash__in=hashes[start : start + BATCH_SIZE]).only(
                 "model", "request_hash", "reply", "vector"
             )
             for row in rows:
-                key = wanted.get((row.model, row.request_hash))
-                if key is not None:
-                    found[key] = row.value
+                asked = wanted.get((row.model, row.request_hash))
+                if asked is not None:
+                    found[asked] = row.value
         self.hits += len(found)
         return found
 
-    def set_many(self, mapping):
+    def set_many(self, mapping: Mapping[str, Any]) -> None:
         rows = []
         for key, value in mapping.items():
             model, request_hash = split_key(key)

@@ -7,8 +7,10 @@ the database has passed ``scoring.genres.triples.validate_triples`` (three non-e
 import hashlib
 import secrets
 import tempfile
+from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.files import File
 from django.core.validators import RegexValidator
@@ -18,17 +20,18 @@ from django.utils import timezone
 
 from scoring.genres.triples import validate_triples
 
+NAME_PATTERN = r"^[\w][\w .+()-]*$"
 name_validator = RegexValidator(
-    r"^[\w][\w .+()-]*$",
+    NAME_PATTERN,
     "Use letters, digits, spaces and . + ( ) - _ only, starting with a letter or digit.",
 )
 
 
-def text_hash(content):
+def text_hash(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
-def validate_triple_list(value):
+def validate_triple_list(value: object) -> None:
     try:
         validate_triples(value)
     except ValueError as error:
@@ -55,10 +58,10 @@ class Dataset(models.Model):
     class Meta:
         ordering = ["name"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
-    def get_absolute_url(self):
+    def get_absolute_url(self) -> str:
         return reverse("scoring:dataset", args=[self.name])
 
 
@@ -85,18 +88,18 @@ class Text(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.external_id or f"{self.dataset.name} #{self.position + 1}"
 
-    def save(self, *args, **kwargs):
+    def save(self, *args: Any, **kwargs: Any) -> None:
         self.content_sha256 = text_hash(self.content)
         super().save(*args, **kwargs)
 
-    def get_absolute_url(self):
+    def get_absolute_url(self) -> str:
         return reverse("scoring:text", args=[self.dataset.name, self.pk])
 
     @property
-    def label(self):
+    def label(self) -> str:
         return self.external_id or f"#{self.position + 1}"
 
 
@@ -148,10 +151,10 @@ class System(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
-    def join_replicates(self, group, seed):
+    def join_replicates(self, group: str, seed: str) -> None:
         """Make this system the run ``seed`` of the replicate group ``group``; ValidationError when it
         cannot be (another system holds that seed, a name is not valid, the system is the gold)."""
         if (self.replicate_group, self.seed) == (group, seed):
@@ -161,7 +164,7 @@ class System(models.Model):
         self.save(update_fields=["replicate_group", "seed"])
 
     @classmethod
-    def ground_truth(cls):
+    def ground_truth(cls) -> "System":
         system, _ = cls.objects.get_or_create(
             is_ground_truth=True,
             defaults={"name": cls.GROUND_TRUTH, "family": "Gold", "notes": "The gold triples of each dataset."},
@@ -204,11 +207,11 @@ class Upload(models.Model):
     class Meta:
         ordering = ["-created_at", "-pk"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.file_name} ({self.get_outcome_display()})"
 
     @property
-    def in_progress(self):
+    def in_progress(self) -> bool:
         return self.outcome in self.IN_PROGRESS
 
     def keep_file(self, source: File) -> None:
@@ -266,12 +269,15 @@ class Output(models.Model):
     malformed = models.JSONField(default=list, blank=True, help_text="Items of the file that are not triples.")
     upload = models.ForeignKey(Upload, null=True, blank=True, on_delete=models.SET_NULL, related_name="outputs")
     updated_at = models.DateTimeField(auto_now=True)
+    # What the text page shows of it, attached by scoring.score_tables (not stored).
+    score_cells: list[Any]
+    verdicts: list[dict[str, Any]]
 
     class Meta:
         ordering = ["text__position", "system"]
         constraints = [models.UniqueConstraint(fields=["system", "text"], name="one_output_per_system_and_text")]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.system} on {self.text}"
 
 
@@ -303,11 +309,11 @@ class ImportedVerdict(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.aspect} verdict from {self.source} on {self.system} / {self.text}"
 
 
-def api_key_hash(key):
+def api_key_hash(key: str) -> str:
     # Keys are 256-bit random strings, so a plain SHA-256 is enough: there is nothing to brute-force.
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
@@ -328,18 +334,18 @@ class ApiToken(models.Model):
         ordering = ["-created_at", "-pk"]
         verbose_name = "API token"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.prefix}… ({self.user})"
 
     @classmethod
-    def issue(cls, user, name=""):
+    def issue(cls, user: User, name: str = "") -> tuple["ApiToken", str]:
         """Create a token for ``user``; returns it with the key, which is not stored anywhere."""
         key = secrets.token_urlsafe(32)
         token = cls.objects.create(user=user, name=name, prefix=key[: cls.PREFIX_LENGTH], key_sha256=api_key_hash(key))
         return token, key
 
     @classmethod
-    def user_for_key(cls, key):
+    def user_for_key(cls, key: str) -> User | None:
         """The active user a key belongs to, or None; records when the token was last used."""
         token = cls.objects.select_related("user").filter(key_sha256=api_key_hash(key)).first()
         if token is None or not token.user.is_active:

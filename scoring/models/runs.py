@@ -17,10 +17,13 @@ of the run's provenance (``ScoreSettings.fingerprint``), in ``scoring.models.sco
 """
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import models, transaction
 from django.db.models import Count, F, Max, Q, Sum
 from django.db.models.functions import Coalesce
@@ -78,15 +81,23 @@ class ScoringRun(models.Model):
     class Meta:
         ordering = ["-created_at", "-pk"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"Scoring run {self.pk} on {self.dataset}"
 
-    def get_absolute_url(self):
+    def get_absolute_url(self) -> str:
         return reverse("scoring:run", args=[self.pk])
 
     @classmethod
     @transaction.atomic
-    def create(cls, dataset, systems, metrics, score_settings, user=None, chunk_texts=DEFAULT_CHUNK_TEXTS):
+    def create(
+        cls,
+        dataset: Dataset,
+        systems: Iterable[System],
+        metrics: Iterable[str],
+        score_settings: ScoreSettings,
+        user: User | None = None,
+        chunk_texts: int = DEFAULT_CHUNK_TEXTS,
+    ) -> "ScoringRun":
         """A queued run with its chunks; RunRefused names what is wrong with the request."""
         unknown = set(metrics) - set(METRICS)
         if unknown:
@@ -122,25 +133,25 @@ class ScoringRun(models.Model):
         )
         return run
 
-    def settings_object(self):
+    def settings_object(self) -> ScoreSettings:
         return ScoreSettings(**self.score_settings)
 
     @property
-    def is_active(self):
+    def is_active(self) -> bool:
         return self.status in self.ACTIVE
 
     @property
-    def can_resume(self):
+    def can_resume(self) -> bool:
         return self.status in (*self.ACTIVE, self.Status.FAILED)
 
     @property
-    def heuristic_judge(self):
+    def heuristic_judge(self) -> bool:
         return bool(self.provenance and self.provenance.get("heuristic_judge"))
 
     def uses_judge(self) -> bool:
         return bool(set(JUDGED_CODES) & set(self.metrics))
 
-    def start(self):
+    def start(self) -> bool:
         """Queued (or failed, on resume) becomes running; False when the run is over."""
         updated = ScoringRun.objects.filter(pk=self.pk, status__in=(*self.ACTIVE, self.Status.FAILED)).update(
             status=self.Status.RUNNING, started_at=Coalesce(F("started_at"), timezone.now()), error="", finished_at=None
@@ -148,7 +159,7 @@ class ScoringRun(models.Model):
         self.refresh_from_db()
         return bool(updated)
 
-    def record_provenance(self, provenance, fingerprint):
+    def record_provenance(self, provenance: dict[str, Any], fingerprint: str) -> None:
         """Keep what the scores are computed with; refuse a change of settings in mid-run."""
         if self.fingerprint and self.fingerprint != fingerprint:
             raise RuntimeError(
@@ -158,14 +169,14 @@ class ScoringRun(models.Model):
         ScoringRun.objects.filter(pk=self.pk).update(provenance=provenance, fingerprint=fingerprint)
         self.provenance, self.fingerprint = provenance, fingerprint
 
-    def fail(self, message):
+    def fail(self, message: str) -> None:
         ScoringRun.objects.filter(pk=self.pk, status__in=self.ACTIVE).update(
             status=self.Status.FAILED, error=message, finished_at=timezone.now()
         )
         self.refresh_from_db()
 
     @transaction.atomic
-    def cancel(self):
+    def cancel(self) -> bool:
         """Stop the run: pending and queued chunks are skipped, running ones stop at their next boundary."""
         updated = ScoringRun.objects.filter(pk=self.pk, status__in=(*self.ACTIVE, self.Status.FAILED)).update(
             status=self.Status.CANCELLED, finished_at=timezone.now()
@@ -175,12 +186,12 @@ class ScoringRun(models.Model):
         self.refresh_from_db()
         return bool(updated)
 
-    def is_cancelled(self):
+    def is_cancelled(self) -> bool:
         """Read from the database: the boundary check of a running chunk."""
         return ScoringRun.objects.filter(pk=self.pk, status=self.Status.CANCELLED).exists()
 
     @transaction.atomic
-    def finish_if_complete(self):
+    def finish_if_complete(self) -> bool:
         """Mark the run done once every chunk is, storing the aggregates; True for the one caller that did."""
         if self.chunks.exclude(status=RunChunk.Status.DONE).exists():
             return False
@@ -193,13 +204,13 @@ class ScoringRun(models.Model):
         self.refresh_from_db()
         return bool(finished)
 
-    def is_stalled(self, last_activity, now=None):
+    def is_stalled(self, last_activity: datetime | None, now: datetime | None = None) -> bool:
         """Active, with unfinished chunks, and no chunk has started, beaten or finished for a while:
         its workers are gone, and only a resume (or the heal pass) moves it on."""
         quiet_since = max(filter(None, (last_activity, self.started_at, self.created_at)))
         return self.is_active and (now or timezone.now()) - quiet_since > STALE_AFTER
 
-    def progress_state(self):
+    def progress_state(self) -> dict[str, Any]:
         """Everything the run page shows while it runs, as JSON-ready values: counters, the chunk
         table, the run's times, which actions apply, and a failure in words."""
         totals = self.chunks.aggregate(
@@ -246,7 +257,7 @@ class ScoringRun(models.Model):
         }
 
 
-def moment(when):
+def moment(when: datetime | None) -> str:
     """A time as the run page shows it, in the site's time zone; "" when not yet."""
     return timezone.localtime(when).strftime("%Y-%m-%d %H:%M:%S") if when else ""
 
@@ -270,7 +281,7 @@ FAILURES_IN_WORDS = (
 )
 
 
-def failure_in_words(message):
+def failure_in_words(message: str) -> str:
     """The stored failure message, led by what it means and what to do where that is known."""
     for pattern, words in FAILURES_IN_WORDS:
         found = pattern.search(message)
@@ -316,10 +327,10 @@ class RunChunk(models.Model):
         ordering = ["run", "index"]
         constraints = [models.UniqueConstraint(fields=["run", "index"], name="unique_chunk_index_per_run")]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"chunk {self.index + 1} of run {self.run_id}"
 
-    def progress_row(self, run_active):
+    def progress_row(self, run_active: bool) -> dict[str, Any]:
         """The chunk's row of the run page. A chunk still waiting when its run ended never ran."""
         waiting_for_nothing = not run_active and self.status in self.WAITING
         return {
@@ -334,11 +345,11 @@ class RunChunk(models.Model):
             "error": self.error[:ERROR_CHARS_SHOWN],
         }
 
-    def _held(self):
+    def _held(self) -> "models.QuerySet[RunChunk]":
         """This chunk, as long as its job still holds it and runs it."""
         return RunChunk.objects.filter(pk=self.pk, job_id=self.job_id, status=self.Status.RUNNING)
 
-    def hand_to(self, job_id):
+    def hand_to(self, job_id: str) -> bool:
         """Give the chunk to a new job, a job that held it before losing it; False once it is done."""
         handed = (
             RunChunk.objects.filter(pk=self.pk)
@@ -349,7 +360,7 @@ class RunChunk(models.Model):
         return bool(handed)
 
     @classmethod
-    def claim(cls, pk, job_id):
+    def claim(cls, pk: int, job_id: str) -> "RunChunk | None":
         """The chunk, now running, if job ``job_id`` holds it and its run is still wanted; else None."""
         now = timezone.now()
         claimed = cls.objects.filter(
@@ -357,31 +368,31 @@ class RunChunk(models.Model):
         ).update(status=cls.Status.RUNNING, attempts=F("attempts") + 1, started_at=now, heartbeat_at=now)
         return cls.objects.select_related("run__dataset").get(pk=pk) if claimed else None
 
-    def beat(self):
+    def beat(self) -> None:
         """Show the chunk is alive: the heal pass re-queues running chunks without a recent heartbeat."""
         self._held().update(heartbeat_at=timezone.now())
 
     @transaction.atomic
-    def complete(self, rows, usage):
+    def complete(self, rows: Sequence[Sequence[Any]], usage: dict[str, int]) -> bool:
         """Store the chunk's scores and mark it done, together; False if another job took it over."""
         done = self._held().update(status=self.Status.DONE, finished_at=timezone.now(), **usage)
         if done:
             TextScore.store_rows(rows)
         return bool(done)
 
-    def fail(self, message):
+    def fail(self, message: str) -> None:
         self._held().update(status=self.Status.FAILED, error=message, finished_at=timezone.now())
 
-    def stop_for_cancel(self):
+    def stop_for_cancel(self) -> None:
         self._held().update(status=self.Status.CANCELLED, finished_at=timezone.now())
 
 
-def latest_system_scores(dataset, fingerprint):
+def latest_system_scores(dataset: Dataset, fingerprint: str) -> list[SystemScore]:
     """Per system, its scores from the latest finished run with these settings, and whether they are current.
 
     Aggregates stop being current once any of the system's outputs on the dataset is uploaded again.
     """
-    latest = {}
+    latest: dict[int, SystemScore] = {}
     finished = {"run__dataset": dataset, "run__fingerprint": fingerprint, "run__status": ScoringRun.Status.DONE}
     rows = (
         SystemScore.objects.filter(**finished).select_related("system", "run").order_by("-run__finished_at", "-run__pk")
@@ -399,9 +410,9 @@ def latest_system_scores(dataset, fingerprint):
     return sorted(latest.values(), key=lambda row: (not row.system.is_ground_truth, row.system.name))
 
 
-def settings_choices(dataset):
+def settings_choices(dataset: Dataset) -> list["ScoringRun"]:
     """The settings fingerprints with a finished run on ``dataset``, newest first, each with that run."""
-    latest = {}
+    latest: dict[str, ScoringRun] = {}
     finished = ScoringRun.objects.filter(dataset=dataset, status=ScoringRun.Status.DONE)
     for run in finished.order_by("-finished_at", "-pk"):
         latest.setdefault(run.fingerprint, run)

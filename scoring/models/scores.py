@@ -5,14 +5,38 @@ A score keeps the ``updated_at`` of the output it was computed from: once the ou
 uploaded again, the score is no longer current and pages stop showing it.
 """
 
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol
+
 from django.db import connection, models
 from django.db.models import Avg, Case, Count, F, FloatField, Max, Q, Value, When
 
 from scoring.genres.aspects import METRICS, PRF, PRF_CODES
 from scoring.genres.rules import output_statistics
-from scoring.genres.scorer import AVERAGED, mean
-from scoring.models.catalogue import Output, System
+from scoring.genres.scorer import AVERAGED, ScoreSettings, mean
+from scoring.models.catalogue import Dataset, Output, System
 from scoring.sql import JSONNumber
+
+if TYPE_CHECKING:
+    from scoring.genres.scorer import TextScores
+
+
+class Run(Protocol):
+    """What storing scores reads of their run: a ``ScoringRun``, whose module imports this one."""
+
+    @property
+    def pk(self) -> Any: ...
+    @property
+    def fingerprint(self) -> str: ...
+    @property
+    def metrics(self) -> Any: ...
+    @property
+    def dataset(self) -> Dataset: ...
+    @property
+    def systems(self) -> Any: ...
+    def settings_object(self) -> ScoreSettings: ...
+
 
 # Rows fetched at a time where a query streams every scored output.
 STREAM_ROWS = 5000
@@ -24,19 +48,19 @@ def metric_names(metric: str) -> tuple[str, ...]:
     return PRF_CODES if metric == PRF else (metric,)
 
 
-def metric_values(metric, values):
+def metric_values(metric: str, values: dict[str, Any]) -> dict[str, Any]:
     """The values one metric produces, out of a text's full set of values."""
     return {name: values[name] for name in metric_names(metric)}
 
 
-def stored_value(name):
+def stored_value(name: str) -> JSONNumber:
     """One value of the stored per-text JSON for SQL: None (not applicable) is NULL, which AVG
     leaves out, as ``scorer.aggregate`` leaves out None."""
     return JSONNumber("values", name)
 
 
-class TextScoreQuerySet(models.QuerySet):
-    def current(self):
+class TextScoreQuerySet(models.QuerySet["TextScore"]):
+    def current(self) -> "TextScoreQuerySet":
         """Scores of outputs not uploaded again since they were scored."""
         return self.filter(output_updated_at=F("output__updated_at"))
 
@@ -61,7 +85,7 @@ class TextScore(models.Model):
             )
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.metric} of {self.output_id} ({self.fingerprint[:8]})"
 
     # A row as ``store_rows`` takes it, and the fields a later run with the same settings replaces.
@@ -69,7 +93,9 @@ class TextScore(models.Model):
     REPLACED_FIELDS = ("run", "output_updated_at", "values", "details")
 
     @classmethod
-    def rows_for(cls, run, output_id, output_updated_at, text_scores):
+    def rows_for(
+        cls, run: Run, output_id: int, output_updated_at: datetime, text_scores: "TextScores"
+    ) -> list[tuple[Any, ...]]:
         """The rows of one output's scores, one per metric of the run, as ``store_rows`` takes them."""
         values, details = text_scores.values, text_scores.details
         return [
@@ -86,13 +112,13 @@ class TextScore(models.Model):
         ]
 
     @classmethod
-    def store(cls, scores):
+    def store(cls, scores: Iterable["TextScore"]) -> None:
         """Insert TextScore objects, or replace what an earlier run with the same settings stored."""
-        attributes = [cls._meta.get_field(name).attname for name in cls.ROW_FIELDS]
+        attributes = [cls._own_field(name).attname for name in cls.ROW_FIELDS]
         cls.store_rows([tuple(getattr(score, attribute) for attribute in attributes) for score in scores])
 
     @classmethod
-    def store_rows(cls, rows):
+    def store_rows(cls, rows: Sequence[Sequence[Any]]) -> None:
         """Insert rows (tuples of ROW_FIELDS), or replace what an earlier run with the same settings stored.
 
         One prepared INSERT ... ON CONFLICT DO UPDATE (SQLite and PostgreSQL) for all the rows:
@@ -101,21 +127,36 @@ class TextScore(models.Model):
         """
         if not rows:
             return
-        fields = [cls._meta.get_field(name) for name in cls.ROW_FIELDS]
+        fields = [cls._own_field(name) for name in cls.ROW_FIELDS]
         quote = connection.ops.quote_name
-        columns = ", ".join(quote(field.column) for field in fields)
-        unique = ", ".join(quote(cls._meta.get_field(name).column) for name in ("output", "fingerprint", "metric"))
+        columns = ", ".join(quote(cls._column(name)) for name in cls.ROW_FIELDS)
+        unique = ", ".join(quote(cls._column(name)) for name in ("output", "fingerprint", "metric"))
         replaced = ", ".join(
-            f"{quote(column)} = excluded.{quote(column)}"
-            for column in (cls._meta.get_field(name).column for name in cls.REPLACED_FIELDS)
+            f"{quote(column)} = excluded.{quote(column)}" for column in map(cls._column, cls.REPLACED_FIELDS)
         )
         sql = (
             f"INSERT INTO {quote(cls._meta.db_table)} ({columns}) VALUES ({', '.join(['%s'] * len(fields))}) "
             f"ON CONFLICT ({unique}) DO UPDATE SET {replaced}"
         )
-        prepared = [[field.get_db_prep_save(value, connection) for field, value in zip(fields, row)] for row in rows]
+        prepared = [
+            [field.get_db_prep_save(value, connection) for field, value in zip(fields, row, strict=True)]
+            for row in rows
+        ]
         with connection.cursor() as cursor:
             cursor.executemany(sql, prepared)
+
+    @classmethod
+    def _own_field(cls, name: str) -> "models.Field[Any, Any]":
+        """One of the model's own fields, not a relation pointing at it."""
+        field = cls._meta.get_field(name)
+        assert isinstance(field, models.Field)
+        return field
+
+    @classmethod
+    def _column(cls, name: str) -> str:
+        column = cls._own_field(name).column
+        assert column is not None  # a field stored in the table has its column
+        return column
 
 
 class SystemScore(models.Model):
@@ -125,16 +166,18 @@ class SystemScore(models.Model):
     system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="system_scores")
     values = models.JSONField()
     outputs_updated_at = models.DateTimeField(help_text="The newest of the scored outputs' updated_at.")
+    # Whether the system's outputs are unchanged since, attached by ``latest_system_scores`` (not stored).
+    is_current: bool
 
     class Meta:
         ordering = ["-system__is_ground_truth", "system__name"]
         constraints = [models.UniqueConstraint(fields=["run", "system"], name="one_aggregate_per_run_and_system")]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.system} in run {self.run_id}"
 
     @classmethod
-    def store_means(cls, run):
+    def store_means(cls, run: Run) -> None:
         """Each system's means over a finished ``run`` (``scorer.aggregate``'s), computed by the
         database from the stored scores.
 
@@ -153,7 +196,8 @@ class SystemScore(models.Model):
         # Triples and tokens per triple follow the run's rules (the reference rules count the
         # malformed items too, with word tokens), so they are counted here, in one streamed pass.
         rules = run.settings_object().rules
-        counts, tokens = {}, {}
+        counts: dict[int, list[int]] = {}
+        tokens: dict[int, list[float | None]] = {}
         outputs = scored.filter(first).values_list("output__system_id", "output__triples", "output__malformed")
         for system_id, triples, malformed in outputs.iterator(chunk_size=STREAM_ROWS):
             triple_count, triple_tokens = output_statistics(triples, malformed, rules)
@@ -177,10 +221,10 @@ class SystemScore(models.Model):
             )
             .order_by()
         )
-        cls.objects.filter(run=run).delete()
-        cls.objects.bulk_create(
-            cls(
-                run=run,
+        SystemScore.objects.filter(run_id=run.pk).delete()
+        SystemScore.objects.bulk_create(
+            SystemScore(
+                run_id=run.pk,
                 system_id=row["output__system_id"],
                 values={
                     "texts": row["texts"],

@@ -4,31 +4,37 @@ The views are CSRF-exempt because they never look at the session cookie: a brows
 tricked into sending the token header, so cross-site requests carry no authority here.
 """
 
+from collections.abc import Callable
 from functools import wraps
+from typing import Any
 
-from django.http import JsonResponse
+from django import forms
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 
-from scoring.forms import DatasetUploadForm, OutputsFileForm
+from core.signed_in import SignedInRequest
+from scoring.forms import DatasetUploadForm, ImportForm, OutputsFileForm
 from scoring.import_jobs import upload_state
 from scoring.imports import ImportRefused
 from scoring.models import ApiToken, Dataset, Upload
 from scoring.queries import datasets_with_counts
 
+View = Callable[..., HttpResponse]
 
-def error(message, status):
+
+def error(message: str, status: int) -> JsonResponse:
     response = JsonResponse({"error": message}, status=status)
     if status == 401:
         response["WWW-Authenticate"] = 'Token realm="GENRES Arena API"'
     return response
 
 
-def token_required(view):
+def token_required(view: View) -> View:
     """Authenticate by API token; 401 without a valid one, 403 for users who are not staff."""
 
     @wraps(view)
-    def authenticate(request, *args, **kwargs):
+    def authenticate(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         scheme, _, key = request.headers.get("Authorization", "").partition(" ")
         if scheme.lower() != "token" or not key.strip():
             return error("Send the header 'Authorization: Token <key>'.", 401)
@@ -43,20 +49,20 @@ def token_required(view):
     return csrf_exempt(authenticate)
 
 
-def form_error(form):
+def form_error(form: forms.Form) -> str:
     """One line naming each invalid field and why."""
     return "; ".join(
-        f"{field}: {' '.join(messages)}" if field != "__all__" else " ".join(messages)
+        f"{field}: {' '.join(map(str, messages))}" if field != "__all__" else " ".join(map(str, messages))
         for field, messages in form.errors.items()
     )
 
 
-def allow_methods(*methods):
+def allow_methods(*methods: str) -> Callable[[View], View]:
     """Like require_http_methods, with the JSON error body every other reply of this API has."""
 
-    def decorate(view):
+    def decorate(view: View) -> View:
         @wraps(view)
-        def check_method(request, *args, **kwargs):
+        def check_method(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
             if request.method not in methods:
                 response = error(f"Method {request.method} is not allowed here.", 405)
                 response["Allow"] = ", ".join(methods)
@@ -68,7 +74,7 @@ def allow_methods(*methods):
     return decorate
 
 
-def run_upload(request, form_class, **form_kwargs):
+def run_upload(request: SignedInRequest, form_class: type[ImportForm], **form_kwargs: Any) -> JsonResponse:
     """Validate and import, or queue a big file's import (202); the JSON reply for every outcome.
 
     Every reply about an upload carries its ``status_url``.
@@ -93,7 +99,7 @@ def run_upload(request, form_class, **form_kwargs):
 
 @token_required
 @allow_methods("GET", "POST")
-def datasets(request):
+def datasets(request: SignedInRequest) -> JsonResponse:
     if request.method == "POST":
         return run_upload(request, DatasetUploadForm)
     return JsonResponse(
@@ -117,7 +123,7 @@ def datasets(request):
 
 @token_required
 @allow_methods("POST")
-def dataset_outputs(request, name):
+def dataset_outputs(request: SignedInRequest, name: str) -> JsonResponse:
     dataset = Dataset.objects.filter(name=name).first()
     if dataset is None:
         return error(f"No dataset named {name!r}.", 404)
@@ -126,7 +132,7 @@ def dataset_outputs(request, name):
 
 @token_required
 @allow_methods("GET")
-def upload_status(request, pk):
+def upload_status(request: SignedInRequest, pk: int) -> JsonResponse:
     """Where an upload stands: queued or importing (with progress), imported, unchanged or failed."""
     upload = Upload.objects.filter(pk=pk).first()
     if upload is None:

@@ -5,15 +5,17 @@ from django.contrib.auth.decorators import login_required, permission_required
 from django.core.exceptions import BadRequest
 from django.core.paginator import Paginator
 from django.db.models.functions import Substr
-from django.http import JsonResponse
+from django.forms import Form
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.permissions import VIEW_OUTPUTS, check_not_blind, staff_required
+from core.signed_in import SignedInRequest
 from scoring.forms import DatasetUploadForm, OutputsUploadForm
 from scoring.import_jobs import upload_state
-from scoring.imports import ImportRefused
+from scoring.imports import ImportRefused, ImportSummary
 from scoring.models import System, Text, Upload
 from scoring.queries import datasets_with_counts, systems_of
 from scoring.score_tables import dataset_scores, text_scores
@@ -27,13 +29,13 @@ UPLOAD_FORMS = {"dataset": DatasetUploadForm, "outputs": OutputsUploadForm}
 
 
 @login_required
-def home(request):
+def home(request: HttpRequest) -> HttpResponse:
     return render(request, "scoring/home.html", {"datasets": datasets_with_counts()})
 
 
 @login_required
 @permission_required(VIEW_OUTPUTS, raise_exception=True)
-def dataset_detail(request, name):
+def dataset_detail(request: HttpRequest, name: str) -> HttpResponse:
     dataset = get_object_or_404(datasets_with_counts(), name=name)
     check_not_blind(request.user, dataset)
     texts = (
@@ -57,7 +59,7 @@ def dataset_detail(request, name):
 
 @login_required
 @permission_required(VIEW_OUTPUTS, raise_exception=True)
-def text_detail(request, name, pk):
+def text_detail(request: HttpRequest, name: str, pk: int) -> HttpResponse:
     text = get_object_or_404(Text.objects.select_related("dataset"), pk=pk, dataset__name=name)
     check_not_blind(request.user, text.dataset)
     # The gold triples are shown from the text itself; the Ground truth system would repeat them.
@@ -77,7 +79,7 @@ def text_detail(request, name, pk):
     )
 
 
-def upload_report(summary):
+def upload_report(summary: ImportSummary) -> str:
     """What the upload page says after an import: counts, and the first parse warnings."""
     if summary.unchanged:
         return (
@@ -88,10 +90,10 @@ def upload_report(summary):
     return summary.report()
 
 
-def invalid_form_report(form):
+def invalid_form_report(form: Form) -> str:
     """The form's errors in one sentence, for the banner at the top of the page."""
     problems = [
-        f"{form[field].label if field in form.fields else 'Form'}: {' '.join(errors)}"
+        f"{form[field].label if field in form.fields else 'Form'}: {' '.join(map(str, errors))}"
         for field, errors in form.errors.items()
     ]
     return f"Nothing imported. {' '.join(problems)}"
@@ -99,7 +101,7 @@ def invalid_form_report(form):
 
 @staff_required(STAFF_ONLY)
 @require_http_methods(["GET", "POST"])
-def upload(request):
+def upload(request: SignedInRequest) -> HttpResponse:
     forms = {kind: form_class(prefix=kind) for kind, form_class in UPLOAD_FORMS.items()}
     status = 200
     if request.method == "POST":
@@ -143,6 +145,6 @@ def upload(request):
 
 @staff_required(STAFF_ONLY)
 @require_GET
-def upload_progress(request, pk):
+def upload_progress(request: HttpRequest, pk: int) -> JsonResponse:
     """The upload page's fallback when its websocket is down: the state the socket sends."""
     return JsonResponse(upload_state(get_object_or_404(Upload, pk=pk)))

@@ -2,12 +2,13 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
-from django.http import JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.permissions import VIEW_OUTPUTS, check_not_blind, staff_required
+from core.signed_in import SignedInRequest
 from scoring.forms import RunForm
 from scoring.genres.prompts import templates_from_texts
 from scoring.healing import resume_run
@@ -19,13 +20,13 @@ from scoring.score_tables import score_table
 from scoring.views.pages import STAFF_ONLY
 
 
-def run_for(pk):
+def run_for(pk: int) -> ScoringRun:
     return get_object_or_404(ScoringRun.objects.select_related("dataset", "created_by"), pk=pk)
 
 
 @staff_required(STAFF_ONLY)
 @require_http_methods(["GET", "POST"])
-def run_new(request, name):
+def run_new(request: SignedInRequest, name: str) -> HttpResponse:
     dataset = get_object_or_404(Dataset, name=name)
     form = RunForm(dataset, request.POST or None)
     estimate = None
@@ -62,7 +63,7 @@ def run_new(request, name):
 @login_required
 @permission_required(VIEW_OUTPUTS, raise_exception=True)
 @require_GET
-def run_detail(request, pk):
+def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = run_for(pk)
     check_not_blind(request.user, run.dataset)
     return render(
@@ -80,7 +81,7 @@ def run_detail(request, pk):
 @login_required
 @permission_required(VIEW_OUTPUTS, raise_exception=True)
 @require_GET
-def run_progress(request, pk):
+def run_progress(request: HttpRequest, pk: int) -> JsonResponse:
     """The page's fallback when its websocket is down: the same state the socket sends."""
     run = run_for(pk)
     check_not_blind(request.user, run.dataset)
@@ -89,7 +90,7 @@ def run_progress(request, pk):
 
 @staff_required(STAFF_ONLY)
 @require_POST
-def run_cancel(request, pk):
+def run_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     run = run_for(pk)
     if run.cancel():
         publish_progress(run)
@@ -101,7 +102,7 @@ def run_cancel(request, pk):
 
 @staff_required(STAFF_ONLY)
 @require_POST
-def run_resume(request, pk):
+def run_resume(request: HttpRequest, pk: int) -> HttpResponse:
     run = run_for(pk)
     try:
         queued = resume_run(run)

@@ -36,7 +36,7 @@ def test_fleiss_kappa_is_reported_per_aspect():
     judgements = [
         Judgement(item, "fs", annotator, label)
         for item, labels in enumerate([("a", "a", "a"), ("a", "a", "b"), ("b", "b", "tie"), ("a", "b", "tie")])
-        for annotator, label in zip("xyz", labels)
+        for annotator, label in zip("xyz", labels, strict=True)
     ]
     figures = agreement(judgements)
     assert figures["fs"]["fleiss"] == pytest.approx(1 / 22)
@@ -93,9 +93,9 @@ def test_the_matrix_equals_pair_by_pair_counting():
     keys = {(j.item, j.aspect) for j in judgements}
     for (row, first), (column, second) in itertools.permutations(enumerate(matrix["annotators"]), 2):
         both = [
-            (labels[key + (first,)], labels[key + (second,)])
+            (labels[(*key, first)], labels[(*key, second)])
             for key in keys
-            if key + (first,) in labels and key + (second,) in labels
+            if (*key, first) in labels and (*key, second) in labels
         ]
         assert matrix["pairs"][row][column] == len(both)
         if both:

@@ -96,9 +96,9 @@ def test_a_bad_authors_file_names_the_file_and_line_and_imports_nothing(study, t
     with pytest.raises(CommandError, match=r"Granularity_merged.csv line 3: sample_id '7.0' is not a position"):
         call_command("import_judgments", *study, bad, "--dataset", "tiny", "--layout", "authors", *NAMES)
     unnamed = write_csv(tmp_path / "votes.csv", TOPICAL)
-    with pytest.raises(CommandError, match="votes.csv: the file name does not start with an aspect"):
+    with pytest.raises(CommandError, match=r"votes\.csv: the file name does not start with an aspect"):
         call_command("import_judgments", unnamed, "--dataset", "tiny", "--layout", "authors", *NAMES)
-    with pytest.raises(CommandError, match="Topical_merged.csv line 2: unknown system 'Groundtruth' in system_a"):
+    with pytest.raises(CommandError, match=r"Topical_merged\.csv line 2: unknown system 'Groundtruth' in system_a"):
         call_command("import_judgments", study[0], "--dataset", "tiny", "--layout", "authors")
     from annotation.models import Campaign
 

@@ -17,7 +17,7 @@ def status_of(page, name):
 
 def test_a_left_out_annotator_is_shown_left_out_not_active(client, people, disputed_campaign):
     campaign = disputed_campaign
-    (first, second), _, staff = people
+    (first, _second), _, staff = people
     set_exclusion(campaign, first, excluded=True, changed_by=staff)
     client.force_login(staff)
     page = client.get(campaign.get_absolute_url()).content.decode()

@@ -40,7 +40,7 @@ def download_jsonl(client, campaign):
 
 
 def test_csv_has_one_row_per_item_aspect_and_annotator(admin_client, judged):
-    campaign, people, assignments = judged
+    campaign, people, _assignments = judged
     rows = download_csv(admin_client, campaign)
     assert tuple(rows[0]) == COLUMNS
     assert len(rows) == 2 * 5 == Judgement.objects.count()
@@ -50,13 +50,13 @@ def test_csv_has_one_row_per_item_aspect_and_annotator(admin_client, judged):
 
 
 def test_rows_carry_canonical_names_sides_and_time(admin_client, judged):
-    campaign, people, assignments = judged
+    campaign, _people, assignments = judged
     rows = download_csv(admin_client, campaign)
     for assignment in assignments:
         item = assignment.item
         mine = {row["aspect"]: row for row in rows if row["annotator"] == assignment.annotator.username}
         left, right = ("system_a", "system_b") if assignment.a_on_left else ("system_b", "system_a")
-        for aspect, row in mine.items():
+        for row in mine.values():
             assert (row["system_a"], row["system_b"]) == (item.system_a.name, item.system_b.name)
             assert row[f"{left}_side"] == "left" and row[f"{right}_side"] == "right"
             assert row["text"] == item.text.external_id and row["text_position"] == str(item.text.position + 1)

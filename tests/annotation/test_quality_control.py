@@ -308,7 +308,7 @@ def test_an_export_with_attention_checks_imports_without_them(tmp_path):
     from annotation.imports import import_judgements
 
     campaign, people = campaign_with(attention_share=0.2)
-    for person, side in zip(people, ("left", "right")):
+    for person, side in zip(people, ("left", "right"), strict=True):
         judge_everything(person, campaign, side)
     path = tmp_path / "export.csv"
     path.write_text("".join(exports.csv_lines(campaign)), encoding="utf-8")

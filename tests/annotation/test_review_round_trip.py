@@ -53,7 +53,7 @@ def test_an_unknown_way_back_is_refused(signed_in, setup, annotator):
 
 
 def test_rows_name_queue_number_pair_and_the_choices_as_shown(signed_in, setup, annotator):
-    first, second, third = setup.assignments(annotator)[:3]  # the three pairs of the first text
+    _first, second, _third = setup.assignments(annotator)[:3]  # the three pairs of the first text
     save_judgements(second, {"ts": "left", "us": "tie"}, expected_version=0, seconds=2)
     body = signed_in.get(reverse("annotation:annotate_review")).content.decode()
     row = re.search(rf'<tr id="item-{second.public_id}">(.*?)</tr>', body, re.S).group(1)

@@ -55,7 +55,7 @@ def test_queues_give_overlap_texts_to_two_different_annotators():
     overlap = select_overlap(TEXTS, 0.5, seed=2)
     queues = assign_queues(text_items(), overlap, [1, 2, 3], seed=2)
     holders = Counter()
-    for annotator, queue in queues.items():
+    for queue in queues.values():
         assert len(queue) == len(set(queue)), "an annotator never gets the same item twice"
         for text in {text_of(item) for item in queue}:
             holders[text] += 1

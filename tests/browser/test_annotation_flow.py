@@ -136,7 +136,7 @@ def test_keyboard_annotation_flow(live_server, page, screenshot_dir, admin_user)
     left, right = (Label.A, Label.B) if first.a_on_left else (Label.B, Label.A)
     assert first_labels == {"ts": left, "us": Label.TIE, "fs": right, "gs": left, "cs": Label.TIE}
     second_labels = dict(Judgement.objects.filter(assignment=second).values_list("aspect", "label"))
-    second_left, second_right = (Label.A, Label.B) if second.a_on_left else (Label.B, Label.A)
+    _second_left, second_right = (Label.A, Label.B) if second.a_on_left else (Label.B, Label.A)
     assert second_labels == {"ts": second_right, "us": Label.TIE, "fs": Label.TIE, "gs": second_right, "cs": Label.TIE}
     third_left = Label.A if third.a_on_left else Label.B
     assert dict(Judgement.objects.filter(assignment=third).values_list("aspect", "label")) == {

@@ -7,6 +7,7 @@ a desktop and are stacked, titles apart, on a phone, where the heatmap drops its
 the radar's names stay inside the plot; the Figure 5 plot is drawn.
 """
 
+import itertools
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -77,7 +78,7 @@ def test_the_ranked_leaderboard_and_its_plots(live_server, sized_page, screensho
         # Stacked: one column, five bands that do not overlap.
         assert all(domain == [0, 1] for domain in scatter["x"])
         bands = sorted(tuple(domain) for domain in titles_y)
-        assert all(lower[1] < upper[0] for lower, upper in zip(bands, bands[1:]))
+        assert all(lower[1] < upper[0] for lower, upper in itertools.pairwise(bands))
         assert scatter["height"] > 1000
     else:
         assert len({tuple(domain) for domain in scatter["x"]}) == 5

@@ -42,7 +42,7 @@ def column_edges(page, side):
 
 
 def test_long_item_by_keyboard_at_desktop_width(live_server, page, long_setup, screenshot_dir):
-    setup, long_item, short_item = long_setup
+    _setup, long_item, short_item = long_setup
     base = live_server.url
     sign_in(page, base, "lee", "lee-pass-123")
     page.goto(item_url(base, long_item))
@@ -140,7 +140,7 @@ def test_long_item_by_keyboard_at_desktop_width(live_server, page, long_setup, s
 
 def test_long_item_on_a_phone(live_server, phone_page, long_setup, screenshot_dir):
     page = phone_page
-    setup, long_item, _ = long_setup
+    _setup, long_item, _ = long_setup
     base = live_server.url
     sign_in(page, base, "lee", "lee-pass-123")
     page.goto(item_url(base, long_item))

@@ -136,7 +136,7 @@ def test_quality_page_and_exclusion(live_server, sized_page, screenshot_dir, adm
     setup.campaign.save(update_fields=["attention_share", "practice_pass_mark"])
     replace_practice_items(setup.campaign, PRACTICE_RECORDS)
     add_attention_checks(setup.campaign)
-    for person, side in zip(people, ("left", "right")):
+    for person, side in zip(people, ("left", "right"), strict=True):
         membership = CampaignAnnotator.objects.get(annotator=person)
         answer_practice(membership, setup.campaign.practice_items.first(), {"fs": "left", "ts": "left"})
         answer_practice(membership, setup.campaign.practice_items.last(), {"us": side})

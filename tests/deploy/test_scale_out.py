@@ -29,7 +29,6 @@ import os
 import random
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -41,10 +40,11 @@ import pytest
 from django.conf import settings
 
 from benchmarks.load import Figures, Session, annotate
+from tests.deploy.postgres_server import POSTGRES, answers
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.slow, pytest.mark.postgres_relevant]
 
-POSTGRES, REDIS = ("127.0.0.1", 5432), ("127.0.0.1", 6379)
+REDIS = ("127.0.0.1", 6379)
 DATABASE_NAME = "genres_scale_test"
 REDIS_DB = 5
 WEB_PORT = 8080
@@ -85,14 +85,6 @@ WEBS, WORKERS = MACHINES[:2], MACHINES[2:]
 
 def ip(*args):
     return subprocess.run(["ip", *args], capture_output=True, text=True, check=True)
-
-
-def answers(address):
-    try:
-        socket.create_connection(address, timeout=2).close()
-        return True
-    except OSError:
-        return False
 
 
 def reason_to_skip():
@@ -367,7 +359,7 @@ async def judge_whole_queues(base_url, accounts, campaign_id):
     """Both annotators judge every item of their queues, as the item page's script would."""
     figures = Figures()
     sessions = [Session(base_url, figures, keep_alive=False) for _ in accounts]
-    for session, account in zip(sessions, accounts):
+    for session, account in zip(sessions, accounts, strict=True):
         await session.sign_in(account["username"], account["password"])
     deadline = time.monotonic() + RUN_SECONDS  # an upper bound for a stuck server, not a speed check
     await asyncio.gather(

@@ -16,6 +16,9 @@ from scoring.genres.cache import InMemoryRequestCache
 from scoring.genres.judges.registry import get_judge
 from scoring.genres.openai_backend import RetryPolicy
 
+# Every test runs over both transports (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("transport")
+
 TEXT = "Grace Hopper and Howard Aiken built the Mark I at Harvard."
 PAIRS = [
     (TEXT, ["Grace Hopper", "built", "Mark I"]),
@@ -105,7 +108,7 @@ def test_the_first_chunk_is_in_flight_while_the_cache_is_asked_for_the_next_from
         judge = make_judge(server, batch_size=1, concurrency=2, chunk_size=2, cache=cache)
         verdicts = judge.check_support(pairs)
     assert all(verdict.supported for verdict in verdicts) and len(cache) == 6
-    threads, counts = zip(*cache.lookups)
+    threads, counts = zip(*cache.lookups, strict=True)
     assert set(threads) == {threading.get_ident()}  # the ORM cache is only called from the caller's thread
     assert len(counts) == 3 and counts[0] == 0 and counts[1] >= 1
 

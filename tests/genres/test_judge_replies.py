@@ -93,7 +93,7 @@ def test_split_examples_end_with_their_granularity():
 
 def test_support_examples_read_back_as_their_labels():
     for (_text, _triple, label), (_question, answer) in zip(
-        prompts.SUPPORT_EXAMPLES, support_prompt("t", ["a", "b", "c"]).examples
+        prompts.SUPPORT_EXAMPLES, support_prompt("t", ["a", "b", "c"]).examples, strict=True
     ):
         assert parse_support(answer) == (label == "True", True)
 

@@ -13,6 +13,9 @@ from scoring.genres.embedders import (
 )
 from scoring.genres.openai_backend import RetryPolicy
 
+# Every test runs over both transports (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("transport")
+
 TEXTS = ["Marie Curie", "won", "Nobel Prize in Physics", "Pierre Curie", "won"]
 # Short waits between attempts, but a generous timeout per attempt: on a loaded machine a slow
 # answer must not become a retry that a test counting requests would see.

@@ -127,7 +127,7 @@ def test_scores_are_the_same_twice(scorer):
 
 
 def test_invalid_records_are_refused_before_any_work(scorer, judge):
-    bad = records() + [TextRecord("text-9", CURIE, [["Marie Curie", "", "Warsaw"]])]
+    bad = [*records(), TextRecord("text-9", CURIE, [["Marie Curie", "", "Warsaw"]])]
     with pytest.raises(ValueError, match=r"record 'text-9', triple 1: relation is empty"):
         scorer.score(bad)
     with pytest.raises(ValueError, match=r"record 'g', gold triple 2: expected 3 items"):

@@ -69,7 +69,7 @@ def annotator_of_open_campaign(scored):
 
 
 def test_an_annotator_of_an_open_campaign_is_refused_with_a_reason(client, dataset, annotator_of_open_campaign):
-    campaign, annotator = annotator_of_open_campaign
+    _campaign, annotator = annotator_of_open_campaign
     client.force_login(annotator)
     addresses = urls(dataset)
     page = client.get(addresses["page"])
@@ -83,7 +83,7 @@ def test_an_annotator_of_an_open_campaign_is_refused_with_a_reason(client, datas
 
 
 def test_the_index_hides_that_dataset_from_them(client, dataset, annotator_of_open_campaign):
-    campaign, annotator = annotator_of_open_campaign
+    _campaign, annotator = annotator_of_open_campaign
     client.force_login(annotator)
     html = client.get(urls(dataset)["index"]).content.decode()
     assert reverse("leaderboard:dataset", args=[dataset.name]) not in html

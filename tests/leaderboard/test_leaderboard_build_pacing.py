@@ -35,7 +35,7 @@ def test_a_build_records_when_it_ended_and_its_cpu_time(db, monkeypatch):
     slept = []
     monkeypatch.setattr(jobs.time, "sleep", slept.append)
     jobs.build_leaderboards(dataset.pk)
-    finished_at, cpu_seconds = json.loads(jobs.queue().connection.get(jobs._last_build_key(dataset.pk)))
+    _finished_at, cpu_seconds = json.loads(jobs.queue().connection.get(jobs._last_build_key(dataset.pk)))
     assert cpu_seconds > 0
     jobs.build_leaderboards(dataset.pk)  # right after: waits its turn
     assert len(slept) == 1 and 0 < slept[0] <= min(jobs.MAX_PAUSE, max(jobs.MIN_PAUSE, cpu_seconds))

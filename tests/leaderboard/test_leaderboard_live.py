@@ -29,7 +29,7 @@ application = AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
 
 @pytest.fixture
 def campaign():
-    campaign, annotators = make_campaign(texts=2, annotators=1, overlap_share=0.0)
+    campaign, _annotators = make_campaign(texts=2, annotators=1, overlap_share=0.0)
     build_snapshots(campaign.dataset)
     return campaign
 

@@ -62,7 +62,10 @@ def test_equal_values_as_shown_share_a_range_of_ranks_and_each_column_ranks_on_i
     )
     keys = [header["key"] for header in table["headers"]]
     by_system = {entry["system"]: entry for entry in table["rows"]}
-    ranks = {system: {key: cell.rank for key, cell in zip(keys, entry["cells"])} for system, entry in by_system.items()}
+    ranks = {
+        system: {key: cell.rank for key, cell in zip(keys, entry["cells"], strict=True)}
+        for system, entry in by_system.items()
+    }
     # ts 50.0 and 50.0 as shown: alpha and beta share ranks 1–2.
     assert ranks["alpha"]["ts"] == ranks["beta"]["ts"] == "1–2" and ranks["gamma"]["ts"] == "3"
     assert (ranks["beta"]["us"], ranks["alpha"]["us"], ranks["gamma"]["us"]) == ("1", "2–3", "2–3")

@@ -106,7 +106,7 @@ def test_import_dataset_refuses_a_hostile_file(tmp_path, content, reason):
     path = tmp_path / "hostile.json"
     path.write_bytes(content.encode())
     before = snapshot()
-    with pytest.raises(CommandError, match="hostile.json: ") as refusal:
+    with pytest.raises(CommandError, match=r"hostile\.json: ") as refusal:
         call_command("import_dataset", str(path), "--name", "Hostile")
     assert reason in str(refusal.value)
     assert_refused_and_recorded(before, reason)
@@ -118,7 +118,7 @@ def test_import_outputs_refuses_a_hostile_file(tmp_path, content, reason):
     path = tmp_path / "hostile.json"
     path.write_bytes(content.encode())
     before = snapshot()
-    with pytest.raises(CommandError, match="hostile.json: ") as refusal:
+    with pytest.raises(CommandError, match=r"hostile\.json: ") as refusal:
         call_command("import_outputs", str(path), "--dataset", "People", "--system", "Hostile")
     assert reason in str(refusal.value)
     assert_refused_and_recorded(before, reason)
@@ -129,7 +129,7 @@ def test_load_demo_refuses_a_hostile_dataset_of_its_manifest(tmp_path, content, 
     (tmp_path / "hostile.json").write_bytes(content.encode())
     manifest = {"datasets": [{"file": "hostile.json", "name": "Hostile"}], "outputs": []}
     (tmp_path / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-    with pytest.raises(CommandError, match="hostile.json: ") as refusal:
+    with pytest.raises(CommandError, match=r"hostile\.json: ") as refusal:
         call_command("load_demo", "--manifest", str(tmp_path / "manifest.json"), "--no-scores")
     assert reason in str(refusal.value)
     # load_demo is one transaction: its refusal leaves the database as it was, the record included.

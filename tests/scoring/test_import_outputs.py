@@ -214,7 +214,7 @@ def test_refused_system_names(dataset, system_name, message):
 
 
 def test_an_unknown_dataset_is_refused_and_recorded():
-    with pytest.raises(ImportRefused, match='There is no dataset "Missing"; nothing was imported.'):
+    with pytest.raises(ImportRefused, match=r'There is no dataset "Missing"; nothing was imported\.'):
         upload_outputs("Missing", TRIPLES_JSON)
 
     assert last_failure().dataset_name == "Missing"
@@ -250,7 +250,7 @@ def test_same_file_twice_is_harmless_and_says_so(dataset):
     assert again.message.startswith('"GPT-4" already has these outputs on dataset "People" (imported ')
     assert again.message.endswith("; nothing changed.")
     after = snapshot()
-    assert after.pop("uploads") == before.pop("uploads") + [(again.upload.pk, "unchanged")]
+    assert after.pop("uploads") == [*before.pop("uploads"), (again.upload.pk, "unchanged")]
     assert after == before
 
 

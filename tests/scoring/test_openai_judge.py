@@ -14,6 +14,9 @@ from scoring.genres.judges.registry import get_judge
 from scoring.genres.openai_backend import OpenAIService, RetryPolicy, retry_after_seconds
 from scoring.genres.prompts import PROMPT_VERSION
 
+# Every test runs over both transports (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("transport")
+
 TEXT = "Marie Curie won the Nobel Prize in Physics and the Nobel Prize in Chemistry."
 PAIRS = [
     (TEXT, ["Marie Curie", "won", "Nobel Prize in Physics and Nobel Prize in Chemistry"]),
@@ -225,6 +228,15 @@ def test_a_response_without_choices_is_a_failure(server):
     [verdict] = judge.check_support(PAIRS[:1])
     assert verdict.error == "MalformedResponse: the endpoint answered without any choice (after 1 attempt)"
     assert (judge.usage.requests, judge.usage.failures) == (1, 1)
+
+
+def test_the_server_may_say_whether_to_retry(server):
+    server.script(Failure(500, should_retry="false"), Failure(409, should_retry="true"))
+    judge = make_judge(server)
+    [refused] = judge.check_support(PAIRS[:1])
+    [answered] = judge.check_support(PAIRS[1:2])
+    assert refused.error.startswith("HTTP 500: ") and refused.error.endswith("(after 1 attempt)")
+    assert not answered.error and server.count() == 3
 
 
 def test_client_errors_are_not_retried(server):

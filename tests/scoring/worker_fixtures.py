@@ -184,7 +184,7 @@ def start_web(env):
             "--workers",
             "1",
             "genres_site.asgi:application",
-        ],  # fmt: skip
+        ],
         cwd=BASE_DIR,
         env=dict(env, DEBUG="1"),
         stdout=subprocess.DEVNULL,

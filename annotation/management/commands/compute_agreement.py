@@ -1,14 +1,15 @@
 """python manage.py compute_agreement --dataset NAME [--campaign NAME] [--json]: inter-annotator agreement per aspect."""
 
 import json
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation import agreement, judgement_queries
 from annotation.models import ASPECTS, Aspect
 
 
-def _figure(value):
+def _figure(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
@@ -18,12 +19,12 @@ class Command(BaseCommand):
         "Cohen's kappa and Krippendorff's alpha (None where nothing can be compared)."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True)
         parser.add_argument("--campaign", help="Only this campaign (default: every campaign of the dataset).")
         parser.add_argument("--json", action="store_true", help="Print JSON instead of a table.")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         try:
             campaigns = judgement_queries.find_campaigns(options["dataset"], options["campaign"])
         except LookupError as error:

@@ -1,8 +1,9 @@
 """python manage.py compute_ratings --dataset NAME [...]: Elo or Bradley–Terry ratings of systems from human judgements."""
 
 import json
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation import judgement_queries, ratings
 from annotation.models import ASPECTS, Aspect
@@ -17,7 +18,7 @@ class Command(BaseCommand):
         "By default the judgements of an item judged twice are merged first."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True)
         parser.add_argument("--campaign", help="Only this campaign (default: every campaign of the dataset).")
         parser.add_argument("--aspect", choices=ASPECTS, help="Only this aspect (default: all five).")
@@ -41,7 +42,7 @@ class Command(BaseCommand):
         merging.add_argument("--all", dest="merged", action="store_false", help="Rate every judgement on its own.")
         parser.add_argument("--json", action="store_true", help="Print JSON instead of a table.")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         if options["bootstrap"] < 0:
             raise CommandError("--bootstrap must be 0 (a single pass) or more.")
         if options["k"] <= 0:
@@ -85,7 +86,7 @@ class Command(BaseCommand):
                 self.stdout.write(f"  {system:<30} {row['rating']:8.1f}  {interval}  {row['battles']:>6} battles")
 
     @staticmethod
-    def without_bootstrap(aspect_battles, options):
+    def without_bootstrap(aspect_battles: ratings.Battles, options: dict[str, Any]) -> ratings.Leaderboard:
         """Ratings without intervals: one pass of online Elo, or the Bradley–Terry fit."""
         if options["method"] == "elo":
             return ratings.single_pass_leaderboard(

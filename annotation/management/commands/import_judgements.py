@@ -1,6 +1,8 @@
 """python manage.py import_judgements FILE... --dataset NAME [--campaign NAME] [--layout authors]: a study run
 elsewhere, all or nothing."""
 
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.imports import REQUIRED_COLUMNS, ImportRefused, import_judgements
@@ -34,7 +36,7 @@ class Command(BaseCommand):
             "(repeatable; a name not given is taken as it is).",
         )
 
-    def handle(self, *args: object, files: list[str], dataset: str, campaign: str | None, **options: object) -> None:
+    def handle(self, *args: Any, files: list[str], dataset: str, campaign: str | None, **options: Any) -> None:
         names = dict(pair.split("=", 1) for pair in options["system_name"] if "=" in pair)
         if len(names) != len(options["system_name"]):
             raise CommandError("--system-name is MODEL=SYSTEM")

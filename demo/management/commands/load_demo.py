@@ -2,15 +2,20 @@
 ``demo.loader`` describes, with a line on stderr as each step starts."""
 
 import json
+from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
+from django.contrib.auth.models import User
+from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
 from demo.loader import (
     DEFAULT_MANIFEST,
     DEMO_ACCOUNTS,
+    CampaignResult,
     Loaded,
+    ScoringEntry,
+    ScoringResult,
     account_line,
     ensure_account,
     ensure_campaign,
@@ -20,8 +25,9 @@ from demo.loader import (
     score_dataset,
 )
 from leaderboard.jobs import build_snapshots
+from scoring.manifests import DatasetEntry, OutputsEntry
 from scoring.models import Dataset
-from scoring.models.runs import RunChunk
+from scoring.models.runs import RunChunk, ScoringRun
 
 
 class Command(BaseCommand):
@@ -32,19 +38,19 @@ class Command(BaseCommand):
         "human study, an open annotation campaign, and GENRES scores of every system."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--manifest", default=str(DEFAULT_MANIFEST), help="The manifest of demo files to load.")
         parser.add_argument("--reset-passwords", action="store_true", help="Set and print new demo passwords.")
         parser.add_argument("--no-scores", action="store_true", help="Load everything but start no scoring run.")
         parser.add_argument("--json", action="store_true", help="Print one JSON object instead of a summary.")
 
-    def score(self, entry, admin):
+    def score(self, entry: ScoringEntry, admin: User) -> ScoringResult:
         settings_used = f"embedder {entry.settings.embedder}, judge {entry.settings.judge}"
         self.progress(f"Scoring {entry.dataset} ({settings_used}) unless its scores are current")
 
-        shown = set()
+        shown: set[int] = set()
 
-        def chunk_done(run):  # a cancelled chunk reports too: each count is shown once
+        def chunk_done(run: ScoringRun) -> None:  # a cancelled chunk reports too: each count is shown once
             done = run.chunks.filter(status=RunChunk.Status.DONE).count()
             if done not in shown:
                 shown.add(done)
@@ -52,13 +58,13 @@ class Command(BaseCommand):
 
         return score_dataset(entry, admin, chunk_done)
 
-    def progress(self, message):
+    def progress(self, message: str) -> None:
         """A line on stderr as each step starts: stdout may be the JSON answer, captured by serve."""
         if self.verbosity > 0:
             self.stderr.write(message)
             self.stderr.flush()
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         self.verbosity = options["verbosity"]
         manifest = read_manifest(options["manifest"])
         with transaction.atomic():
@@ -69,7 +75,8 @@ class Command(BaseCommand):
                 f"Importing {len(manifest.datasets)} datasets and {len(manifest.outputs)} output files "
                 "(a file imported before is recognised and left as it is)"
             )
-            imports = [(entry, import_file(entry, admin)) for entry in [*manifest.datasets, *manifest.outputs]]
+            files: list[DatasetEntry | OutputsEntry] = [*manifest.datasets, *manifest.outputs]
+            imports = [(entry, import_file(entry, admin)) for entry in files]
             self.progress(f"Importing {len(manifest.judgements)} files of simulated human judgements")
             studies = [import_study(entry) for entry in manifest.judgements]
             campaigns = [ensure_campaign(entry, admin) for entry in manifest.campaigns]
@@ -86,7 +93,8 @@ class Command(BaseCommand):
             self.stdout.write(summary.report() if options["verbosity"] > 1 else summary.message)
         for study in studies:
             self.stdout.write(str(study))
-        for result in (*campaigns, *scores):
+        results: list[CampaignResult | ScoringResult] = [*campaigns, *scores]
+        for result in results:
             self.stdout.write(result.message)
         self.stdout.write("Demo accounts:")
         for account in accounts:

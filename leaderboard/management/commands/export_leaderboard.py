@@ -1,6 +1,8 @@
 """Write a dataset's leaderboard to a directory: leaderboard.json, the CSV tables, index.html."""
 
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from leaderboard import contents, exports
 from scoring.models import Dataset
@@ -9,13 +11,13 @@ from scoring.models import Dataset
 class Command(BaseCommand):
     help = "Export a dataset's leaderboard as JSON, CSV tables and a static HTML page that opens offline."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True, help="Dataset name.")
         parser.add_argument("--out", required=True, help="Directory to write into (created when missing).")
         parser.add_argument("--setting", help="Scoring setting fingerprint; default: the newest.")
         parser.add_argument("--margin", help=f"Metric-battle margin, 0 to 1; default {contents.DEFAULT_MARGIN}.")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         dataset = Dataset.objects.filter(name=options["dataset"]).first()
         if dataset is None:
             raise CommandError(f"No dataset named {options['dataset']!r}.")

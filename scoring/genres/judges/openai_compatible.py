@@ -8,6 +8,7 @@ from typing import Any
 
 from scoring.genres import prompts
 from scoring.genres.cache import InMemoryRequestCache, RequestCache, request_key
+from scoring.genres.endpoints import Endpoint, EndpointStatusError, MalformedResponse
 from scoring.genres.judges.base import (
     ASPECT_OF_TASK,
     SPLIT,
@@ -22,9 +23,6 @@ from scoring.genres.judges.base import (
 )
 from scoring.genres.openai_backend import (
     DEFAULT_JUDGE_MODEL,
-    Endpoint,
-    EndpointStatusError,
-    MalformedResponse,
     OpenAIService,
     Request,
     RequestFailed,
@@ -181,7 +179,8 @@ class OpenAIJudge:
                 self.progress(done, len(pairs))
 
         for batch, response in self.service.stream(missing()):
-            for key, reply in zip(batch, self._read(response, len(batch))):
+            # A single prompt's reply is its first choice; any other choice is ignored.
+            for key, reply in zip(batch, self._read(response, len(batch)), strict=False):
                 fresh[key] = reply
                 verdicts[key] = verdict_of(reply)
             if len(fresh) >= self.chunk_size:
@@ -225,7 +224,7 @@ class OpenAIJudge:
         indexes = sorted(choice.get("index", -1) for choice in response.get("choices") or ()) if response else None
         if response is None or indexes != list(range(len(batch))):
             self.lists_refused = True
-            raise SendInstead([((key,), self._request(payload)) for key, payload in zip(batch, payloads)])
+            raise SendInstead([((key,), self._request(payload)) for key, payload in zip(batch, payloads, strict=True)])
         return response
 
     async def _create_chat(self, endpoint: Endpoint, payload: Payload) -> Payload:

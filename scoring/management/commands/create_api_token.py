@@ -1,5 +1,7 @@
+from typing import Any
+
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from scoring.models import ApiToken
 
@@ -7,11 +9,11 @@ from scoring.models import ApiToken
 class Command(BaseCommand):
     help = "Issue a JSON API token for a staff user and print its key; the key is not stored and cannot be shown again."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("username")
         parser.add_argument("--name", default="", help="What the token is for, e.g. the machine that will use it.")
 
-    def handle(self, *args, username, name, **options):
+    def handle(self, *args: Any, username: str, name: str, **options: Any) -> None:
         user_model = get_user_model()
         try:
             user = user_model.objects.get(**{user_model.USERNAME_FIELD: username})

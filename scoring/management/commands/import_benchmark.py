@@ -2,12 +2,22 @@
 
 import json
 import sys
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from scoring.imports import ImportRefused
-from scoring.manifests import DatasetEntry, ManifestError, find_by_pattern, import_entry, load_manifest, read_file_list
+from scoring.imports import ImportRefused, ImportSummary
+from scoring.manifests import (
+    DatasetEntry,
+    FileList,
+    ManifestError,
+    OutputsEntry,
+    find_by_pattern,
+    import_entry,
+    load_manifest,
+    read_file_list,
+)
 
 
 class Command(BaseCommand):
@@ -18,7 +28,7 @@ class Command(BaseCommand):
         "imports only what is new or changed."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("folder", nargs="?", help="The folder the --datasets and --outputs patterns look in.")
         parser.add_argument("--manifest", help="A manifest of datasets and outputs (docs/formats.md).")
         parser.add_argument(
@@ -48,9 +58,9 @@ class Command(BaseCommand):
         )
         parser.add_argument("--json", action="store_true", help="Print one JSON object instead of a summary.")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         files = self.file_list(options)
-        imported = []
+        imported: list[tuple[DatasetEntry | OutputsEntry, ImportSummary]] = []
         with tqdm(total=len(files.entries), unit="file", desc="import", file=sys.stderr) as bar:
             for entry in files.entries:
                 bar.set_postfix_str(entry.file.name, refresh=False)
@@ -66,7 +76,7 @@ class Command(BaseCommand):
         self.report(imported, options["json"])
 
     @staticmethod
-    def file_list(options):
+    def file_list(options: dict[str, Any]) -> FileList:
         manifest, folder, outputs = options["manifest"], options["folder"], options["outputs"]
         if bool(manifest) == bool(folder):
             raise CommandError("give either --manifest FILE or a FOLDER with --outputs (and --datasets)")
@@ -88,7 +98,7 @@ class Command(BaseCommand):
         except ManifestError as error:
             raise CommandError(str(error)) from None
 
-    def report(self, imported, as_json):
+    def report(self, imported: list[tuple[DatasetEntry | OutputsEntry, ImportSummary]], as_json: bool) -> None:
         datasets = [(entry, summary) for entry, summary in imported if isinstance(entry, DatasetEntry)]
         outputs = [(entry, summary) for entry, summary in imported if not isinstance(entry, DatasetEntry)]
         unchanged = sum(summary.unchanged for _, summary in imported)

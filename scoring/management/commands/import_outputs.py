@@ -1,5 +1,9 @@
 """python manage.py import_outputs FILE --dataset NAME --system NAME: one system's outputs, all or nothing."""
 
+from typing import Any
+
+from django.core.management.base import CommandParser
+
 from scoring.genres import formats
 from scoring.imports import import_outputs
 from scoring.management.commands.import_dataset import ImportCommand
@@ -11,7 +15,7 @@ class Command(ImportCommand):
         "outputs of the texts in the file are replaced; all or nothing."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         super().add_arguments(parser)
         parser.add_argument("--dataset", required=True, help="Name of the dataset the outputs belong to.")
         parser.add_argument("--system", required=True, help="Name of the system; created when new.")
@@ -23,7 +27,7 @@ class Command(ImportCommand):
             help="Drop malformed triples with a parse warning instead of refusing the file.",
         )
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         self.run_import(
             import_outputs,
             options,

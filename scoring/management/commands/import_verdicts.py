@@ -1,5 +1,7 @@
 """python manage.py import_verdicts FILE --dataset NAME --system NAME --source NAME --layout LAYOUT."""
 
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from scoring.genres.verdict_formats import LAYOUTS, VerdictFormatError
@@ -36,7 +38,7 @@ class Command(BaseCommand):
             "processed results); default: the system's stored triples.",
         )
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         dataset = Dataset.objects.filter(name=options["dataset"]).first()
         if dataset is None:
             raise CommandError(f'there is no dataset "{options["dataset"]}"')

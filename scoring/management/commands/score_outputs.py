@@ -2,8 +2,10 @@
 
 import json
 import sys
+from collections.abc import Iterable
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from scoring.genres.aspects import ASPECT_CODES, METRICS
@@ -19,7 +21,7 @@ from scoring.models.runs import DEFAULT_CHUNK_TEXTS, RunRefused, ScoringRun
 TABLE_COLUMNS = ("texts", "triples_per_text", *ASPECT_CODES, "precision", "recall", "f1", "empty_share")
 
 
-def comma_list(value):
+def comma_list(value: str) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
@@ -29,7 +31,7 @@ class Command(BaseCommand):
         "or --no-ground-truth say otherwise). Queues a run for the RQ workers, or with --sync runs it here."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True, help="Name of the dataset.")
         parser.add_argument("--systems", type=comma_list, help="Comma-separated system names (default: all).")
         parser.add_argument("--no-ground-truth", action="store_true", help="Leave the Ground truth system out.")
@@ -66,7 +68,7 @@ class Command(BaseCommand):
         parser.add_argument("--sync", action="store_true", help="Score here, with a progress bar on stderr.")
         parser.add_argument("--json", action="store_true", help="Print the result as JSON.")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         dataset = Dataset.objects.filter(name=options["dataset"]).first()
         if dataset is None:
             raise CommandError(f'there is no dataset "{options["dataset"]}"')
@@ -103,8 +105,10 @@ class Command(BaseCommand):
             self.print_table(run)
 
     @staticmethod
-    def systems(dataset, names, no_ground_truth):
-        scored = System.objects.filter(outputs__text__dataset=dataset).distinct().order_by("-is_ground_truth", "name")
+    def systems(dataset: Dataset, names: list[str] | None, no_ground_truth: bool) -> list[System]:
+        scored: Iterable[System] = (
+            System.objects.filter(outputs__text__dataset=dataset).distinct().order_by("-is_ground_truth", "name")
+        )
         if names:
             found = {system.name: system for system in System.objects.filter(name__in=names)}
             missing = [name for name in names if name not in found]
@@ -113,7 +117,7 @@ class Command(BaseCommand):
             scored = [found[name] for name in names]
         return [system for system in scored if not (no_ground_truth and system.is_ground_truth)]
 
-    def report_queued(self, run, as_json):
+    def report_queued(self, run: ScoringRun, as_json: bool) -> None:
         if as_json:
             self.stdout.write(json.dumps({"run": run.pk, "url": run.get_absolute_url(), "status": run.status}))
         else:
@@ -121,10 +125,10 @@ class Command(BaseCommand):
                 f"Scoring run {run.pk} queued ({run.chunks.count()} chunks); follow it at {run.get_absolute_url()}"
             )
 
-    def run_here(self, run):
+    def run_here(self, run: ScoringRun) -> ScoringRun:
         with tqdm(total=run.chunks.count(), unit="chunk", desc=f"run {run.pk}", file=sys.stderr) as bar:
 
-            def show(progress_run):
+            def show(progress_run: ScoringRun) -> None:
                 state = progress_run.progress_state()
                 bar.update(state["chunks_done"] - bar.n)
                 bar.set_postfix(requests=state["requests"], cache_hits=state["cache_hits"], refresh=False)
@@ -135,17 +139,19 @@ class Command(BaseCommand):
                 raise CommandError(f"scoring run {run.pk} failed: {type(error).__name__}: {error}") from error
 
     @staticmethod
-    def result(run):
-        result = {
+    def result(run: ScoringRun) -> dict[str, Any]:
+        result: dict[str, Any] = {
             "dataset": run.dataset.name,
             "systems": {score.system.name: score.values for score in run.system_scores.select_related("system")},
         }
+        assert run.provenance is not None  # recorded when the run was created
         if run.provenance["judge"] == "recorded":
             result["missing_verdicts"] = run.progress_state()["missing_verdicts"]
         return result
 
-    def print_table(self, run):
+    def print_table(self, run: ScoringRun) -> None:
         provenance = run.provenance
+        assert provenance is not None  # recorded when the run was created
         judge = "heuristic judge (offline rules, no LLM)" if run.heuristic_judge else f"judge {provenance['judge']}"
         self.stdout.write(
             f"Scoring run {run.pk} on {run.dataset.name}: embedder {provenance['embedder']} "
@@ -153,10 +159,12 @@ class Command(BaseCommand):
             f"{RULE_LABELS[provenance.get('rules', APP)]}"
         )
         widths = [max(8, len(column) + 2) for column in TABLE_COLUMNS]
-        self.stdout.write("system".ljust(24) + "".join(c.rjust(w) for c, w in zip(TABLE_COLUMNS, widths)))
+        self.stdout.write("system".ljust(24) + "".join(c.rjust(w) for c, w in zip(TABLE_COLUMNS, widths, strict=True)))
         for score in run.system_scores.select_related("system"):
             cells = [self.cell(score.values[column]) for column in TABLE_COLUMNS]
-            self.stdout.write(score.system.name[:23].ljust(24) + "".join(c.rjust(w) for c, w in zip(cells, widths)))
+            self.stdout.write(
+                score.system.name[:23].ljust(24) + "".join(c.rjust(w) for c, w in zip(cells, widths, strict=True))
+            )
         if provenance["judge"] == "recorded":
             missing = run.progress_state()["missing_verdicts"]
             self.stdout.write(
@@ -165,7 +173,7 @@ class Command(BaseCommand):
             )
 
     @staticmethod
-    def cell(value):
+    def cell(value: float | None) -> str:
         if value is None:
             return "-"
         return str(value) if isinstance(value, int) else f"{value:.3f}"
