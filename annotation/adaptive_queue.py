@@ -18,6 +18,7 @@ def next_adaptive_assignment(annotator: User, campaign: Campaign | int) -> Assig
     """
     pending = (
         Assignment.objects.filter(annotator=annotator, item__campaign=campaign, status=Assignment.Status.PENDING)
+        .not_withheld()
         .annotate(first_judged=Count("judgements", filter=Q(judgements__aspect__in=FIRST_ASPECTS)))
         .values_list(
             "pk", "item__text_id", "item__system_a__name", "item__system_b__name", "queue_position", "first_judged"

@@ -13,6 +13,7 @@ from django.core import signing
 from django.db.models import QuerySet
 
 from annotation import practice
+from annotation.access import output_readers, reader_refusal
 from annotation.models import ASPECTS, MAX_ATTENTION_SHARE, MAX_COMMENT_CHARS, Aspect, Campaign
 from scoring.genres.formats import FormatError
 from scoring.models import Dataset, Output, System, name_validator
@@ -27,11 +28,24 @@ def active_users() -> QuerySet[User]:
     return get_user_model().objects.filter(is_active=True).order_by("username")
 
 
+def possible_annotators() -> QuerySet[User]:
+    """Active users who may judge systems blind: none who may read outputs or leaderboards by their role."""
+    return active_users().exclude(output_readers())
+
+
 class UserChoiceField(forms.ModelMultipleChoiceField):
     def label_from_instance(self, user: User) -> str:
         # Raters that import_judgements creates have no password: work given to them is never done.
         name = user.get_username()
         return name if user.has_usable_password() else f"{name} (cannot sign in)"
+
+    def clean(self, value: Any) -> Any:
+        # A reader is not offered, but a form posted by hand may name one: say who, and why.
+        chosen = [pk for pk in value or [] if str(pk).isdigit()]
+        readers = list(active_users().filter(pk__in=chosen).filter(output_readers()))
+        if readers:
+            raise forms.ValidationError(reader_refusal(readers))
+        return super().clean(value)
 
 
 class SystemCheckboxes(forms.CheckboxSelectMultiple):
@@ -130,7 +144,11 @@ class CampaignCreateForm(forms.Form):
         help_text="Separated by commas or new lines: an external id, #N for the N-th text, or a text id.",
     )
     seed = forms.IntegerField(min_value=0, max_value=2**31 - 1, help_text="Same seed, same sample and queues.")
-    annotators = UserChoiceField(queryset=active_users(), widget=forms.CheckboxSelectMultiple)
+    annotators = UserChoiceField(
+        queryset=possible_annotators(),
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Staff and users who may read system outputs are not offered: they cannot judge blind.",
+    )
     overlap_percent = forms.IntegerField(
         min_value=0,
         max_value=100,
@@ -178,7 +196,7 @@ class CampaignCreateForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.kept_practice_name = ""  # the practice file the form holds, after clean()
         self.kept_practice_token = ""
-        cast(UserChoiceField, self.fields["annotators"]).queryset = active_users()
+        cast(UserChoiceField, self.fields["annotators"]).queryset = possible_annotators()
         self.fields["systems"].widget.datasets_of = datasets_of_systems()
         if not self.is_bound:
             self.initial.setdefault("seed", secrets.randbelow(1_000_000))

@@ -8,12 +8,15 @@ annotator's "left"/"right" to canonical labels and back.
 import statistics
 import uuid
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.db.models import Count, Exists, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 
 from scoring.genres import aspects
@@ -264,6 +267,68 @@ class Item(models.Model):
             raise ValidationError("system_a must be the system with the smaller id (canonical order).")
 
 
+def _first_aspects_judged() -> Coalesce:
+    """How many of the four first aspects the outer assignment has judgements for, as a subquery."""
+    judged = (
+        Judgement.objects.filter(assignment_id=OuterRef("pk"), aspect__in=FIRST_ASPECTS)
+        .order_by()
+        .values("assignment_id")
+        .annotate(count=Count("pk"))
+        .values("count")
+    )
+    return Coalesce(Subquery(judged), 0)
+
+
+def _same_annotator_and_text(**campaign: Any) -> "AssignmentQuerySet":
+    return Assignment.objects.filter(
+        annotator_id=OuterRef("annotator_id"), item__text_id=OuterRef("item__text_id"), **campaign
+    )
+
+
+def _gold_shown_elsewhere() -> Exists:
+    """Whether the outer assignment's annotator was shown its text's gold in another campaign, as a
+    subquery: there, a completeness judgement exists or none of their pairs of the text lacks a
+    first aspect (``annotation.services.queues.TextProgress.gold_seen``)."""
+    lacking_there = (
+        _same_annotator_and_text(item__campaign_id=OuterRef("item__campaign_id"))
+        .alias(first_judged=_first_aspects_judged())
+        .filter(first_judged__lt=len(FIRST_ASPECTS))
+    )
+    shown_there = (
+        _same_annotator_and_text(item__campaign__is_imported=False)
+        .exclude(item__campaign_id=OuterRef("item__campaign_id"))
+        .filter(Q(judgements__aspect=Aspect.CS) | ~Exists(lacking_there))
+    )
+    return Exists(shown_there)
+
+
+def _member_elsewhere() -> Exists:
+    """Whether the outer assignment's annotator joined another campaign (holding a pair there implies
+    it: a membership is kept, inactive, when they leave), as a subquery of a few rows: the cheap test."""
+    others = CampaignAnnotator.objects.filter(annotator_id=OuterRef("annotator_id"), campaign__is_imported=False)
+    return Exists(others.exclude(campaign_id=OuterRef("item__campaign_id")))
+
+
+@cache
+def _withholding() -> dict[str, Any]:
+    """What ``not_withheld`` tests, built once: building costs more CPU than running (a query copies them)."""
+    return {
+        "member_elsewhere": _member_elsewhere(),
+        "first_four_judged": _first_aspects_judged(),
+        "gold_shown_elsewhere": _gold_shown_elsewhere(),
+    }
+
+
+class AssignmentQuerySet(models.QuerySet["Assignment"]):
+    def not_withheld(self) -> "AssignmentQuerySet":
+        """Leave out the pairs withheld from their annotator: those still lacking one of the four
+        first aspects of a text whose gold the annotator was shown in another campaign. Judged now,
+        they would be judged knowing the reference and, with Ground truth, which side it is."""
+        return self.alias(**_withholding()).exclude(
+            Q(member_elsewhere=True) & Q(first_four_judged__lt=len(FIRST_ASPECTS)) & Q(gold_shown_elsewhere=True)
+        )
+
+
 class Assignment(models.Model):
     """An item in one annotator's queue, with the side system A was shown on."""
 
@@ -287,6 +352,8 @@ class Assignment(models.Model):
     comment = models.TextField(blank=True, max_length=MAX_COMMENT_CHARS)
     # Bumped on every save of judgements: a second browser tab holding an older version is refused.
     version = models.PositiveIntegerField(default=0)
+
+    objects = AssignmentQuerySet.as_manager()
 
     class Meta:
         ordering = ["annotator", "queue_position", "pk"]

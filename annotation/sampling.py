@@ -53,9 +53,17 @@ def a_on_left(seed: object, item_id: int, annotator_id: int) -> bool:
 
 
 def assign_queues(
-    text_items: Mapping[int, Sequence[int]], overlap: Collection[int], annotators: Iterable[int], seed: object
+    text_items: Mapping[int, Sequence[int]],
+    overlap: Collection[int],
+    annotators: Iterable[int],
+    seed: object,
+    barred: Collection[tuple[int, int]] = frozenset(),
 ) -> dict[int, list[int]]:
     """Give every text's items to one annotator, and overlap texts to a second, different one.
+
+    ``barred`` holds (annotator, text) pairs that must not be made: an annotator who holds the
+    text in another campaign (``annotation.services.campaigns``); a text nobody may take raises
+    ValueError.
 
     ``text_items`` maps text id -> list of item ids (in a fixed order); ``annotators`` is a list
     of annotator ids. Each text group goes to the least loaded annotator who does not hold that
@@ -82,10 +90,10 @@ def assign_queues(
         copies = 2 if text in overlap else 1
         holders: set[int] = set()
         for _ in range(copies):
-            annotator = min(
-                (candidate for candidate in annotators if candidate not in holders),
-                key=lambda candidate: (load[candidate], tie_order[candidate]),
-            )
+            candidates = [a for a in annotators if a not in holders and (a, text) not in barred]
+            if not candidates:
+                raise ValueError(f"No annotator may take text {text}.")
+            annotator = min(candidates, key=lambda candidate: (load[candidate], tie_order[candidate]))
             holders.add(annotator)
             groups[annotator].append((text, items))
             load[annotator] += len(items)
@@ -116,6 +124,8 @@ class Slot:
     done: bool
     position: int
     started: bool = False  # pending, but some aspects are already judged: the annotator is on it
+    # Its annotator may no longer judge it (``Assignment.objects.not_withheld``): it moves like a leaver's.
+    withheld: bool = False
 
 
 @dataclass
@@ -129,17 +139,17 @@ def plan_rebalance(
     slots: Sequence[Slot],
     active_annotators: Iterable[int],
     seed: object,
-    gold_seen: Collection[tuple[int, int]] = frozenset(),
+    barred: Collection[tuple[int, int]] = frozenset(),
 ) -> RebalancePlan:
     """Plan how pending work moves after annotators join or leave.
 
-    Done slots never move. Pending slots of annotators no longer active go, a text group at a
+    Done slots never move. Pending slots of annotators no longer active, and withheld ones, go, a text group at a
     time, to the least loaded active annotator holding nothing of that text; if nobody can take
     the whole group, item by item to anyone not holding that item; if nobody can, the slot is
-    dropped (an overlap copy with a single annotator left). ``gold_seen`` holds the (annotator,
-    text) pairs whose gold the annotator has been shown: a pair of that text never goes to them,
-    since they would judge its first four aspects knowing the gold (and, in a campaign with
-    Ground truth, which side it is). Then whole pending groups move from
+    dropped (an overlap copy with a single annotator left). ``barred`` holds the (annotator,
+    text) pairs that must not be made: an annotator shown the text's gold, or holding the text in
+    another campaign, who would judge its first four aspects knowing the gold (and, in a campaign
+    with Ground truth, which side it is); a pair of that text never goes to them. Then whole pending groups move from
     the most loaded annotators to the least loaded while that narrows the gap, so a newcomer
     takes work from the busiest; a group with a started item stays with its annotator. Load here is pending items: finished work needs no more time.
     Queues keep their order; moved groups join the end, pairs of one text side by side.
@@ -147,7 +157,7 @@ def plan_rebalance(
     active = list(active_annotators)
     if not active:
         raise ValueError("At least one annotator must stay active.")
-    planner = _Rebalancer(slots, active, seed, gold_seen)
+    planner = _Rebalancer(slots, active, seed, barred)
     planner.place_orphans()
     planner.even_out()
     return planner.plan()
@@ -155,11 +165,11 @@ def plan_rebalance(
 
 class _Rebalancer:
     def __init__(
-        self, slots: Sequence[Slot], active: list[int], seed: object, gold_seen: Collection[tuple[int, int]]
+        self, slots: Sequence[Slot], active: list[int], seed: object, barred: Collection[tuple[int, int]]
     ) -> None:
         self.slots = {slot.key: slot for slot in slots}
         self.active = active
-        self.gold_seen = gold_seen
+        self.barred = barred
         self.tie_order = {annotator: rank for rank, annotator in enumerate(_shuffled(active, seed, "rebalance"))}
         self.owner = {slot.key: slot.annotator for slot in slots}
         self.items_held: defaultdict[int, set[int]] = defaultdict(set)  # annotator -> items they hold, done or pending
@@ -167,10 +177,11 @@ class _Rebalancer:
             int
         )  # (annotator, text) -> how many slots they hold on it
         self.load = dict.fromkeys(active, 0)  # pending items of each active annotator
+        self.withheld = {slot.key for slot in slots if slot.withheld and not slot.done}  # until they move
         for slot in slots:
             self.items_held[slot.annotator].add(slot.item)
             self.text_slots[(slot.annotator, slot.text)] += 1
-            if not slot.done and slot.annotator in self.load:
+            if not slot.done and slot.annotator in self.load and slot.key not in self.withheld:
                 self.load[slot.annotator] += 1
         self.moves: dict[int, int] = {}
         self.dropped: list[int] = []
@@ -181,15 +192,20 @@ class _Rebalancer:
     def holds_text(self, annotator: int, text: int) -> bool:
         return self.text_slots[(annotator, text)] > 0
 
+    def may_take_text(self, annotator: int, text: int) -> bool:
+        """Whether a whole text group may go to ``annotator``: they hold nothing of it, and are not barred from it."""
+        return not self.holds_text(annotator, text) and (annotator, text) not in self.barred
+
     def may_take(self, annotator: int, slot: Slot) -> bool:
-        return slot.item not in self.items_held[annotator] and (annotator, slot.text) not in self.gold_seen
+        return slot.item not in self.items_held[annotator] and (annotator, slot.text) not in self.barred
 
     def move(self, slot: Slot, annotator: int) -> None:
         previous = self.owner[slot.key]
         self.items_held[previous].discard(slot.item)
         self.text_slots[(previous, slot.text)] -= 1
-        if previous in self.load:
+        if previous in self.load and slot.key not in self.withheld:
             self.load[previous] -= 1
+        self.withheld.discard(slot.key)
         self.owner[slot.key] = annotator
         self.items_held[annotator].add(slot.item)
         self.text_slots[(annotator, slot.text)] += 1
@@ -208,10 +224,10 @@ class _Rebalancer:
         orphans: defaultdict[tuple[int, int], list[Slot]] = defaultdict(list)
         for key, holder in self.owner.items():
             slot = self.slots[key]
-            if holder not in self.load and not slot.done:
+            if (holder not in self.load or key in self.withheld) and not slot.done:
                 orphans[(holder, slot.text)].append(slot)
         for (_, text), group in sorted(orphans.items(), key=lambda entry: (-len(entry[1]), entry[0][1])):
-            takers = [annotator for annotator in self.active if not self.holds_text(annotator, text)]
+            takers = [annotator for annotator in self.active if self.may_take_text(annotator, text)]
             if takers:
                 taker = min(takers, key=self.rank)
                 for slot in group:
@@ -244,7 +260,7 @@ class _Rebalancer:
                 if self.load[receiver] >= self.load[giver]:
                     break
                 for text, group in by_lateness:
-                    if not self.holds_text(receiver, text) and self.load[receiver] + len(group) < self.load[giver]:
+                    if self.may_take_text(receiver, text) and self.load[receiver] + len(group) < self.load[giver]:
                         for slot in group:
                             self.move(slot, receiver)
                         return True

@@ -30,3 +30,28 @@ def staff_required(reason: str) -> Callable[[View], View]:
         return login_required(check_staff)
 
     return decorator
+
+
+# Which datasets a user judges blind is the annotation app's to say (``annotation.access``), and
+# core and scoring import no app above them: the app registers its rule here when it loads.
+BlindDatasets = Callable[[Any], set[int]]  # a user -> ids of the datasets they may not read
+_blind_dataset_rules: list[BlindDatasets] = []
+
+
+def register_blind_datasets(rule: BlindDatasets) -> None:
+    """Add ``rule(user) -> set of dataset ids`` to the datasets ``blind_dataset_ids`` answers."""
+    _blind_dataset_rules.append(rule)
+
+
+def blind_dataset_ids(user: Any) -> set[int]:
+    """Ids of the datasets whose outputs and leaderboards ``user`` may not read while annotating."""
+    return set().union(*(rule(user) for rule in _blind_dataset_rules))
+
+
+def check_not_blind(user: Any, dataset: Any) -> None:
+    """403 (``PermissionDenied``) when ``user`` annotates blind a system that ``dataset``'s pages name."""
+    if dataset.pk in blind_dataset_ids(user):
+        raise PermissionDenied(
+            f"You annotate an open campaign whose systems the {dataset.name} pages name. They stay hidden from "
+            "you until the campaign is closed, so that the systems you judge stay blind."
+        )

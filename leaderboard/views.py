@@ -120,7 +120,7 @@ def _json_script(text: str) -> SafeString:
 
 @leaderboard_view()
 def index(request: HttpRequest) -> HttpResponse:
-    hidden = access.hidden_dataset_ids(request.user)
+    hidden = access.blind_dataset_ids(request.user)
     datasets = list(datasets_with_counts().exclude(pk__in=hidden).order_by("name"))
     summaries = dict(
         Snapshot.objects.filter(dataset__in=datasets, newest=True, margin=DEFAULT_MARGIN).values_list(

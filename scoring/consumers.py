@@ -7,7 +7,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.contrib.auth.models import AnonymousUser, User
 
-from core.permissions import VIEW_OUTPUTS
+from core.permissions import VIEW_OUTPUTS, blind_dataset_ids
 from scoring.import_jobs import upload_state
 from scoring.models import Upload
 from scoring.models.runs import ScoringRun
@@ -17,11 +17,12 @@ from scoring.progress import group_name, upload_group_name
 @database_sync_to_async
 def state_for(user: User | AnonymousUser, run_id: int) -> dict[str, Any] | None:
     """The run's progress state, or None when there is no such run or the user may not see it
-    (the run page names systems, so its socket asks for the same permission as the page)."""
+    (the run page names systems, so its socket asks for the same permission as the page, and
+    refuses an annotator judging its dataset's systems blind)."""
     if not (user.is_authenticated and user.has_perm(VIEW_OUTPUTS)):
         return None
     run = ScoringRun.objects.filter(pk=run_id).first()
-    return run.progress_state() if run else None
+    return run.progress_state() if run and run.dataset_id not in blind_dataset_ids(user) else None
 
 
 @database_sync_to_async

@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from annotation import practice, sampling
+from annotation import access, practice, sampling
 from annotation.models import Assignment, Campaign, CampaignAnnotator, Item, Judgement
 from annotation.services.errors import CampaignError
 from annotation.services.quality_control import add_attention_checks, replace_practice_items
@@ -117,6 +117,9 @@ def create_campaign(
     overlap = sampling.select_overlap([text.pk for text in texts], overlap_share, seed)
     if overlap and len(annotators) < 2:
         raise CampaignError("Overlap texts are judged by two annotators: choose at least two, or an overlap of 0%.")
+    refuse_output_readers(dataset, annotators)
+    barred = held_elsewhere(None, [text.pk for text in texts], [annotator.pk for annotator in annotators])
+    _check_takers(texts, annotators, overlap, barred)
 
     with transaction.atomic():
         campaign = _saved_campaign(
@@ -137,7 +140,7 @@ def create_campaign(
         CampaignAnnotator.objects.bulk_create(
             CampaignAnnotator(campaign=campaign, annotator=annotator) for annotator in annotators
         )
-        _fill_queues(campaign, texts, systems, [annotator.pk for annotator in annotators], overlap)
+        _fill_queues(campaign, texts, systems, [annotator.pk for annotator in annotators], overlap, barred)
         replace_practice_items(campaign, practice_items)
         add_attention_checks(campaign)
     return CampaignCreated(campaign=campaign, texts_left_out=left_out)
@@ -172,6 +175,50 @@ def _sampled_texts(dataset: Dataset, systems: Sequence[System], sample_size: int
     return [text for text in eligible if text.pk in chosen], len(missing)
 
 
+def held_elsewhere(
+    campaign: Campaign | None, text_ids: Iterable[int], annotator_ids: Iterable[int]
+) -> set[tuple[int, int]]:
+    """The (annotator, text) pairs of an annotator who holds that text in another campaign than
+    ``campaign`` (None: any campaign), open or closed; imported campaigns showed nobody anything.
+
+    Each annotator reads a text in one campaign only: once they have judged its first four
+    aspects there, its gold triples are shown, and in another campaign that includes Ground truth
+    they would recognise the Ground-truth side; before that, the first reveal would spoil the
+    other campaign's pairs still lacking them.
+    """
+    held = Assignment.objects.filter(
+        item__text_id__in=list(text_ids), annotator_id__in=list(annotator_ids), item__campaign__is_imported=False
+    )
+    if campaign is not None:
+        held = held.exclude(item__campaign=campaign)
+    return set(held.values_list("annotator_id", "item__text_id").distinct())
+
+
+def _check_takers(
+    texts: Sequence[Text], annotators: Sequence[User], overlap: set[int], barred: set[tuple[int, int]]
+) -> None:
+    """Refuse texts that too few of the chosen annotators may read (``held_elsewhere``), naming them."""
+    short: list[str] = []
+    for text in texts:
+        free = [annotator for annotator in annotators if (annotator.pk, text.pk) not in barred]
+        if len(free) < (2 if text.pk in overlap else 1):
+            taken = [annotator.get_username() for annotator in annotators if (annotator.pk, text.pk) in barred]
+            short.append(f"{text.label} ({', '.join(taken)})")
+    if short:
+        raise CampaignError(
+            "An annotator reads a text in one campaign only, so that its gold, shown in one, never names the "
+            f"Ground-truth side in another. These texts lack annotators who have not read them in another "
+            f"campaign: {_listing(short)}. Choose other annotators or texts, or a smaller overlap."
+        )
+
+
+def refuse_output_readers(dataset: Dataset, annotators: Iterable[User]) -> None:
+    """Refuse annotators who may read the dataset's outputs or leaderboards (``annotation.access``)."""
+    readers = [annotator for annotator in annotators if access.reads_outputs(annotator)]
+    if readers:
+        raise CampaignError(access.reader_refusal(readers, dataset.name))
+
+
 def _saved_campaign(campaign: Campaign) -> Campaign:
     """``campaign`` saved, once its fields are valid; the validation's messages become a CampaignError."""
     try:
@@ -183,10 +230,16 @@ def _saved_campaign(campaign: Campaign) -> Campaign:
 
 
 def _fill_queues(
-    campaign: Campaign, texts: Sequence[Text], systems: Sequence[System], annotator_ids: list[int], overlap: set[int]
+    campaign: Campaign,
+    texts: Sequence[Text],
+    systems: Sequence[System],
+    annotator_ids: list[int],
+    overlap: set[int],
+    barred: set[tuple[int, int]],
 ) -> None:
     """Make every pair of ``systems`` an item on each text, and queue the items for the annotators
-    (``sampling.assign_queues``; ``overlap``: the texts judged twice)."""
+    (``sampling.assign_queues``; ``overlap``: the texts judged twice; ``barred``: (annotator, text)
+    pairs not to make)."""
     seed = campaign.sample_seed
     # Systems are sorted by id, so every pair from combinations() is already in canonical order.
     items = Item.objects.bulk_create(
@@ -197,7 +250,7 @@ def _fill_queues(
     text_items: dict[int, list[int]] = {text.pk: [] for text in texts}
     for item in items:
         text_items[item.text_id].append(item.pk)
-    queues = sampling.assign_queues(text_items, overlap, annotator_ids, seed)
+    queues = sampling.assign_queues(text_items, overlap, annotator_ids, seed, barred)
     Assignment.objects.bulk_create(
         Assignment(
             item_id=item_id,
@@ -225,7 +278,7 @@ def toggle_open(campaign: Campaign) -> None:
 class Rebalanced:
     moved: int  # pending assignments handed to another annotator
     reissued: int  # partly judged ones: the judgements stay with their author, the item goes afresh to another
-    dropped: int  # no remaining annotator can take them: overlap copies, or pairs only those who saw the gold could
+    dropped: int  # no remaining annotator can take them: overlap copies, or pairs only those barred from the text could
 
     def __str__(self) -> str:
         return f"{self.moved} items moved, {self.reissued} reissued, {self.dropped} dropped"
@@ -233,6 +286,7 @@ class Rebalanced:
 
 @transaction.atomic
 def add_annotator(campaign: Campaign, annotator: User) -> Rebalanced:
+    refuse_output_readers(campaign.dataset, [annotator])
     membership, created = CampaignAnnotator.objects.get_or_create(campaign=campaign, annotator=annotator)
     if not created and membership.active:
         raise CampaignError(f"{annotator.get_username()} already annotates {campaign.name}.")
@@ -267,6 +321,11 @@ def rebalance(campaign: Campaign) -> Rebalanced:
         assignment__item__campaign=campaign
     ).values_list("assignment_id", "pk", "aspect", "label"):
         stored[assignment_id][aspect] = (judgement_id, label)
+    withheld = set(
+        Assignment.objects.filter(item__campaign=campaign, status=Assignment.Status.PENDING)
+        .exclude(pk__in=Assignment.objects.filter(item__campaign=campaign).not_withheld().values("pk"))
+        .values_list("pk", flat=True)
+    )
     slots = [
         sampling.Slot(
             key=assignment.pk,
@@ -276,12 +335,13 @@ def rebalance(campaign: Campaign) -> Rebalanced:
             done=assignment.status == Assignment.Status.DONE,
             position=assignment.queue_position,
             started=bool(stored[assignment.pk]),
+            withheld=assignment.pk in withheld,
         )
         for assignment in assignments.values()
     ]
-    plan = sampling.plan_rebalance(
-        slots, campaign.active_annotator_ids(), campaign.sample_seed, gold_seen=_gold_seen(assignments.values(), stored)
-    )
+    active = campaign.active_annotator_ids()
+    barred = _gold_seen(assignments.values(), stored) | held_elsewhere(campaign, {slot.text for slot in slots}, active)
+    plan = sampling.plan_rebalance(slots, active, campaign.sample_seed, barred=barred)
 
     seed = campaign.sample_seed
     changed: dict[int, Assignment] = {}

@@ -4,7 +4,10 @@ Completeness is judged against the text's gold triples, and in a campaign that i
 Ground-truth system the gold *is* one side's extraction. So the gold of a text is shown to an
 annotator only once they have judged the four first aspects of every pair of that text in their
 queue: each text is read twice, first the four aspects pair by pair, then completeness pair by
-pair, and no pair is judged on the first four knowing which side is the gold.
+pair, and no pair is judged on the first four knowing which side is the gold. Across campaigns
+the same holds because an annotator reads a text in one campaign only (``services.campaigns``);
+where older data gives them a text in two, the gold shown in one withholds the other's pairs
+still lacking a first aspect (``Assignment.objects.not_withheld``).
 """
 
 import uuid
@@ -16,7 +19,7 @@ from django.db import transaction
 from django.db.models import Exists, F, Max, Min, OuterRef, Q, Subquery
 
 from annotation.adaptive_queue import next_adaptive_assignment
-from annotation.models import FIRST_ASPECTS, Aspect, Assignment, Campaign, PracticeItem
+from annotation.models import FIRST_ASPECTS, Aspect, Assignment, Campaign, CampaignAnnotator, PracticeItem
 from annotation.services.errors import AssignmentClosed
 
 # One pair's judgements: {aspect: (judgement id, canonical label)}.
@@ -31,6 +34,9 @@ class TextProgress:
 
     judgements: StoredJudgements  # in queue order
     compares_with_ground_truth: bool  # the campaign includes the Ground-truth system
+    # The annotator was shown this text's gold in another campaign: here, their pairs still lacking
+    # a first aspect are withheld (``Assignment.objects.not_withheld``), the others go on to completeness.
+    gold_shown_elsewhere: bool = False
 
     @property
     def pairs(self) -> int:
@@ -50,8 +56,9 @@ class TextProgress:
 
     @property
     def gold_revealed(self) -> bool:
-        """Gold and completeness are shown once every pair has its four first aspects."""
-        return self.lacking_first_aspects == 0
+        """Gold and completeness are shown once every pair has its four first aspects (or the gold was
+        shown in another campaign already)."""
+        return self.lacking_first_aspects == 0 or self.gold_shown_elsewhere
 
     @property
     def gold_seen(self) -> bool:
@@ -65,11 +72,13 @@ class TextProgress:
 
 
 def text_progress(assignment: Assignment) -> TextProgress:
-    """The ``TextProgress`` of the annotator of ``assignment`` on its text: one query."""
+    """The ``TextProgress`` of the annotator of ``assignment`` on its text: one query, which reads
+    their pairs of the text in every campaign to know whether its gold was shown in another."""
+    campaign_id = assignment.item.campaign_id
     rows = (
         Assignment.objects.filter(
+            Q(item__campaign_id=campaign_id) | Q(item__campaign__is_imported=False),
             annotator_id=assignment.annotator_id,
-            item__campaign_id=assignment.item.campaign_id,
             item__text_id=assignment.item.text_id,
         )
         .annotate(
@@ -80,16 +89,30 @@ def text_progress(assignment: Assignment) -> TextProgress:
             )
         )
         .order_by("queue_position", "pk")
-        .values_list("pk", "judgements__pk", "judgements__aspect", "judgements__label", "ground_truth")
+        .values_list(
+            "pk", "item__campaign_id", "judgements__pk", "judgements__aspect", "judgements__label", "ground_truth"
+        )
     )
-    judgements: StoredJudgements = {}
+    campaigns: dict[int, StoredJudgements] = {campaign_id: {}}
     ground_truth = False
-    for assignment_id, judgement_id, aspect, label, campaign_ground_truth in rows:
-        ground_truth = campaign_ground_truth  # the same on every row: the campaign's
-        stored = judgements.setdefault(assignment_id, {})
+    for assignment_id, row_campaign_id, judgement_id, aspect, label, row_ground_truth in rows:
+        stored = campaigns.setdefault(row_campaign_id, {}).setdefault(assignment_id, {})
         if judgement_id is not None:
             stored[aspect] = (judgement_id, label)
-    return TextProgress(judgements=judgements, compares_with_ground_truth=ground_truth)
+        if row_campaign_id == campaign_id:
+            ground_truth = row_ground_truth
+    judgements = campaigns.pop(campaign_id)
+    shown_elsewhere = any(
+        TextProgress(other, compares_with_ground_truth=False).gold_seen for other in campaigns.values()
+    )
+    return TextProgress(judgements, compares_with_ground_truth=ground_truth, gold_shown_elsewhere=shown_elsewhere)
+
+
+def joined_several_campaigns(annotator: User) -> bool:
+    """Whether the annotator joined more than one campaign (imported ones aside), so that a pair of
+    theirs can be withheld (``Assignment.objects.not_withheld``): one query."""
+    memberships = CampaignAnnotator.objects.filter(annotator=annotator, campaign__is_imported=False)
+    return len(memberships.values_list("pk", flat=True)[:2]) > 1
 
 
 @dataclass(frozen=True)
@@ -111,6 +134,9 @@ def current_text_pairs(annotator: User, campaign: Campaign | int) -> list[Pendin
     campaign, one the annotator left, or one whose practice round they have still to pass has none.
     """
     pending = Assignment.objects.filter(annotator=annotator, item__campaign=campaign, status=Assignment.Status.PENDING)
+    # Building the withholding test costs more CPU than a query that says it cannot apply.
+    if joined_several_campaigns(annotator):
+        pending = pending.not_withheld()
     current_text = pending.order_by("queue_position", "pk").values("item__text_id")[:1]
     practice_passed = Q(item__campaign__memberships__practice_passed_at__isnull=False) | ~Exists(
         PracticeItem.objects.filter(campaign_id=OuterRef("item__campaign_id"))

@@ -60,8 +60,9 @@ def annotator_campaigns(user: User) -> QuerySet[Campaign]:
 
 
 def annotator_assignments(user: User) -> QuerySet[Assignment]:
-    """The assignments ``user`` may open: their own, in campaigns they still annotate."""
-    return Assignment.objects.filter(annotator=user, item__campaign__in=annotator_campaigns(user))
+    """The assignments ``user`` may open: their own, in campaigns they still annotate, but none
+    withheld from them (their text's gold was shown to them in another campaign)."""
+    return Assignment.objects.filter(annotator=user, item__campaign__in=annotator_campaigns(user)).not_withheld()
 
 
 def _queue_count(**filters: Any) -> Subquery:

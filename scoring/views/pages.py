@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_http_methods
 
-from core.permissions import VIEW_OUTPUTS, staff_required
+from core.permissions import VIEW_OUTPUTS, check_not_blind, staff_required
 from core.signed_in import SignedInRequest
 from scoring.forms import DatasetUploadForm, OutputsUploadForm
 from scoring.import_jobs import upload_state
@@ -37,6 +37,7 @@ def home(request: HttpRequest) -> HttpResponse:
 @permission_required(VIEW_OUTPUTS, raise_exception=True)
 def dataset_detail(request: HttpRequest, name: str) -> HttpResponse:
     dataset = get_object_or_404(datasets_with_counts(), name=name)
+    check_not_blind(request.user, dataset)
     texts = (
         dataset.texts.defer("content")
         .annotate(excerpt=Substr("content", 1, EXCERPT_CHARS + 1), gold_count=JSONArrayLength("gold"))
@@ -60,6 +61,7 @@ def dataset_detail(request: HttpRequest, name: str) -> HttpResponse:
 @permission_required(VIEW_OUTPUTS, raise_exception=True)
 def text_detail(request: HttpRequest, name: str, pk: int) -> HttpResponse:
     text = get_object_or_404(Text.objects.select_related("dataset"), pk=pk, dataset__name=name)
+    check_not_blind(request.user, text.dataset)
     # The gold triples are shown from the text itself; the Ground truth system would repeat them.
     outputs = list(text.outputs.filter(system__is_ground_truth=False).select_related("system").order_by("system__name"))
     siblings = Text.objects.filter(dataset=text.dataset).values_list("pk", flat=True)

@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from core.permissions import VIEW_OUTPUTS, staff_required
+from core.permissions import VIEW_OUTPUTS, check_not_blind, staff_required
 from core.signed_in import SignedInRequest
 from scoring.forms import RunForm
 from scoring.genres.prompts import templates_from_texts
@@ -65,6 +65,7 @@ def run_new(request: SignedInRequest, name: str) -> HttpResponse:
 @require_GET
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = run_for(pk)
+    check_not_blind(request.user, run.dataset)
     return render(
         request,
         "scoring/run_detail.html",
@@ -82,7 +83,9 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def run_progress(request: HttpRequest, pk: int) -> JsonResponse:
     """The page's fallback when its websocket is down: the same state the socket sends."""
-    return JsonResponse(run_for(pk).progress_state())
+    run = run_for(pk)
+    check_not_blind(request.user, run.dataset)
+    return JsonResponse(run.progress_state())
 
 
 @staff_required(STAFF_ONLY)

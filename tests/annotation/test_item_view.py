@@ -10,7 +10,7 @@ from annotation.models import Assignment
 from annotation.services.campaigns import create_campaign
 from annotation.services.judgements import save_judgements
 from scoring.models import Output, System
-from tests.annotation.annotator_fixtures import FIRST_FOUR_LEFT, SYSTEM_NAMES, UNSAFE_SUBJECT
+from tests.annotation.annotator_fixtures import FIRST_FOUR_LEFT, SYSTEM_NAMES, UNSAFE_SUBJECT, make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
@@ -46,19 +46,22 @@ def test_left_and_right_follow_the_stored_side(signed_in, setup, annotator, posi
         assert all(html.escape(element) in side for triple in triples for element in triple)
 
 
-def test_the_ground_truth_system_shows_the_gold_triples_as_its_extraction(signed_in, setup, annotator):
+def test_the_ground_truth_system_shows_the_gold_triples_as_its_extraction(client, setup):
     ground_truth = System.ground_truth()
+    # Someone new: the setup's annotator holds the text in its campaign, and reads a text in one campaign only.
+    newcomer = make_user("newcomer")
+    client.force_login(newcomer)
     created = create_campaign(
         name="Against gold",
         dataset=setup.campaign.dataset,
         systems=[setup.systems[0], ground_truth],
-        annotators=[annotator],
+        annotators=[newcomer],
         seed=3,
         overlap_share=0.0,
         text_references=["snippet-2"],
     )
     assignment = created.campaign.items.get().assignments.get()
-    body = page(signed_in, assignment)
+    body = page(client, assignment)
     gold_on_left = (assignment.item.system_a == ground_truth) == assignment.a_on_left
     gold_side = section(body, f'aria-label="Extraction {"A" if gold_on_left else "B"}"', "</section>")
     assert "flows into" in gold_side and "Black Sea" in gold_side

@@ -83,7 +83,9 @@ def site(file_database):
     systems = System.objects.filter(
         name__in=["ClosedIE-T5", "OpenIE-Verbose-7B", "GPT-Fabulist-3.5", "Vicuna-Relex-7B"]
     )
-    annotators = get_user_model().objects.filter(username__in=["annotator1", "annotator2"])
+    # Not the demo's annotators: they hold some of these texts in the demo's campaign, and an
+    # annotator reads a text in one campaign only.
+    annotators = [get_user_model().objects.create_user(f"study-rater{number}") for number in (1, 2)]
     campaign = create_campaign(
         name="Demo study", dataset=dataset, systems=[*systems, System.ground_truth()], annotators=annotators,
         seed=5, overlap_share=0.5, sample_size=10,
