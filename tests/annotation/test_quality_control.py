@@ -22,14 +22,9 @@ from annotation.services.queues import next_assignment
 from scoring.genres.formats import FormatError
 from scoring.models import Output
 from tests.annotation.campaign_factories import judge, make_annotators, make_campaign, make_dataset
-from tests.annotation.quality_fixtures import PRACTICE_RECORDS, judge_everything, practice_file
+from tests.annotation.quality_fixtures import PRACTICE_RECORDS, judge_everything, practice_file, three_triples
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
-
-
-def three_triples(position, system):
-    """Three triples, none of whose subject or object any text mentions: both kinds of check apply."""
-    return [[f"{system.name}-{position}-{k}", "relates to", f"thing-{system.name}-{position}-{k}"] for k in range(3)]
 
 
 def campaign_with(name="qc", annotators=2, **options):
