@@ -1,26 +1,26 @@
 """Attention checks: an extraction beside a copy of it made clearly worse (pure, no Django).
 
-The copy differs from the original in one way only, and that way loses one aspect beyond
-doubt, so an annotator who reads the pair answers it one way:
+The copy has as many triples as the original, so nothing but its content tells it apart: some
+of the original's triples are *replaced*, never added to. It differs in one way only, and that
+way loses one aspect beyond doubt, so an annotator who reads the pair answers it one way:
 
-* ``duplicated``: the triples are repeated (at least :data:`MIN_ADDED` repeats): the original
-  wins on uniqueness;
-* ``unsupported``: triples taken from other texts, whose subject and object this text never
-  mentions, are mixed in (at least :data:`MIN_ADDED`): the original wins on factualness.
+* ``duplicated``: every second triple is replaced by the one before it (half the triples,
+  rounded down, become repeats): the original wins on uniqueness;
+* ``unsupported``: half the triples (rounded up), at random places, are replaced by triples of
+  other texts whose subject and object this text never mentions: the original wins on factualness.
 
 Only the aspect named by the method is scored; the other four are the annotator's to judge.
 """
 
 import math
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from scoring.genres.triples import Triple
 
 DUPLICATED, UNSUPPORTED = "duplicated", "unsupported"
 ASPECT_OF_METHOD = {DUPLICATED: "us", UNSUPPORTED: "fs"}
-MIN_ADDED = 3
 
 
 @dataclass(frozen=True)
@@ -38,30 +38,45 @@ def check_count(real_items: int, share: float) -> int:
     return max(1, round(real_items * share / (1 - share)))
 
 
+def systems_to_copy(triple_counts: Mapping[int, int], copyable: Iterable[int]) -> list[int]:
+    """The systems among ``copyable`` whose output on a text can be copied so that the check's two
+    sides show as many triples as the two sides of a real pair of that text: those whose number of
+    triples (``triple_counts``, by system, every compared system of the text) another compared
+    system has too. An empty output is never copied."""
+    return [
+        system
+        for system in copyable
+        if triple_counts[system] > 0
+        and any(other != system and count == triple_counts[system] for other, count in triple_counts.items())
+    ]
+
+
 def duplicated(triples: Sequence[Triple]) -> list[list[str]] | None:
-    """Every triple twice, and more repeats until :data:`MIN_ADDED` were added; None without triples."""
-    if not triples:
+    """Every second triple replaced by the one before it; None when that repeats nothing the
+    original did not repeat already (fewer than two triples, or repeats in that very pattern)."""
+    copy = [list(triples[index - index % 2]) for index in range(len(triples))]
+    if len({tuple(triple) for triple in copy}) >= len({tuple(triple) for triple in triples}):
         return None
-    repeats = math.ceil(MIN_ADDED / len(triples))
-    return [list(triple) for triple in triples for _ in range(1 + repeats)]
+    return copy
 
 
 def unsupported(
     triples: Sequence[Triple], content: str, foreign: Iterable[Triple], rng: random.Random
 ) -> list[list[str]] | None:
-    """The triples with foreign triples mixed in at random places; None when too few foreign
-    triples are unrelated to ``content`` (neither their subject nor their object appears in it)."""
+    """Half the triples (rounded up), at places drawn with ``rng``, replaced by foreign triples
+    unrelated to ``content`` (neither their subject nor their object appears in it); None without
+    triples or when too few foreign triples are unrelated."""
     lowered = content.lower()
     unrelated = [
         list(triple) for triple in foreign if triple[0].lower() not in lowered and triple[2].lower() not in lowered
     ]
     unrelated = list({tuple(triple): triple for triple in unrelated}.values())
-    wanted = max(MIN_ADDED, len(triples))
-    if len(unrelated) < MIN_ADDED:
+    replaced = math.ceil(len(triples) / 2)
+    if not triples or len(unrelated) < replaced:
         return None
     copy = [list(triple) for triple in triples]
-    for triple in rng.sample(unrelated, min(wanted, len(unrelated))):
-        copy.insert(rng.randrange(len(copy) + 1), triple)
+    for place, triple in zip(rng.sample(range(len(copy)), replaced), rng.sample(unrelated, replaced), strict=True):
+        copy[place] = triple
     return copy
 
 

@@ -62,22 +62,40 @@ def _foreign_triples(campaign: Campaign, text_id: int) -> list[list[str]]:
     return pool
 
 
+def _copy_candidates(campaign: Campaign, outputs: Mapping[tuple[int, int], list[list[str]]]) -> dict[int, list[int]]:
+    """By text: the compared systems (Ground truth aside) whose output a check may copy, as
+    ``attention.systems_to_copy`` chooses them; a text with no such system has none."""
+    compared = list(campaign.systems.all())
+    gold_counts = {text_id: len(gold) for text_id, gold in campaign.texts.values_list("pk", "gold")}
+    candidates: dict[int, list[int]] = {}
+    for text_id, gold_count in gold_counts.items():
+        counts = {
+            system.pk: gold_count if system.is_ground_truth else len(outputs.get((text_id, system.pk), []))
+            for system in compared
+        }
+        copyable = [system.pk for system in compared if not system.is_ground_truth]
+        candidates[text_id] = attention.systems_to_copy(counts, copyable)
+    return candidates
+
+
 @transaction.atomic
 def add_attention_checks(campaign: Campaign) -> int:
     """Mix attention checks into every queue, ``campaign.attention_share`` of it, at random places
     among the annotator's texts; returns how many were made.
 
     Each check shows the output of one compared system on a text of the annotator's queue, and
-    on the other side a copy made clearly worse (``annotation.attention``): the check sits
-    among the pairs of that text, served like them.
+    on the other side a copy made clearly worse (``annotation.attention``) with as many triples:
+    the check sits among the pairs of that text, served like them. Only texts where two compared
+    systems gave as many triples carry checks, so a check's two triple counts are those of a real
+    pair of its text.
     """
     if campaign.attention_share <= 0:
         return 0
-    systems = [system for system in campaign.systems.all() if not system.is_ground_truth]
     outputs = {
         (output.text_id, output.system_id): output.triples
-        for output in Output.objects.filter(text__in=campaign.texts.all(), system__in=systems)
+        for output in Output.objects.filter(text__in=campaign.texts.all(), system__in=campaign.systems.all())
     }
+    candidates = _copy_candidates(campaign, outputs)
     contents = dict(campaign.texts.values_list("pk", "content"))
     foreign: dict[int, list[list[str]]] = {}
     made = 0
@@ -90,27 +108,26 @@ def add_attention_checks(campaign: Campaign) -> int:
         real = [assignment for assignment in queue if not assignment.item.is_attention_check]
         wanted = attention.check_count(len(real), campaign.attention_share) - (len(queue) - len(real))
         rng = sampling.seeded_random(campaign.sample_seed, "attention", annotator_id)
-        texts = list(dict.fromkeys(assignment.item.text_id for assignment in real))
+        texts = [
+            text_id for text_id in dict.fromkeys(assignment.item.text_id for assignment in real) if candidates[text_id]
+        ]
         rng.shuffle(texts)
-        for count in range(max(wanted, 0)):
+        for count in range(max(wanted, 0) if texts else 0):
             text_id = texts[count % len(texts)]
-            candidates = [system for system in systems if outputs.get((text_id, system.pk))]
-            if not candidates:
-                continue
-            system = candidates[rng.randrange(len(candidates))]
+            system_id = candidates[text_id][rng.randrange(len(candidates[text_id]))]
             # Read once per text: setdefault would run the two queries on every check.
             if text_id not in foreign:
                 foreign[text_id] = _foreign_triples(campaign, text_id)
             copy = attention.worse_copy(
-                outputs[(text_id, system.pk)], contents[text_id], foreign[text_id], rng.random()
+                outputs[(text_id, system_id)], contents[text_id], foreign[text_id], rng.random()
             )
             if copy is None:
                 continue
             item = Item.objects.create(
                 campaign=campaign,
                 text_id=text_id,
-                system_a=system,
-                system_b=system,
+                system_a_id=system_id,
+                system_b_id=system_id,
                 attention_worse=rng.choice(["a", "b"]),
                 attention_aspect=copy.aspect,
                 attention_triples=copy.triples,

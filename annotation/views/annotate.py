@@ -36,6 +36,7 @@ from annotation.models import (
     Item,
     Label,
 )
+from annotation.queue_progress import progress_annotations, queue_progress
 from annotation.services.errors import AnnotationError, VersionConflict
 from annotation.services.judgements import Saved, save_judgements
 from annotation.services.quality_control import practice_pending, practice_required
@@ -93,8 +94,7 @@ def get_own_assignment(request: SignedInRequest, public_id: UUID) -> AnnotatedAs
         annotator_assignments(request.user)
         .select_related("item__campaign", "item__text", "item__system_a", "item__system_b")
         .annotate(
-            assigned=_queue_count(),
-            done=_queue_count(status=Assignment.Status.DONE),
+            **progress_annotations(OuterRef("item__campaign_id"), OuterRef("annotator_id")),
             practice_pending=has_practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id")),
         ),
         request.user,
@@ -242,7 +242,7 @@ def render_item(
         "sides": SIDES,
         "version": assignment.version,
         "opened_at": f"{time.time():.3f}",
-        "progress": {"assigned": assignment.assigned, "done": assignment.done},
+        "progress": queue_progress(assignment),
         "continue_url": continue_url(campaign.pk),
         "error": error,
         "comment": (posted_comment if posted_comment is not None else assignment.comment),
@@ -267,6 +267,7 @@ def after_sign_in(request: SignedInRequest) -> HttpResponse:
 @require_GET
 def annotator_home(request: SignedInRequest) -> HttpResponse:
     campaigns = annotator_campaigns(request.user).annotate(
+        **progress_annotations(OuterRef("pk"), request.user.pk),
         practice_pending=has_practice_pending(OuterRef("pk"), request.user.pk),
         assigned=Count("items__assignments", filter=Q(items__assignments__annotator=request.user)),
         done=Count(
@@ -275,7 +276,8 @@ def annotator_home(request: SignedInRequest) -> HttpResponse:
         ),
     )
     has_history = annotator_assignments(request.user).filter(judgements__isnull=False).exists()
-    return render(request, "annotation/home.html", {"campaigns": campaigns, "has_history": has_history})
+    rows = [(campaign, queue_progress(campaign)) for campaign in campaigns]
+    return render(request, "annotation/home.html", {"campaigns": rows, "has_history": has_history})
 
 
 @closed_campaign_page

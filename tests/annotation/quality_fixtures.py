@@ -25,6 +25,12 @@ PRACTICE_RECORDS = [
 ]
 
 
+def three_triples(position, system):
+    """Three triples, none of whose subject or object any text mentions: an output from which
+    both kinds of attention check can be made (``make_dataset``'s ``outputs``)."""
+    return [[f"{system.name}-{position}-{k}", "relates to", f"thing-{system.name}-{position}-{k}"] for k in range(3)]
+
+
 def practice_file(records=PRACTICE_RECORDS, jsonl=True):
     """A practice file's bytes (docs/formats.md) holding ``records``."""
     objects = [

@@ -15,11 +15,11 @@ def finish(assignment):
     save_judgements(assignment, {"cs": "tie"}, expected_version=1, seconds=5)
 
 
-def test_home_shows_each_campaign_with_done_over_assigned(signed_in, setup, annotator):
+def test_home_shows_each_campaign_with_its_pairs_and_judgements(signed_in, setup, annotator):
     finish(setup.assignments(annotator)[0])
     body = signed_in.get(reverse("annotation:annotate_home")).content.decode()
     assert "Pilot study" in body
-    assert "<strong>1</strong> of 3 done" in body
+    assert "<strong>1</strong> of 3 pairs, <strong>5</strong> of 15 judgements" in body
     assert 'style="width: 33%"' in body
     assert reverse("annotation:annotate_continue", args=[setup.campaign.pk]) in body
     assert ">Continue<" in body

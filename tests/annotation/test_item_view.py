@@ -90,13 +90,13 @@ def test_gold_and_completeness_appear_once_the_four_are_saved(signed_in, setup, 
     assert 'data-stage="completeness"' in body
 
 
-def test_the_bar_counts_the_items_done_and_the_page_runs_no_inline_script(signed_in, setup, annotator):
+def test_the_bar_counts_pairs_and_judgements_and_the_page_runs_no_inline_script(signed_in, setup, annotator):
     first, second, _ = setup.assignments(annotator)
-    assert '<span class="count">0 / 3</span>' in page(signed_in, second)
+    assert "<strong>0</strong> of 3 pairs, <strong>0</strong> of 15 judgements" in page(signed_in, second)
     save_judgements(first, FIRST_FOUR_LEFT, expected_version=0, seconds=1)
     save_judgements(first, {"cs": "left"}, expected_version=1, seconds=1)
     body = page(signed_in, second)
-    assert '<span class="count">1 / 3</span>' in body
+    assert "<strong>1</strong> of 3 pairs, <strong>5</strong> of 15 judgements" in body
     # A Content-Security-Policy without inline script: every script is a file, no handler an attribute.
     scripts = re.findall(r"<script\b[^>]*>", body)
     assert any("annotate.js" in script for script in scripts) and all(" src=" in script for script in scripts)

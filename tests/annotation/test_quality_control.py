@@ -1,6 +1,7 @@
 """Quality control: the practice round, attention checks, exclusion from ratings, comments, exports."""
 
 import json
+import random
 
 import numpy as np
 import pytest
@@ -21,13 +22,13 @@ from annotation.services.queues import next_assignment
 from scoring.genres.formats import FormatError
 from scoring.models import Output
 from tests.annotation.campaign_factories import judge, make_annotators, make_campaign, make_dataset
-from tests.annotation.quality_fixtures import PRACTICE_RECORDS, judge_everything, practice_file
+from tests.annotation.quality_fixtures import PRACTICE_RECORDS, judge_everything, practice_file, three_triples
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
 
 
 def campaign_with(name="qc", annotators=2, **options):
-    dataset, systems = make_dataset(texts=6)
+    dataset, systems = make_dataset(texts=6, outputs=three_triples)
     people = make_annotators(annotators)
     created = create_campaign(
         name=name,
@@ -129,23 +130,32 @@ def test_a_passed_round_cannot_be_retaken():
 # --- Attention checks ---------------------------------------------------------------------------
 
 
-def test_worse_copies_change_one_thing():
-    triples = [["Ada", "met", "Babbage"], ["Ada", "wrote", "notes"]]
-    copy = attention.duplicated(triples)
-    assert len(copy) == 6 and {tuple(t) for t in copy} == {tuple(t) for t in triples}
+def test_worse_copies_replace_triples_and_keep_their_number():
+    triples = [["Ada", "met", "Babbage"], ["Ada", "wrote", "notes"], ["Ada", "born in", "London"]]
+    assert attention.duplicated(triples) == [triples[0], triples[0], triples[2]]
+    assert attention.duplicated(triples[:1]) is None  # nothing to repeat without adding
+    assert attention.duplicated([triples[0], triples[0]]) is None  # it repeats itself already
     foreign = [
         ["Volta", "invented", "battery"],
         ["Nile", "flows into", "Mediterranean"],
         ["Kant", "born in", "Königsberg"],
     ]
-    copy = attention.unsupported(triples, "Ada met Babbage and wrote notes.", foreign, __import__("random").Random(1))
-    assert [t for t in copy if t in triples] == triples and len(copy) == 5
-    assert attention.unsupported(triples, "Volta, Nile and Kant", foreign, __import__("random").Random(1)) is None
+    content = "Ada met Babbage, wrote notes and was born in London."
+    copy = attention.unsupported(triples, content, foreign, random.Random(1))
+    assert len(copy) == 3 and sum(triple in foreign for triple in copy) == 2
+    assert [t for t in copy if t in triples] == [t for t in triples if t in copy]  # kept in place
+    assert attention.unsupported(triples, "Volta, Nile and Kant", foreign, random.Random(1)) is None
+    assert attention.unsupported([], content, foreign, random.Random(1)) is None
     assert (
         attention.check_count(8, 0.2) == 2
         and attention.check_count(8, 0.0) == 0
         and attention.check_count(1, 0.05) == 1
     )
+
+
+def test_only_outputs_whose_triple_count_another_system_shares_are_copied():
+    counts = {1: 4, 2: 4, 3: 2, 4: 0, 5: 0, 6: 2}
+    assert attention.systems_to_copy(counts, [1, 2, 3, 4, 5]) == [1, 2, 3]  # 6: Ground truth
 
 
 def test_attention_checks_make_their_share_of_each_queue_and_change_only_one_side():
@@ -159,8 +169,7 @@ def test_attention_checks_make_their_share_of_each_queue_and_change_only_one_sid
     for item in checks:
         assert item.system_a_id == item.system_b_id and item.attention_aspect in ("us", "fs")
         original = Output.objects.get(text=item.text, system=item.system_a).triples
-        assert item.attention_triples != original
-        assert all(triple in item.attention_triples for triple in original)
+        assert item.attention_triples != original and len(item.attention_triples) == len(original)
         assert item.attention_expected == (Label.B if item.attention_worse == Label.A else Label.A)
 
 

@@ -11,7 +11,7 @@ from annotation.models import Assignment, CampaignAnnotator
 from annotation.services.quality_control import add_attention_checks, replace_practice_items
 from tests.annotation.annotator_fixtures import make_annotation_setup, make_user
 from tests.annotation.campaign_factories import make_annotators, make_dataset
-from tests.annotation.quality_fixtures import PRACTICE_RECORDS, practice_file
+from tests.annotation.quality_fixtures import PRACTICE_RECORDS, practice_file, three_triples
 from tests.annotation.test_campaign_create_view import form_data
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
@@ -170,10 +170,11 @@ def shape(html):
 
 
 def test_an_attention_check_looks_like_any_other_item(client, reader):
-    setup = make_annotation_setup([reader])
+    # Ground truth in: a check copies only an output whose triple count another side shares.
+    setup = make_annotation_setup([reader], with_ground_truth=True)
     setup.campaign.attention_share = 0.2
     setup.campaign.save()
-    assert add_attention_checks(setup.campaign) == 1
+    assert add_attention_checks(setup.campaign) == 2
     client.force_login(reader)
     queue = Assignment.objects.filter(annotator=reader).select_related("item").order_by("queue_position")
     check = next(assignment for assignment in queue if assignment.item.is_attention_check)
@@ -217,7 +218,7 @@ def test_a_save_from_a_page_opened_before_the_practice_round_is_refused_in_words
 
 
 def test_the_campaign_form_takes_a_practice_round_and_attention_checks(admin_client):
-    dataset, systems = make_dataset(texts=8)
+    dataset, systems = make_dataset(texts=8, outputs=three_triples)
     people = make_annotators(2)
     upload = SimpleUploadedFile("practice.json", practice_file(jsonl=False))
     data = form_data(dataset, systems, people, practice_file=upload, practice_pass_percent=70, attention_percent=10)

@@ -51,7 +51,7 @@ def test_keyboard_annotation_flow(live_server, page, screenshot_dir, admin_user)
 
     sign_in(page, base, "kim", "kim-pass-123")
     expect(page).to_have_url(f"{base}{reverse('annotation:annotate_home')}")
-    expect(page.locator(".campaign-card")).to_contain_text("0 of 9 done")
+    expect(page.locator(".campaign-card")).to_contain_text("0 of 9 pairs, 0 of 45 judgements")
     page.screenshot(path=screenshot_dir / "annotate-home.png", full_page=True)
     page.click("text=Start")
 
@@ -78,6 +78,7 @@ def test_keyboard_annotation_flow(live_server, page, screenshot_dir, admin_user)
     # Pair 2: two choices, reload, the choices come back; Backspace corrects one; a failed request keeps them.
     wait_for_item(page, base, second)
     expect(page.locator(".gold-card")).to_have_count(0)
+    expect(page.locator(".annotate-bar .queue-progress")).to_contain_text("1 of 9 pairs, 4 of 45 judgements")
     press(page, "3", "2")
     expect(page.locator(".save-status")).to_have_text("Not saved yet.")
     page.reload()
@@ -120,7 +121,7 @@ def test_keyboard_annotation_flow(live_server, page, screenshot_dir, admin_user)
     page.wait_for_url(f"{base}{reverse('annotation:annotate_home')}")
     assert page.evaluate("window.leaked === undefined"), "markup in a text or a triple ran as a script"
     expect(page.locator(".messages")).to_contain_text("Every item of Pilot study is judged")
-    expect(page.locator(".campaign-card")).to_contain_text("9 of 9 done")
+    expect(page.locator(".campaign-card")).to_contain_text("9 of 9 pairs, 45 of 45 judgements")
 
     # Edit pair 1 from the review list: its first four are final, completeness can still change,
     # and the save returns to the review list.

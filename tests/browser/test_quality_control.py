@@ -65,11 +65,12 @@ def test_practice_round_then_real_items(live_server, sized_page, screenshot_dir)
 def test_attention_check_answered_like_any_item(live_server, sized_page, screenshot_dir):
     page, width = sized_page, sized_page.width_name
     annotator = make_user("ava")
-    setup = make_annotation_setup([annotator])
+    # Ground truth in: a check copies only an output whose triple count another side shares.
+    setup = make_annotation_setup([annotator], with_ground_truth=True)
     setup.campaign.attention_share = 0.2
     setup.campaign.save(update_fields=["attention_share"])
     add_attention_checks(setup.campaign)
-    check = Assignment.objects.exclude(item__attention_worse="").select_related("item").get()
+    check = Assignment.objects.exclude(item__attention_worse="").select_related("item").first()
     # Served first, so the test meets it at once.
     Assignment.objects.filter(annotator=annotator).exclude(pk=check.pk).update(queue_position=99)
     base = live_server.url

@@ -12,7 +12,7 @@ from leaderboard import jobs
 from leaderboard.metric_battles import DEFAULT_MARGIN
 from leaderboard.models import Snapshot
 from tests.annotation.campaign_factories import make_annotators, make_dataset
-from tests.annotation.quality_fixtures import judge_everything
+from tests.annotation.quality_fixtures import judge_everything, three_triples
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres_relevant]
 
@@ -30,7 +30,7 @@ def human_elo():
 
 
 def test_an_exclusion_rebuilds_the_leaderboard_without_the_annotator(leaderboard_queue):
-    dataset, systems = make_dataset(texts=4)
+    dataset, systems = make_dataset(texts=4, outputs=three_triples)
     first, second = make_annotators(2)
     campaign = create_campaign(
         name="qc",

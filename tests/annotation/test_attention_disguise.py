@@ -1,0 +1,95 @@
+"""Attention checks look like real pairs: what an annotator can see of a check — the triple
+count of each side, where it sits in the queue, the page's structure and size — is what a real
+pair of the same text shows. On the demo campaign and on a campaign of 40-triple outputs."""
+
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from annotation.models import Assignment, Campaign
+from annotation.services.campaigns import create_campaign
+from tests.annotation.campaign_factories import make_annotators
+from tests.factories import make_dataset
+
+pytestmark = pytest.mark.django_db
+
+SIDE_COUNT = re.compile(r"Extraction ([AB]) <span class=\"count\">(\d+) triples?</span>")
+TAG = re.compile(r"<([a-z][a-z0-9]*)\b([^>]*)>")
+ATTRIBUTE = re.compile(r'([a-z-]+)(?:="([^"]*)")?')
+
+
+def forty_triples(position, system):
+    return [[f"{system.name} subject {position}.{k}", "relates to", f"object {k}"] for k in range(40)]
+
+
+def structure(body):
+    """The page without its words and values: each tag with its attribute names and classes."""
+    return [
+        (tag, tuple((name, value if name == "class" else "") for name, value in ATTRIBUTE.findall(attributes)))
+        for tag, attributes in TAG.findall(body)
+    ]
+
+
+def seen(client, assignment):
+    """What the annotator sees of an assignment's item page, opened before anything is judged."""
+    body = client.get(reverse("annotation:annotate_item", args=[assignment.public_id])).content.decode()
+    return {
+        "counts": tuple(int(count) for _, count in SIDE_COUNT.findall(body)),
+        "structure": structure(body),
+        "size": len(body.encode()),
+    }
+
+
+def assert_checks_look_like_real_pairs(campaign):
+    """Every check of ``campaign``, in every queue, against the real pairs of its text in that queue."""
+    campaign.memberships.update(practice_passed_at=timezone.now())  # the practice round is another page
+    checks = 0
+    for membership in campaign.memberships.select_related("annotator"):
+        client = Client()
+        client.force_login(membership.annotator)
+        queue = list(
+            Assignment.objects.filter(annotator=membership.annotator, item__campaign=campaign)
+            .select_related("item")
+            .order_by("queue_position")
+        )
+        sizes = [seen(client, assignment)["size"] for assignment in queue if not assignment.item.is_attention_check]
+        for index, check in enumerate(queue):
+            if not check.item.is_attention_check:
+                continue
+            checks += 1
+            text = [assignment for assignment in queue if assignment.item.text_id == check.item.text_id]
+            # Where it sits: among the pairs of its text, which follow one another in the queue.
+            positions = [queue.index(assignment) for assignment in text]
+            assert positions == list(range(positions[0], positions[0] + len(text))) and index in positions
+            shown = seen(client, check)
+            real = [seen(client, assignment) for assignment in text if assignment is not check]
+            # A real pair of the same text shows the same two triple counts and the very same page
+            # structure (tags, attributes, classes, number of triple rows) ...
+            twins = [page for page in real if sorted(page["counts"]) == sorted(shown["counts"])]
+            assert twins, f"no real pair of its text shows {shown['counts']} triples"
+            assert any(page["structure"] == shown["structure"] for page in twins)
+            # ... and its page weighs what real pages of the queue weigh.
+            assert min(sizes) * 0.9 <= shown["size"] <= max(sizes) * 1.1
+    assert checks, "the campaign has no attention check to compare"
+
+
+def test_on_the_demo_campaign(unscored_demo):
+    assert_checks_look_like_real_pairs(Campaign.objects.get(name="demo-sentences trial"))
+
+
+def test_on_a_campaign_of_forty_triple_outputs():
+    dataset, systems = make_dataset(texts=5, systems=("alpha", "beta", "gamma", "delta"), outputs=forty_triples)
+    created = create_campaign(
+        name="long outputs",
+        dataset=dataset,
+        systems=systems,
+        annotators=make_annotators(2, prefix="long-reader"),
+        seed=5,
+        overlap_share=0.4,
+        sample_size=5,
+        attention_share=0.2,
+    )
+    assert_checks_look_like_real_pairs(created.campaign)
