@@ -35,7 +35,7 @@ def test_sign_in_lands_on_campaigns_and_review_returns_after_an_edit(live_server
     # Signing in leads to the campaigns, with the next item one click away.
     sign_in(page, base, "ria", "ria-pass-123")
     expect(page).to_have_url(base + reverse("annotation:annotate_home"))
-    expect(page.locator(".campaign-card")).to_contain_text("3 of 9 done")
+    expect(page.locator(".campaign-card")).to_contain_text("3 of 9 pairs, 15 of 45 judgements")
     expect(page.locator(".campaign-card a.button.primary")).to_have_text("Continue")
     page.screenshot(path=screenshot_dir / f"start-{width}.png", full_page=True)
 

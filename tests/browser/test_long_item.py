@@ -135,7 +135,7 @@ def test_long_item_by_keyboard_at_desktop_width(live_server, page, long_setup, s
 
     press(page, "3", "Enter")
     page.wait_for_url(base + reverse("annotation:annotate_home"))
-    expect(page.locator(".campaign-card")).to_contain_text("2 of 2 done")
+    expect(page.locator(".campaign-card")).to_contain_text("2 of 2 pairs, 10 of 10 judgements")
 
 
 def test_long_item_on_a_phone(live_server, phone_page, long_setup, screenshot_dir):
