@@ -62,6 +62,8 @@ MIN_PAUSE = 1.0
 MAX_PAUSE = 2.0
 # A leaderboard variant: (setting key, "" for the newest; margin).
 Variant = tuple[str, float]
+# Set once this process has said that Redis is unreachable (``_warn_unreachable``).
+_unreachable_warned = False
 
 
 @cache
@@ -103,9 +105,21 @@ def _enqueue(dataset_id: int) -> None:
         if queue().connection.set(_pending_key(dataset_id), 1, nx=True, ex=PENDING_FOR):
             queue().enqueue(build_leaderboards, dataset_id, job_timeout=BUILD_TIMEOUT)
     except RedisConnectionError as error:
-        # A command run without the server (an import from a shell): one line, not a traceback
-        # per change. The leaderboard is built at the next change made while Redis is up.
-        logger.warning("Leaderboard of dataset %s not scheduled: Redis is unreachable (%s)", dataset_id, error)
+        _warn_unreachable(error)
+
+
+def _warn_unreachable(error: RedisConnectionError) -> None:
+    """One line per process, not one per change: a command run without the server (an import from
+    a shell) schedules a rebuild per file it imports."""
+    global _unreachable_warned
+    if _unreachable_warned:
+        return
+    _unreachable_warned = True
+    logger.warning(
+        "Redis is unreachable (%s): leaderboards are not rebuilt now. A worker rebuilds a dataset's "
+        "leaderboard at its next change made while Redis is up (one never built: when its page is opened).",
+        error,
+    )
 
 
 def ask_for_variant(dataset_id: int, setting_key: str, margin: float) -> None:

@@ -6,6 +6,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
+from annotation import ratings
 from annotation.ratings import INITIAL_RATING
 from tests.annotation.campaign_factories import import_judgement_rows
 from tests.factories import make_dataset
@@ -88,6 +89,25 @@ def test_table_output_ranks_systems(tmp_path, dataset):
     lines = out.getvalue().splitlines()
     assert lines[0] == "Granularity (elo)"
     assert [line.split()[0] for line in lines[1:]] == ["alpha", "beta", "gamma"]
+
+
+@pytest.mark.parametrize(
+    "rating, printed",
+    [
+        (1005.494, "1005.5"),  # the paper's Figure 5 rounds it to 1005: the table does not round twice
+        (1260.458, "1260.5"),
+        (1005.45, "1005.5"),  # a binary float just above .45
+        (1005.449, "1005.4"),
+        (1005.04999, "1005.0"),
+    ],
+)
+def test_the_table_prints_the_unrounded_rating_rounded_once(tmp_path, dataset, monkeypatch, rating, printed):
+    import_csv(tmp_path, "toy-1,alpha,beta,gs,carol,a\n")
+    board = {"alpha": {"rating": rating, "battles": 1}}
+    monkeypatch.setattr(ratings, "single_pass_leaderboard", lambda battles, **options: board)
+    out = io.StringIO()
+    call_command("compute_ratings", "--dataset", "toy", "--aspect", "gs", "--bootstrap", "0", stdout=out)
+    assert out.getvalue().splitlines()[1].split()[:2] == ["alpha", printed]
 
 
 @pytest.mark.parametrize(
