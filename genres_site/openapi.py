@@ -209,6 +209,7 @@ def schemas() -> Schema:
                     "settings",
                     "setting",
                     "scores",
+                    "unscored",
                     "human",
                     "metric_ratings",
                     "comparison",

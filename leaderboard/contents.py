@@ -363,6 +363,7 @@ def assemble(
         "settings": settings,
         "setting": setting,
         "scores": rows,
+        "unscored": scores["unscored"] if scores else [],
         "replicates": replicates,
         "human": {key: value for key, value in human_side.items() if key != "labels"},
         "metric_ratings": metric_ratings,

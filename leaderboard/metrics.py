@@ -13,12 +13,14 @@ from django.db.models import Count, Max
 
 from scoring.genres.aspects import ASPECT_CODES, COLUMNS
 from scoring.genres.rules import APP, REFERENCE, RULE_LABELS
-from scoring.models import Dataset, Output
+from scoring.models import Dataset, Output, System
 from scoring.models.runs import ScoringRun, latest_system_scores, settings_choices
 from scoring.models.scores import TextScore
 
 # The GENRES table's columns: every stored aggregate of the vocabulary, in its order.
 COLUMN_KEYS = tuple(column.code for column in COLUMNS)
+# Why a system with outputs has no current scores of a setting (``unscored_systems``).
+NOT_SCORED, OUT_OF_DATE = "not scored yet", "scores out of date"
 
 
 def column_provenance(provenance: dict[str, Any]) -> dict[str, str]:
@@ -92,7 +94,8 @@ def metric_scores(dataset: Dataset, fingerprint: str) -> dict[str, Any]:
 
     ``rows``: ``[{"system", "ground_truth", "replicate_group", "seed", "current", "run", "texts",
     "values": {column: value}}]``,
-    Ground truth first; ``per_text``: ``{aspect: {text id: {system: score}}}`` from current scores.
+    Ground truth first; ``per_text``: ``{aspect: {text id: {system: score}}}`` from current scores;
+    ``unscored``: ``unscored_systems``.
     """
     rows = [
         {
@@ -115,4 +118,21 @@ def metric_scores(dataset: Dataset, fingerprint: str) -> dict[str, Any]:
     )
     for aspect, text_id, system, values in stored:
         per_text[aspect].setdefault(text_id, {})[system] = values.get(aspect)
-    return {"rows": rows, "per_text": per_text}
+    return {"rows": rows, "per_text": per_text, "unscored": unscored_systems(dataset, rows)}
+
+
+def unscored_systems(dataset: Dataset, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The systems with outputs on ``dataset`` but no current scores among ``rows`` (``metric_scores``),
+    Ground truth first: ``[{"system", "ground_truth", "status"}]``, the status ``NOT_SCORED`` or,
+    for a system whose outputs were uploaded again since its scores, ``OUT_OF_DATE``."""
+    current = {row["system"]: row["current"] for row in rows}
+    systems = System.objects.filter(outputs__text__dataset=dataset).distinct()
+    return [
+        {
+            "system": system.name,
+            "ground_truth": system.is_ground_truth,
+            "status": OUT_OF_DATE if system.name in current else NOT_SCORED,
+        }
+        for system in systems
+        if not current.get(system.name)
+    ]

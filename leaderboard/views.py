@@ -107,9 +107,12 @@ def _being_built(dataset: Dataset) -> JsonResponse:
     return JsonResponse({"building": True, "message": message}, status=202)
 
 
-def _rendered(snapshot: Snapshot, part: str, links: dict[str, str], render: Callable[[], object]) -> Any:
+def _rendered(
+    snapshot: Snapshot, part: str, links: dict[str, str], score_run: str, render: Callable[[], object]
+) -> Any:
     """``render()`` once per build of the snapshot, part and links (SQLite may reuse a deleted row's id)."""
-    key = hashlib.sha256(repr((snapshot.pk, snapshot.built_at, sorted(links.items()))).encode()).hexdigest()[:32]
+    variant = (snapshot.pk, snapshot.built_at, sorted(links.items()), score_run)
+    key = hashlib.sha256(repr(variant).encode()).hexdigest()[:32]
     return cache.get_or_set(f"leaderboard:{part}:{key}", render, RENDERED_FOR)
 
 
@@ -144,21 +147,26 @@ def csv_links(dataset: Dataset, request: HttpRequest) -> dict[str, str]:
     }
 
 
+def score_run_link(dataset: Dataset, request: HttpRequest) -> str:
+    """The form that starts a scoring run of the dataset, for staff; empty for anyone else."""
+    return reverse("scoring:run_new", args=[dataset.name]) if request.user.is_staff else ""
+
+
 @leaderboard_view()
 def dataset_page(request: HttpRequest, dataset: Dataset) -> HttpResponse:
     snapshot = _snapshot(request, dataset, "tables")
     if snapshot is None:
         return render(request, "leaderboard/building.html", {"dataset": dataset})
-    links = csv_links(dataset, request)
+    links, score_run = csv_links(dataset, request), score_run_link(dataset, request)
 
     def render_body() -> str:
-        context = {**exports.section_context(snapshot.data, links), "as_of": snapshot.built_at}
+        context = {**exports.section_context(snapshot.data, links, score_run), "as_of": snapshot.built_at}
         return render_to_string("leaderboard/page_body.html", context)
 
     context = {
         "dataset": dataset,
         "snapshot": snapshot,
-        "page_body": _rendered(snapshot, "page", links, render_body),
+        "page_body": _rendered(snapshot, "page", links, score_run, render_body),
         "plots": _json_script(snapshot.plots),
     }
     return render(request, "leaderboard/dataset.html", context)
@@ -170,13 +178,13 @@ def dataset_sections(request: HttpRequest, dataset: Dataset) -> HttpResponse:
     snapshot = _snapshot(request, dataset, "tables")
     if snapshot is None:
         return _being_built(dataset)
-    links = csv_links(dataset, request)
+    links, score_run = csv_links(dataset, request), score_run_link(dataset, request)
 
     def render_sections() -> dict[str, str]:
-        context = exports.section_context(snapshot.data, links)
+        context = exports.section_context(snapshot.data, links, score_run)
         return {section: render_to_string(f"leaderboard/section_{section}.html", context) for section in SECTIONS}
 
-    rendered = _rendered(snapshot, "sections", links, render_sections)
+    rendered = _rendered(snapshot, "sections", links, score_run, render_sections)
     changes = set(request.GET.getlist("change")) or {"judgements", "scores"}
     sections = {section: rendered[section] for section, depends_on in SECTIONS.items() if changes & set(depends_on)}
     # The figures go out as stored, without a parse and a dump.

@@ -24,6 +24,7 @@ def test_json_holds_scores_with_provenance_ratings_correlations_and_agreement(ad
     assert set(data) == {
         "dataset", "aspects", "margin", "bootstrap_rounds", "settings", "setting", "scores", "human",
         "metric_ratings", "comparison", "significance", "verdict", "as_of", "replicates",
+        "unscored",
     }  # fmt: skip
     assert data["dataset"] == {"name": "toy", "level": "sentence", "domain": "general", "description": "", "texts": 4}
     assert data["setting"]["key"] == FINGERPRINT
