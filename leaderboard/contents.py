@@ -38,6 +38,9 @@ AGREE_TAU, PARTLY_AGREE_TAU = 0.5, 0.0
 # The GENRES-side parts kept between builds (see Builder): keyed by the scores' version, so a
 # finished run or a new upload makes new keys; the old ones expire.
 SCORE_PARTS_KEPT_FOR = 24 * 3600
+# Part of their keys: raised whenever a kept part's layout changes, so that a build never reads
+# a part an older version of the app stored (2: the scores name their unscored systems).
+KEPT_LAYOUT = 2
 # JSON-ready parts of a leaderboard (see docs/leaderboard.md).
 Data = dict[str, Any]
 Kept = TypeVar("Kept")
@@ -117,7 +120,7 @@ class Builder:
         """One GENRES-side ``part`` of a setting, from the cache while the scores are unchanged."""
         if self.scores_version is None:
             return compute()
-        key = f"leaderboard:kept:{part}:{self.dataset.pk}:{setting_key}:{self.scores_version}"
+        key = f"leaderboard:kept:{KEPT_LAYOUT}:{part}:{self.dataset.pk}:{setting_key}:{self.scores_version}"
         value = cache.get(key)
         if value is None:
             value = compute()
