@@ -23,6 +23,8 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from django.db.models import Min
+
 from annotation.models import Campaign, Judgement, Label, Resolution
 
 if TYPE_CHECKING:
@@ -72,8 +74,12 @@ def _timestamp(value: datetime | None) -> str | None:
 
 def pseudonyms(campaign: Campaign) -> dict[int, str]:
     """Annotator id -> "annotator-N", numbered in the order of their first judgement of ``campaign``."""
-    judged = Judgement.objects.filter(assignment__item__campaign=campaign).order_by("pk")
-    first_seen = dict.fromkeys(judged.values_list("assignment__annotator_id", flat=True))
+    first_seen = (
+        Judgement.objects.filter(assignment__item__campaign=campaign)
+        .values_list("assignment__annotator_id", flat=True)
+        .annotate(first=Min("pk"))
+        .order_by("first")
+    )
     return {annotator_id: f"annotator-{number}" for number, annotator_id in enumerate(first_seen, start=1)}
 
 
