@@ -10,6 +10,10 @@ systems are the one whose output was copied, and ``import_judgements`` skips the
 checked aspect was passed, the annotator's comment on the item, and whether the annotator is
 left out of ratings. So does adjudication: staff's resolution of the item and aspect (label,
 note, who and when), the same on every annotator's row of it.
+
+Staff read annotators' user names; anyone else reads pseudonyms (``pseudonymise``): "annotator-1",
+"annotator-2"… in the order of each annotator's first judgement of the campaign, the same in every
+format, and "staff" for whoever adjudicated.
 """
 
 import csv
@@ -18,6 +22,8 @@ import json
 from collections.abc import Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
+
+from django.db.models import Min
 
 from annotation.models import Campaign, Judgement, Label, Resolution
 
@@ -66,8 +72,21 @@ def _timestamp(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
-def judgement_records(campaign: Campaign) -> Iterator[dict[str, Any]]:
-    """The export rows of ``campaign`` as dictionaries keyed by :data:`COLUMNS`."""
+def pseudonyms(campaign: Campaign) -> dict[int, str]:
+    """Annotator id -> "annotator-N", numbered in the order of their first judgement of ``campaign``."""
+    first_seen = (
+        Judgement.objects.filter(assignment__item__campaign=campaign)
+        .values_list("assignment__annotator_id", flat=True)
+        .annotate(first=Min("pk"))
+        .order_by("first")
+    )
+    return {annotator_id: f"annotator-{number}" for number, annotator_id in enumerate(first_seen, start=1)}
+
+
+def judgement_records(campaign: Campaign, pseudonymise: bool = False) -> Iterator[dict[str, Any]]:
+    """The export rows of ``campaign`` as dictionaries keyed by :data:`COLUMNS`; with
+    ``pseudonymise``, no annotator's or adjudicator's user name."""
+    names = pseudonyms(campaign) if pseudonymise else None
     excluded = set(campaign.memberships.filter(excluded=True).values_list("annotator_id", flat=True))
     resolutions = {
         (resolution.item_id, resolution.aspect): resolution
@@ -99,7 +118,7 @@ def judgement_records(campaign: Campaign) -> Iterator[dict[str, Any]]:
             "system_a": item.system_a.name,
             "system_b": item.system_b.name,
             "aspect": judgement.aspect,
-            "annotator": assignment.annotator.get_username(),
+            "annotator": names[assignment.annotator_id] if names else assignment.annotator.get_username(),
             "winner": judgement.label,
             "winning_system": winning_system,
             "system_a_side": side_a,
@@ -121,9 +140,15 @@ def judgement_records(campaign: Campaign) -> Iterator[dict[str, Any]]:
             "annotator_excluded": assignment.annotator_id in excluded,
             "adjudicated": resolution.label if resolution else None,
             "adjudication_note": (resolution.note or None) if resolution else None,
-            "adjudicated_by": resolution.resolved_by.get_username() if resolution and resolution.resolved_by else None,
+            "adjudicated_by": _adjudicator(resolution, names is not None),
             "adjudicated_at": _timestamp(resolution.resolved_at) if resolution else None,
         }
+
+
+def _adjudicator(resolution: Resolution | None, pseudonymise: bool) -> str | None:
+    if resolution is None or resolution.resolved_by is None:
+        return None
+    return "staff" if pseudonymise else resolution.resolved_by.get_username()
 
 
 def spreadsheet_safe(value: object) -> object:
@@ -139,7 +164,7 @@ def from_spreadsheet_safe(value: str) -> str:
     return value
 
 
-def csv_lines(campaign: Campaign) -> Iterator[str]:
+def csv_lines(campaign: Campaign, pseudonymise: bool = False) -> Iterator[str]:
     """The CSV export, line by line (for a streaming response)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
@@ -152,16 +177,16 @@ def csv_lines(campaign: Campaign) -> Iterator[str]:
 
     writer.writerow(COLUMNS)
     yield flush()
-    for record in judgement_records(campaign):
+    for record in judgement_records(campaign, pseudonymise):
         writer.writerow([spreadsheet_safe(record[column]) for column in COLUMNS])
         yield flush()
 
 
-def judgement_frame(campaign: Campaign) -> "pd.DataFrame":
+def judgement_frame(campaign: Campaign, pseudonymise: bool = False) -> "pd.DataFrame":
     """The export rows as a pandas DataFrame, timestamps as datetimes."""
     import pandas as pd  # here, not at start-up: 0.5 s to import
 
-    frame = pd.DataFrame(judgement_records(campaign), columns=COLUMNS)
+    frame = pd.DataFrame(judgement_records(campaign, pseudonymise), columns=COLUMNS)
     for column in TIMESTAMP_COLUMNS:
         frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
     return frame
@@ -174,12 +199,12 @@ def parquet_bytes(frame: "pd.DataFrame") -> bytes:
     return buffer.getvalue()
 
 
-def parquet_chunks(campaign: Campaign) -> Iterator[bytes]:
+def parquet_chunks(campaign: Campaign, pseudonymise: bool = False) -> Iterator[bytes]:
     """The Parquet export, in one piece: a Parquet file is written whole, its index at the end."""
-    yield parquet_bytes(judgement_frame(campaign))
+    yield parquet_bytes(judgement_frame(campaign, pseudonymise))
 
 
-def jsonl_lines(campaign: Campaign) -> Iterator[str]:
+def jsonl_lines(campaign: Campaign, pseudonymise: bool = False) -> Iterator[str]:
     """The JSON Lines export, one judgement per line."""
-    for record in judgement_records(campaign):
+    for record in judgement_records(campaign, pseudonymise):
         yield json.dumps(record, ensure_ascii=False) + "\n"

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.views import adjudication, annotate, campaigns, practice, quality
+from annotation.views import adjudication, annotate, campaigns, exports, practice, quality
 
 app_name = "annotation"
 
@@ -11,18 +11,24 @@ urlpatterns = [
     path("campaigns/<int:pk>/", campaigns.campaign_detail, name="campaign_detail"),
     path("campaigns/<int:pk>/annotators/", campaigns.campaign_annotators, name="campaign_annotators"),
     path("campaigns/<int:pk>/open/", campaigns.campaign_toggle_open, name="campaign_toggle_open"),
-    path("campaigns/<int:pk>/judgements.csv", campaigns.campaign_export, {"file_format": "csv"}, name="campaign_csv"),
-    path(
-        "campaigns/<int:pk>/judgements.jsonl",
-        campaigns.campaign_export,
-        {"file_format": "jsonl"},
-        name="campaign_jsonl",
+    # Downloads: staff, and researchers once the campaign is closed; by session or API token.
+    *(
+        path(
+            f"campaigns/<int:pk>/judgements.{suffix}",
+            exports.campaign_export,
+            {"file_format": suffix},
+            name=f"campaign_{suffix}",
+        )
+        for suffix in exports.FORMATS
     ),
-    path(
-        "campaigns/<int:pk>/judgements.parquet",
-        campaigns.campaign_export,
-        {"file_format": "parquet"},
-        name="campaign_parquet",
+    *(
+        path(
+            f"api/campaigns/<int:pk>/judgements.{suffix}",
+            exports.campaign_export_api,
+            {"file_format": suffix},
+            name=f"api_campaign_{suffix}",
+        )
+        for suffix in exports.FORMATS
     ),
     path("campaigns/<int:pk>/quality/", quality.campaign_quality, name="campaign_quality"),
     path("campaigns/<int:pk>/quality/exclusion/", quality.campaign_exclusion, name="campaign_exclusion"),

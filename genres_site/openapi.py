@@ -10,6 +10,7 @@ from typing import Any
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
 
+from annotation.views.exports import FORMATS
 from scoring.genres import formats
 from scoring.import_jobs import STAGE_LABELS
 from scoring.models import Dataset, RunChunk, ScoringRun, Upload
@@ -91,6 +92,8 @@ LEADERBOARD_ERRORS = {
     "401": error("Signed out and the leaderboards not public, or an unknown or revoked token."),
     "403": error("The user annotates, in an open campaign, a system this leaderboard names."),
 }
+
+EXPORT_LABELS = {"csv": "CSV", "jsonl": "JSON Lines", "parquet": "Parquet"}
 
 
 def dataset_upload_form() -> Schema:
@@ -362,6 +365,7 @@ def paths() -> Schema:
                 },
             },
         },
+        **campaign_exports(),
         "/api/openapi.json": {
             "get": {
                 "operationId": "openapi",
@@ -384,6 +388,34 @@ def paths() -> Schema:
     }
 
 
+def campaign_exports() -> Schema:
+    """One path per export format of a campaign's judgements (annotation.views.exports)."""
+    return {
+        f"/api/campaigns/{{pk}}/judgements.{suffix}": {
+            "parameters": [path_parameter("pk", {"type": "integer", "minimum": 1}, "The campaign's id.")],
+            "get": {
+                "operationId": f"campaignJudgements{suffix.capitalize()}",
+                "summary": f"A campaign's judgements as {EXPORT_LABELS[suffix]}: one row per item, aspect and annotator",
+                "security": TOKEN,
+                "description": (
+                    "Staff: any campaign, annotators by user name. Researchers: a closed campaign, "
+                    "annotators pseudonymised (annotator-1, annotator-2… in order of first judgement). See docs/api.md."
+                ),
+                "responses": {
+                    "200": {
+                        "description": "The export, as an attachment.",
+                        "content": {content_type.partition(";")[0]: {}},
+                    },
+                    "401": TOKEN_ERRORS["401"],
+                    "403": error("An annotator's token, or a researcher's while the campaign is open."),
+                    "404": error("No campaign with that id."),
+                },
+            },
+        }
+        for suffix, (_, content_type) in FORMATS.items()
+    }
+
+
 def document() -> Schema:
     return {
         "openapi": "3.1.0",
@@ -392,7 +424,7 @@ def document() -> Schema:
             "version": API_VERSION,
             "description": (
                 "Import datasets and system outputs from scripts, follow imports and scoring runs, read "
-                "leaderboards. The API (/api/datasets/, /api/uploads/) takes the header "
+                "leaderboards and download a campaign's judgements. The API (/api/datasets/, /api/uploads/, /api/campaigns/) takes the header "
                 "`Authorization: Token <key>` (each user makes theirs on /accounts/tokens/) and ignores "
                 "the session; a token reads what its user reads in the pages, and only a staff user's "
                 'imports. Every error under /api/, unexpected ones included, is `{"error": "…"}`; '

@@ -19,6 +19,7 @@ from schemathesis import checks as schemathesis_checks
 
 from leaderboard.jobs import build_snapshots
 from scoring.models import ApiToken, Upload
+from tests.annotation.campaign_factories import make_campaign
 from tests.leaderboard.conftest import leaderboard_queue  # noqa: F401 (autouse: empties the leaderboard queue)
 from tests.leaderboard.leaderboard_fixtures import scored_dataset
 from tests.scoring.conftest import scratch  # noqa: F401 (autouse: empties the scoring queue)
@@ -117,3 +118,11 @@ def test_leaderboard_and_run_replies_match_the_description(credentials, built_da
     assert sections["sections"]
     run = built_dataset.scoring_runs.get()
     assert call(credentials, "/runs/{pk}/progress.json", "GET", 200, path_parameters={"pk": run.pk})["run"] == run.pk
+
+
+@pytest.mark.parametrize("suffix", ["csv", "jsonl", "parquet"])
+def test_campaign_exports_match_the_description(credentials, suffix):
+    campaign, _people = make_campaign(texts=2, annotators=2, systems=("alpha", "beta"))
+    operation = schema[f"/api/campaigns/{{pk}}/judgements.{suffix}"]["GET"]
+    response = operation.Case(path_parameters={"pk": campaign.pk}).call_and_validate(**credentials, checks=CHECKS)
+    assert response.status_code == 200

@@ -1,18 +1,18 @@
-"""Campaign pages for staff: list, create, progress and agreement, annotators, downloads.
+"""Campaign pages for staff: list, create, progress and agreement, annotators.
 
 Annotators never reach these: a signed-in user who is not staff gets 403, anyone else the
-sign-in page. The work itself happens in ``annotation.services`` and ``annotation.exports``.
+sign-in page. The work itself happens in ``annotation.services``; the downloads are in ``exports``.
 """
 
 from django.conf import settings
 from django.contrib import messages
 from django.db.models import Count, Q
-from django.http import HttpResponse, StreamingHttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation import agreement, exports, judgement_queries
+from annotation import agreement, judgement_queries
 from annotation.forms import AnnotatorChangeForm, CampaignCreateForm
 from annotation.models import ASPECTS, Aspect, Assignment, Campaign
 from annotation.services.campaigns import add_annotator, create_campaign, remove_annotator, toggle_open
@@ -20,13 +20,6 @@ from annotation.services.errors import CampaignError
 from core.permissions import staff_required
 from core.signed_in import SignedInRequest
 from scoring.upload_handlers import refuse_oversized_file
-
-EXPORT_FORMATS = {
-    "csv": (exports.csv_lines, "text/csv; charset=utf-8"),
-    "jsonl": (exports.jsonl_lines, "application/x-ndjson; charset=utf-8"),
-    "parquet": (exports.parquet_chunks, exports.PARQUET_TYPE),
-}
-
 
 STAFF_ONLY = "Campaign pages are for staff."
 
@@ -145,13 +138,3 @@ def campaign_toggle_open(request: SignedInRequest, pk: int) -> HttpResponse:
         return redirect(campaign)
     messages.success(request, f"Campaign {campaign.name} is {'open' if campaign.is_open else 'closed'}.")
     return redirect(campaign)
-
-
-@require_GET
-@staff_required(STAFF_ONLY)
-def campaign_export(request: SignedInRequest, pk: int, file_format: str) -> StreamingHttpResponse:
-    campaign = get_object_or_404(Campaign.objects.select_related("dataset"), pk=pk)
-    lines, content_type = EXPORT_FORMATS[file_format]
-    response = StreamingHttpResponse(lines(campaign), content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-judgements.{file_format}"'
-    return response
