@@ -267,7 +267,7 @@ class Item(models.Model):
             raise ValidationError("system_a must be the system with the smaller id (canonical order).")
 
 
-def _first_aspects_judged() -> Coalesce:
+def first_aspects_judged() -> Coalesce:
     """How many of the four first aspects the outer assignment has judgements for, as a subquery."""
     judged = (
         Judgement.objects.filter(assignment_id=OuterRef("pk"), aspect__in=FIRST_ASPECTS)
@@ -291,7 +291,7 @@ def _gold_shown_elsewhere() -> Exists:
     first aspect (``annotation.services.queues.TextProgress.gold_seen``)."""
     lacking_there = (
         _same_annotator_and_text(item__campaign_id=OuterRef("item__campaign_id"))
-        .alias(first_judged=_first_aspects_judged())
+        .alias(first_judged=first_aspects_judged())
         .filter(first_judged__lt=len(FIRST_ASPECTS))
     )
     shown_there = (
@@ -314,7 +314,7 @@ def _withholding() -> dict[str, Any]:
     """What ``not_withheld`` tests, built once: building costs more CPU than running (a query copies them)."""
     return {
         "member_elsewhere": _member_elsewhere(),
-        "first_four_judged": _first_aspects_judged(),
+        "first_four_judged": first_aspects_judged(),
         "gold_shown_elsewhere": _gold_shown_elsewhere(),
     }
 

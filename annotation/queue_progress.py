@@ -12,7 +12,7 @@ from typing import Any
 from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
-from annotation.models import ASPECTS, FIRST_ASPECTS, Assignment, Judgement
+from annotation.models import ASPECTS, FIRST_ASPECTS, Assignment, Judgement, first_aspects_judged
 
 
 @dataclass(frozen=True)
@@ -35,14 +35,7 @@ def progress_annotations(campaign_id: int | OuterRef, annotator_id: int | OuterR
     """``queue_pairs``, ``queue_pairs_judged`` and ``queue_judgements`` of the annotator in the campaign, as subqueries
     to annotate a query with (the ids may be ``OuterRef``); ``QueueProgress`` reads them back."""
     queue = Assignment.objects.filter(annotator_id=annotator_id, item__campaign_id=campaign_id).order_by()
-    first_aspects_saved = (
-        Judgement.objects.filter(assignment_id=OuterRef("pk"), aspect__in=FIRST_ASPECTS)
-        .order_by()
-        .values("assignment_id")
-        .annotate(count=Count("pk"))
-        .values("count")
-    )
-    judged = queue.annotate(first_aspects=_count(first_aspects_saved)).filter(first_aspects=len(FIRST_ASPECTS))
+    judged = queue.annotate(first_aspects=first_aspects_judged()).filter(first_aspects=len(FIRST_ASPECTS))
     judgements = Judgement.objects.filter(
         assignment__annotator_id=annotator_id, assignment__item__campaign_id=campaign_id
     ).order_by()
