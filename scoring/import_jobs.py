@@ -6,9 +6,11 @@
                            ends imported, unchanged or failed (with the reason), and the file is deleted
 
 Progress reaches the upload page's websocket group (``scoring.progress``) and the job's meta in
-Redis, which the JSON status views read: the import's transaction keeps the database from
-showing anything before it commits. An Upload whose job is gone from Redis, or ended without
-finishing it (its worker was killed), is marked failed when its status is next read.
+Redis, which the JSON status views read: the import writes a new dataset or system hidden until
+its last batch (``scoring.import_batches``). An Upload whose job is gone from Redis, or ended
+without finishing it, is marked failed when its status is next read. ``heal_imports`` (the workers'
+heal pass) deletes what an import killed mid-way had written and queues its job again, up to
+MAX_IMPORT_ATTEMPTS times, from the file still kept in the database.
 """
 
 import logging
@@ -27,8 +29,9 @@ from rq import get_current_job
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
+from scoring.import_batches import abandoned, discard, still_writing
 from scoring.imports import ImportRefused, import_dataset, import_outputs, new_upload, record_failure
-from scoring.models import Upload
+from scoring.models import Dataset, System, Upload
 from scoring.progress import publish_upload_progress
 
 logger = logging.getLogger(__name__)
@@ -41,6 +44,8 @@ ENDED_JOB_STATES = {JobStatus.FINISHED, JobStatus.FAILED, JobStatus.STOPPED, Job
 # The job is enqueued when the transaction that saved its queued Upload commits: a reader may
 # see the upload a moment before its job exists.
 ENQUEUE_GRACE = timedelta(seconds=60)
+# Times an import killed mid-way is started again before its upload fails.
+MAX_IMPORT_ATTEMPTS = 3
 
 
 def runs_as_job(source: object) -> bool:
@@ -129,8 +134,8 @@ def live_progress(upload: Upload) -> dict[str, Any] | None:
     except NoSuchJobError:
         job = None
     just_queued = upload.outcome == Upload.Outcome.QUEUED and timezone.now() - upload.created_at < ENQUEUE_GRACE
-    if job is None and just_queued:
-        return None
+    if job is None and (just_queued or still_writing(upload)):
+        return None  # its job is about to be queued, or it is imported by a command (no job)
     if job is None or job.get_status(refresh=False) in ENDED_JOB_STATES:
         upload.refresh_from_db()
         if upload.in_progress:
@@ -169,3 +174,37 @@ def upload_state(upload: Upload, progress: dict[str, Any] | None = None) -> dict
         "message": upload.message,
         "status_url": reverse("scoring:api_upload", args=[upload.pk]),
     }
+
+
+def heal_imports() -> int:
+    """Delete each dataset and system an import abandoned mid-way, and start that import again
+    (or fail its upload when its job is lost or has had its attempts); the number started again."""
+    restarted = 0
+    for instance in [*abandoned(Dataset), *abandoned(System)]:
+        logger.warning(
+            "Deleting %s, an import abandoned mid-way", instance,
+            extra={"event": "import_abandoned", "model": type(instance).__name__, "name": instance.name},
+        )  # fmt: skip
+        discard(instance)
+        named = {"dataset_name": instance.name} if isinstance(instance, Dataset) else {"system_name": instance.name}
+        for upload in Upload.objects.filter(outcome=Upload.Outcome.RUNNING, **named):
+            restarted += restart_import(upload)
+    return restarted
+
+
+def restart_import(upload: Upload) -> int:
+    """Queue the killed import of ``upload`` again from its kept file; 1 if queued, 0 if it failed instead."""
+    try:
+        job = Job.fetch(job_id(upload), connection=django_rq.get_connection(QUEUE))
+    except NoSuchJobError:
+        job = None
+    attempts = job.meta.get("attempts", 1) if job else MAX_IMPORT_ATTEMPTS
+    if job is None or attempts >= MAX_IMPORT_ATTEMPTS or not upload.chunks.exists():
+        why = "its job is lost" if job is None else f"it was stopped {attempts} times"
+        refusal = ImportRefused(f"The import stopped mid-way ({why}); nothing was imported. Upload the file again.")
+        record_failure(upload, refusal, upload.pk)
+        upload.forget_file()
+        return 0
+    Upload.objects.filter(pk=upload.pk).update(outcome=Upload.Outcome.QUEUED, message="Queued again for import.")
+    django_rq.get_queue(QUEUE).enqueue(import_upload, *job.args, job_id=job_id(upload), meta={"attempts": attempts + 1})
+    return 1

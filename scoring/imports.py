@@ -2,10 +2,12 @@
 
 Both importers follow the same steps: refuse a file above ``GENRES_MAX_UPLOAD_BYTES`` by
 its size before reading it, hash it, parse it with ``scoring.genres.formats`` (JSON Lines
-line by line, without reading the file whole) and check every record, all before the write
-transaction begins, then write everything in that one transaction. On SQLite the transaction
-holds the database's one write lock from its start (``BEGIN IMMEDIATE``): reading and checking
-a 200,000-text file inside it kept every annotator's save waiting for as long.
+line by line, without reading the file whole) and check every record, all before anything is
+written. A new dataset, or the outputs of a new system, is then written in batches of short
+transactions, hidden until the last one marks it complete (``scoring.import_batches``): on SQLite
+each transaction holds the database's one write lock, and one transaction for a 200,000-text file
+kept every annotator's save waiting for a minute. Outputs of a system that exists already replace
+what readers see, so they are written in one transaction, as before.
 ``on_progress(stage, done, total)``, when given, hears how far reading ("reading", in bytes
 or records) and storing ("storing", in rows) have gone; big uploads run in an RQ job that
 reports it (``scoring.import_jobs``). Any problem raises ``ImportRefused`` with a message naming
@@ -15,23 +17,25 @@ recording the failure. Uploading the same file again is harmless and says so.
 
 import hashlib
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
-from django.db import DataError, IntegrityError, connection, transaction
+from django.db import DataError, IntegrityError, transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
 from scoring.genres import formats
 from scoring.genres.triples import storable, unstorable_problem
+from scoring.import_batches import ImportVanished, abandoned, discard, staged
 from scoring.models import Dataset, Output, System, Text, Upload, text_hash
+from scoring.sql import update_in_place
 from scoring.upload_handlers import size_limit_message
 
-# Sent inside the import's transaction when it stored something, with ``dataset``: what reads
+# Sent inside the import's last transaction when it stored something, with ``dataset``: what reads
 # the data (the leaderboards) listens, so that this app never imports it.
 dataset_imported = Signal()
 outputs_imported = Signal()
@@ -41,7 +45,7 @@ logger = logging.getLogger(__name__)
 
 # on_progress(stage, done, total): "reading" then "storing", as an import goes.
 StageProgress = Callable[[str, int, int], object]
-# What an import writes, once its file is read and checked: run inside the import's transaction.
+# What an import writes, once its file is read and checked: in batches or in one transaction.
 Write = Callable[[], "ImportSummary"]
 
 
@@ -114,6 +118,7 @@ def import_dataset(
     def prepare() -> Write:
         data = read_source(source, upload)
         check_storable({"dataset name": name, "description": description})
+        check_not_importing(Dataset, name, f'dataset "{name}"')
         if Dataset.objects.filter(name=name).exists():
             previous = last_import(upload)
             if previous and previous.sha256 == upload.sha256:
@@ -127,31 +132,35 @@ def import_dataset(
         return lambda: write(dataset, parsed)
 
     def write(dataset: Dataset, parsed: formats.ParsedFile) -> ImportSummary:
-        dataset.save()
-        texts = [
-            Text(
-                dataset=dataset,
-                position=position,
-                external_id=record.text_id,
-                content=record.text,
-                content_sha256=text_hash(record.text),
-                gold=record.triples,
+        with staged(dataset) as batches:
+            texts = [
+                Text(
+                    dataset=dataset,
+                    position=position,
+                    external_id=record.text_id,
+                    content=record.text,
+                    content_sha256=text_hash(record.text),
+                    gold=record.triples,
+                )
+                for position, record in enumerate(parsed.records)
+            ]
+            batches.store(Text.objects.bulk_create, texts, on_progress)
+            with_gold = [text for text in texts if text.gold]
+            count(upload, parsed)
+            upload.message = (
+                f'Imported dataset "{name}": {upload.texts} text{plural(upload.texts)}, '
+                f"{upload.triples} gold triple{plural(upload.triples)} ({len(with_gold)} with gold triples)."
             )
-            for position, record in enumerate(parsed.records)
-        ]
-        store(Text.objects.bulk_create, texts, on_progress)
-        with_gold = [text for text in texts if text.gold]
-        count(upload, parsed)
-        upload.message = (
-            f'Imported dataset "{name}": {upload.texts} text{plural(upload.texts)}, '
-            f"{upload.triples} gold triple{plural(upload.triples)} ({len(with_gold)} with gold triples)."
-        )
-        upload.save()
-        ground_truth = System.ground_truth()
-        Output.objects.bulk_create(
-            Output(system=ground_truth, text=text, triples=text.gold, upload=upload) for text in with_gold
-        )
-        dataset_imported.send(sender=Dataset, dataset=dataset)
+            save_running(upload)
+            ground_truth = System.ground_truth()
+            gold_outputs = [
+                Output(system=ground_truth, text=text, triples=text.gold, upload=upload) for text in with_gold
+            ]
+            batches.store(Output.objects.bulk_create, gold_outputs, ignore_progress)
+            with batches.finishing():
+                record_imported(upload)
+                dataset_imported.send(sender=Dataset, dataset=dataset)
+            upload.outcome = Upload.Outcome.IMPORTED
         return summary(upload, parsed)
 
     return attempt(upload, prepare)
@@ -194,9 +203,29 @@ def import_outputs(
         return lambda: write(target, system, parsed, text_pks)
 
     def write(target: Dataset, system: System, parsed: formats.ParsedFile, text_pks: list[int]) -> ImportSummary:
-        system.save()
-        existing = {output.text_id: output for output in Output.objects.filter(system=system, text__dataset=target)}
-        replacing = sum(text_pk in existing for text_pk in text_pks)
+        if system.pk is None:  # replaces nothing: written in batches, hidden until complete
+            with staged(system) as batches:
+                describe(target, system, parsed, 0)
+                save_running(upload)
+                created, _ = outputs_to_store(system, {}, upload, parsed, text_pks)
+                batches.store(Output.objects.bulk_create, created, on_progress)
+                with batches.finishing():
+                    record_imported(upload)
+                    outputs_imported.send(sender=Output, dataset=target)
+                upload.outcome = Upload.Outcome.IMPORTED
+            return summary(upload, parsed)
+        with transaction.atomic():
+            system.save()
+            existing = {output.text_id: output for output in Output.objects.filter(system=system, text__dataset=target)}
+            describe(target, system, parsed, sum(text_pk in existing for text_pk in text_pks))
+            upload.save()
+            created, replaced = outputs_to_store(system, existing, upload, parsed, text_pks)
+            store(Output.objects.bulk_create, created, on_progress)
+            store(update_outputs, replaced, on_progress)
+            outputs_imported.send(sender=Output, dataset=target)
+        return summary(upload, parsed)
+
+    def describe(target: Dataset, system: System, parsed: formats.ParsedFile, replacing: int) -> None:
         count(upload, parsed)
         upload.message = (
             f'Imported {upload.texts} output{plural(upload.texts)} of "{system.name}" on dataset "{target.name}": '
@@ -204,20 +233,6 @@ def import_outputs(
             f"{upload.warnings} parse warning{plural(upload.warnings)}; "
             f"{replacing} earlier output{plural(replacing)} replaced."
         )
-        upload.save()
-        now = timezone.now()
-        created: list[Output] = []
-        replaced: list[Output] = []
-        for record, text_pk in zip(parsed.records, text_pks, strict=True):
-            output = existing.get(text_pk) or Output(system=system, text_id=text_pk)
-            output.triples, output.raw, output.parse_warnings = record.triples, record.raw, record.warnings
-            output.malformed = record.malformed
-            output.upload, output.updated_at = upload, now
-            (replaced if output.pk else created).append(output)
-        store(Output.objects.bulk_create, created, on_progress)
-        store(update_outputs, replaced, on_progress)
-        outputs_imported.send(sender=Output, dataset=target)
-        return summary(upload, parsed)
 
     return attempt(upload, prepare)
 
@@ -255,19 +270,34 @@ def store(write: Callable[[list[Any]], object], rows: list[Any], on_progress: St
         on_progress("storing", min(start + STORE_BATCH, len(rows)), len(rows))
 
 
-def attempt(upload: Upload, prepare: Callable[[], Write]) -> ImportSummary:
-    """Read and check the file (``prepare``), then write it in one transaction; on refusal record a
-    failed Upload and re-raise.
+def save_running(upload: Upload) -> None:
+    """Save the upload before a staged import's batches, which refer to it, as still running."""
+    upload.outcome = Upload.Outcome.RUNNING
+    upload.save()
 
-    A queued upload's row exists before the transaction and is the one that records the failure.
-    What ``prepare`` read may change before the transaction begins (another import of the same
+
+def record_imported(upload: Upload) -> None:
+    """In a staged import's last transaction: the upload's row says imported (the instance still
+    says running, which a failure keeps: ``record_failure``)."""
+    Upload.objects.filter(pk=upload.pk).update(outcome=Upload.Outcome.IMPORTED)
+
+
+def attempt(upload: Upload, prepare: Callable[[], Write]) -> ImportSummary:
+    """Read and check the file (``prepare``), then write it; on refusal record a failed Upload and re-raise.
+
+    A queued upload's row exists before the writing and is the one that records the failure.
+    What ``prepare`` read may change before the writing begins (another import of the same
     dataset, say): the database's constraints refuse the write then, as an IntegrityError.
+    A staged import deletes what it wrote before the refusal is recorded (``scoring.import_batches``).
     """
     queued_pk = upload.pk
     try:
         write = prepare()
-        with transaction.atomic():
-            return write()
+        return write()
+    except ImportVanished as error:
+        refusal = refused(str(error))
+        record_failure(upload, refusal, queued_pk)
+        raise refusal from error
     except IntegrityError as error:
         refusal = refused(f"the database refused the import (another import may have run at once): {error}")
         record_failure(upload, refusal, queued_pk)
@@ -284,8 +314,10 @@ def attempt(upload: Upload, prepare: Callable[[], Write]) -> ImportSummary:
 
 def record_failure(upload: Upload, refusal: Exception, queued_pk: int | None = None) -> None:
     # Saved after the rollback, so the audit trail keeps the attempt and nothing else: as a new
-    # row, or in the row of a queued upload, which the rollback left as it was.
-    upload.pk = queued_pk
+    # row, or in the row of a queued upload, which the rollback left as it was, or in the row a
+    # staged import saved as running before its batches (no transaction holds it).
+    if upload.outcome != Upload.Outcome.RUNNING:
+        upload.pk = queued_pk
     upload.outcome = Upload.Outcome.FAILED
     upload.message = storable(str(refusal))
     upload.texts = upload.triples = upload.warnings = 0
@@ -381,6 +413,32 @@ def check_storable(values: Mapping[str, str]) -> None:
             raise refused(f"the {what} {problem}")
 
 
+def check_not_importing(model: type[Dataset] | type[System], name: str, what: str) -> None:
+    """Refuse a name another import is writing now; delete it first when that import was abandoned."""
+    writing = model.with_importing.filter(name=name, importing_at__isnull=False).first()
+    if writing is None:
+        return
+    if not abandoned(model).filter(pk=writing.pk).exists():
+        raise refused(f"{what} is being imported right now; try again once that import has finished")
+    discard(writing)
+
+
+def outputs_to_store(
+    system: System, existing: dict[int, Output], upload: Upload, parsed: formats.ParsedFile, text_pks: list[int]
+) -> tuple[list[Output], list[Output]]:
+    """The outputs of ``parsed`` to create and those replacing one of ``existing`` (text pk -> output)."""
+    now = timezone.now()
+    created: list[Output] = []
+    replaced: list[Output] = []
+    for record, text_pk in zip(parsed.records, text_pks, strict=True):
+        output = existing.get(text_pk) or Output(system=system, text_id=text_pk)
+        output.triples, output.raw, output.parse_warnings = record.triples, record.raw, record.warnings
+        output.malformed = record.malformed
+        output.upload, output.updated_at = upload, now
+        (replaced if output.pk else created).append(output)
+    return created, replaced
+
+
 def check_external_id(record: formats.Record) -> None:
     limit = Text._meta.get_field("external_id").max_length
     if limit is not None and len(record.text_id) > limit:
@@ -389,6 +447,7 @@ def check_external_id(record: formats.Record) -> None:
 
 def system_for_upload(name: str, family: str) -> System:
     """The system the outputs belong to, unsaved when new; never the Ground truth system."""
+    check_not_importing(System, name, f'system "{name}"')
     system = System.objects.filter(name=name).first()
     if (system and system.is_ground_truth) or name.strip().lower() == System.GROUND_TRUTH.lower():
         raise refused(
@@ -404,26 +463,7 @@ def system_for_upload(name: str, family: str) -> System:
 
 
 def update_outputs(outputs: Iterable[Output]) -> None:
-    update_in_place(outputs, ["triples", "raw", "parse_warnings", "malformed", "upload", "updated_at"])
-
-
-def update_in_place(outputs: Iterable[Output], field_names: Sequence[str]) -> None:
-    """Save ``field_names`` of existing outputs with one prepared UPDATE run for every row.
-
-    ``bulk_update`` builds a CASE branch per row and field, which costs seconds for 10,000
-    outputs; ``executemany`` of a single parameterised statement takes a fraction of that.
-    """
-    meta: Any = Output._meta  # typed by the stubs for every kind of field; these are all concrete columns
-    fields = [meta.get_field(name) for name in field_names]
-    quote = connection.ops.quote_name
-    assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
-    statement = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s"
-    rows = [
-        [field.get_db_prep_save(getattr(output, field.attname), connection) for field in fields] + [output.pk]
-        for output in outputs
-    ]
-    with connection.cursor() as cursor:
-        cursor.executemany(statement, rows)
+    update_in_place(Output, outputs, ["triples", "raw", "parse_warnings", "malformed", "upload", "updated_at"])
 
 
 def resolve_texts(dataset: Dataset, records: Iterable[formats.Record]) -> list[int]:

@@ -31,7 +31,7 @@ def datasets_with_counts() -> QuerySet[Any]:  # datasets, each with its counts a
         text_count=per_dataset(Text.objects.all(), "dataset", Count("pk")),
         gold_count=per_dataset(Text.objects.all(), "dataset", Sum(JSONArrayLength("gold"))),
         system_count=per_dataset(
-            Output.objects.filter(system__is_ground_truth=False),
+            Output.objects.of_complete_systems().filter(system__is_ground_truth=False),
             "text__dataset",
             Count("system", distinct=True),
         ),

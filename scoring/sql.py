@@ -1,9 +1,12 @@
-"""Database functions the ORM lacks, for queries that let the database count instead of Python."""
+"""Database functions the ORM lacks, for queries that let the database count instead of Python,
+and a bulk update faster than the ORM's."""
 
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+from django.db import connection
 from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import FloatField, Func, IntegerField
+from django.db.models import FloatField, Func, IntegerField, Model
 from django.db.models.sql.compiler import SQLCompiler
 
 # What as_sql returns: the SQL and its parameters.
@@ -47,3 +50,22 @@ class JSONNumber(Func):
     def as_postgresql(self, compiler: SQLCompiler, connection: BaseDatabaseWrapper, **extra_context: Any) -> Compiled:
         column, params = compiler.compile(self.get_source_expressions()[0])
         return f"(({column} ->> %s))::double precision", (*params, self.key)
+
+
+def update_in_place(model: type[Model], instances: Iterable[Model], field_names: Sequence[str]) -> None:
+    """Save ``field_names`` of existing ``instances`` of ``model`` with one prepared UPDATE run for every row.
+
+    ``bulk_update`` builds a CASE branch per row and field, which costs seconds for 10,000
+    outputs; ``executemany`` of a single parameterised statement takes a fraction of that.
+    """
+    meta: Any = model._meta  # typed by the stubs for every kind of field; these are all concrete columns
+    fields = [meta.get_field(name) for name in field_names]
+    quote = connection.ops.quote_name
+    assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
+    statement = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s"
+    rows = [
+        [field.get_db_prep_save(getattr(instance, field.attname), connection) for field in fields] + [instance.pk]
+        for instance in instances
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(statement, rows)

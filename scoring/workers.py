@@ -1,4 +1,4 @@
-"""The RQ worker of every worker process: rq's forking worker that also heals scoring runs.
+"""The RQ worker of every worker process: rq's forking worker that also heals scoring runs and imports.
 
     python manage.py rqworker default --worker-class scoring.workers.HealingWorker
 
@@ -7,7 +7,8 @@ worker with it. Before forking one for a scoring chunk, the worker builds (or re
 run scorer, so the run's chunks share one build per worker. On start, and every HEAL_INTERVAL
 while idle or between jobs, the worker runs ``scoring.healing.heal_runs``: chunks that no live job
 holds are queued again, so a run finishes after a worker, Redis or a database connection dies,
-with no extra process to deploy. Workers run at a lower CPU priority than the web server
+with no extra process to deploy; and ``scoring.import_jobs.heal_imports``: what an import killed
+mid-way wrote is deleted and the import started again. Workers run at a lower CPU priority than the web server
 (JOB_NICENESS), but for the leaderboard's (QUEUE_NICENESS).
 """
 
@@ -24,6 +25,7 @@ from rq.queue import Queue
 from rq.worker import Worker
 
 from scoring.healing import heal_runs
+from scoring.import_jobs import heal_imports
 from scoring.jobs import build_run_scorer_for
 
 HEAL_INTERVAL_SECONDS = 15
@@ -111,10 +113,10 @@ class HealingWorker(Worker):
         if not self.connection.set(HEAL_LOCK, self.name, nx=True, ex=HEAL_INTERVAL_SECONDS):
             return  # another worker's turn
         try:
-            requeued = heal_runs()
+            requeued = heal_runs() + heal_imports()
         except Exception:
             # The database or Redis is away: the next turn tries again on fresh connections.
-            self.log.exception("Worker %s: healing scoring runs failed", self.name)
+            self.log.exception("Worker %s: healing scoring runs and imports failed", self.name)
         else:
             if requeued:
-                self.log.info("Worker %s: healed scoring runs, %d job(s) queued again", self.name, requeued)
+                self.log.info("Worker %s: healed scoring runs and imports, %d job(s) queued again", self.name, requeued)

@@ -53,9 +53,9 @@ def _foreign_triples(campaign: Campaign, text_id: int) -> list[list[str]]:
     ``unsupported`` attention check draws from."""
     pool = [
         triple
-        for triples in Output.objects.filter(text__in=campaign.texts.exclude(pk=text_id)).values_list(
-            "triples", flat=True
-        )
+        for triples in Output.objects.of_complete_systems()
+        .filter(text__in=campaign.texts.exclude(pk=text_id))
+        .values_list("triples", flat=True)
         for triple in triples
     ]
     pool += [triple for gold in campaign.texts.exclude(pk=text_id).values_list("gold", flat=True) for triple in gold]

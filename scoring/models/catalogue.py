@@ -42,6 +42,15 @@ def validate_triple_list(value: object) -> None:
         raise ValidationError(str(error)) from error
 
 
+class CompleteManager(models.Manager[Any]):
+    """The rows whose import has finished: an import writes a big dataset or a new system in
+    batches (``scoring.import_batches``) with ``importing_at`` set, and every list, form, page and
+    lookup that goes through ``objects`` sees it only once the import has cleared the mark."""
+
+    def get_queryset(self) -> models.QuerySet[Any]:
+        return super().get_queryset().filter(importing_at__isnull=True)
+
+
 class Dataset(models.Model):
     class Level(models.TextChoices):
         SENTENCE = "sentence", "Sentence"
@@ -58,9 +67,16 @@ class Dataset(models.Model):
     domain = models.CharField(max_length=20, choices=Domain.choices, default=Domain.GENERAL)
     description = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # While an import writes the dataset in batches: the time of its last batch (a heartbeat, by
+    # which an abandoned import is recognised); null once the import is complete.
+    importing_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    with_importing = models.Manager()
+    objects = CompleteManager()
 
     class Meta:
         ordering = ["name"]
+        default_manager_name = "objects"
 
     def __str__(self) -> str:
         return self.name
@@ -130,9 +146,16 @@ class System(models.Model):
     seed = models.CharField(
         max_length=40, blank=True, validators=[name_validator], help_text="Labels the run in its group."
     )
+    # While an import writes a new system's outputs in batches: the time of its last batch; null
+    # once complete (as ``Dataset.importing_at``).
+    importing_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    with_importing = models.Manager()
+    objects = CompleteManager()
 
     class Meta:
         ordering = ["-is_ground_truth", "name"]
+        default_manager_name = "objects"
         constraints = [
             models.UniqueConstraint(
                 fields=["is_ground_truth"], condition=models.Q(is_ground_truth=True), name="one_ground_truth"
@@ -260,6 +283,12 @@ class UploadChunk(models.Model):
         return f"chunk {self.index} of upload {self.upload_id}"
 
 
+class OutputQuerySet(models.QuerySet["Output"]):
+    def of_complete_systems(self) -> "OutputQuerySet":
+        """Without the outputs of a new system an import is still writing (``System.importing_at``)."""
+        return self.filter(system__importing_at__isnull=True)
+
+
 class Output(models.Model):
     """One system's triples for one text, with the raw reply they were parsed from, if any."""
 
@@ -273,6 +302,8 @@ class Output(models.Model):
     malformed = models.JSONField(default=list, blank=True, help_text="Items of the file that are not triples.")
     upload = models.ForeignKey(Upload, null=True, blank=True, on_delete=models.SET_NULL, related_name="outputs")
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = OutputQuerySet.as_manager()
     # What the text page shows of it, attached by scoring.score_tables (not stored).
     score_cells: list[Any]
     verdicts: list[dict[str, Any]]

@@ -16,7 +16,7 @@ from core.signed_in import SignedInRequest
 from scoring.forms import DatasetUploadForm, OutputsUploadForm
 from scoring.import_jobs import upload_state
 from scoring.imports import ImportRefused, ImportSummary
-from scoring.models import System, Text, Upload
+from scoring.models import Dataset, System, Text, Upload
 from scoring.queries import datasets_with_counts, systems_of
 from scoring.score_tables import dataset_scores, text_scores
 from scoring.sql import JSONArrayLength
@@ -60,10 +60,16 @@ def dataset_detail(request: HttpRequest, name: str) -> HttpResponse:
 @login_required
 @permission_required(VIEW_OUTPUTS, raise_exception=True)
 def text_detail(request: HttpRequest, name: str, pk: int) -> HttpResponse:
-    text = get_object_or_404(Text.objects.select_related("dataset"), pk=pk, dataset__name=name)
+    dataset = get_object_or_404(Dataset, name=name)
+    text = get_object_or_404(Text.objects.select_related("dataset"), pk=pk, dataset=dataset)
     check_not_blind(request.user, text.dataset)
     # The gold triples are shown from the text itself; the Ground truth system would repeat them.
-    outputs = list(text.outputs.filter(system__is_ground_truth=False).select_related("system").order_by("system__name"))
+    outputs = list(
+        text.outputs.of_complete_systems()
+        .filter(system__is_ground_truth=False)
+        .select_related("system")
+        .order_by("system__name")
+    )
     siblings = Text.objects.filter(dataset=text.dataset).values_list("pk", flat=True)
     return render(
         request,

@@ -1,0 +1,124 @@
+"""Writing a big import in short transactions, hidden until it is complete.
+
+One transaction for a whole 200,000-text dataset held SQLite's one write lock for about a
+minute, and every annotator's save waited as long. An import that creates a dataset, or a new
+system, now writes it like this:
+
+    staged(dataset)            one short transaction: the row, with ``importing_at`` set
+      .store(write, rows)      a transaction per BATCH_ROWS rows, each refreshing ``importing_at``
+      .finishing()             one short transaction: the upload's record, ``importing_at`` cleared
+
+Between two batches the write gate (``genres_site.sqlite_backend``) lets the writers waiting for
+it in. Until the last transaction the default managers (``scoring.models.catalogue.CompleteManager``)
+hide the row from every list, form, page, leaderboard and API reply, so nothing can score,
+judge or compare it half-written. The file was read and checked whole before ``staged`` begins;
+should a batch still fail, the partial rows are deleted, in batches too, before the refusal is
+recorded. A process killed mid-way leaves a row whose ``importing_at`` stops moving: once it is
+ABANDONED_AFTER old, ``scoring.import_jobs.heal_imports`` (the workers' heal pass) deletes it and
+starts the import again, and the next import of the same name deletes it too.
+"""
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from typing import Any
+
+from django.db import models, transaction
+from django.utils import timezone
+
+from scoring.models import Dataset, Output, System, Text, Upload
+
+logger = logging.getLogger(__name__)
+
+# Rows written per transaction: some 50-150 ms of SQLite's write lock for texts or outputs.
+BATCH_ROWS = 2000
+# After each batch the import sleeps this long, so that a writer the write gate has just woken
+# takes the lock before the import's next batch does (its wake-up is not instant on a busy machine).
+PAUSE_SECONDS = 0.01
+# An import whose last batch is older than this is dead (a batch takes well under a second).
+ABANDONED_AFTER = timedelta(minutes=2)
+
+Staged = Dataset | System
+
+
+class ImportVanished(Exception):
+    """The staged row was deleted while the import wrote it: it was taken for abandoned."""
+
+
+class StagedImport:
+    """The batches of one import into a ``staged`` dataset or system (see the module's doc)."""
+
+    def __init__(self, instance: Staged) -> None:
+        self.instance = instance
+
+    def store(
+        self, write: Callable[[list[Any]], object], rows: list[Any], on_progress: Callable[[str, int, int], object]
+    ) -> None:
+        """``write`` ``rows`` a batch per transaction, reporting ``on_progress("storing", done, total)`` after each."""
+        for start in range(0, len(rows), BATCH_ROWS):
+            with transaction.atomic():
+                self.beat()
+                write(rows[start : start + BATCH_ROWS])
+            on_progress("storing", min(start + BATCH_ROWS, len(rows)), len(rows))
+            time.sleep(PAUSE_SECONDS)
+
+    def beat(self) -> None:
+        if not self.rows().update(importing_at=timezone.now()):
+            raise ImportVanished(f"{self.instance} was removed as an abandoned import while it was written")
+
+    @contextmanager
+    def finishing(self) -> Iterator[None]:
+        """The import's last transaction: what the block writes, and the row made visible."""
+        with transaction.atomic():
+            if not self.rows().update(importing_at=None):
+                raise ImportVanished(f"{self.instance} was removed as an abandoned import while it was written")
+            yield
+        self.instance.importing_at = None
+
+    def rows(self) -> models.QuerySet[Any]:
+        return type(self.instance).with_importing.filter(pk=self.instance.pk, importing_at__isnull=False)
+
+
+@contextmanager
+def staged(instance: Staged) -> Iterator[StagedImport]:
+    """Save the new ``instance`` hidden, hand its batches to the block; delete what it wrote if it fails."""
+    instance.importing_at = timezone.now()
+    instance.save()
+    try:
+        yield StagedImport(instance)
+    except BaseException:
+        if instance.importing_at is not None:
+            try:
+                discard(instance)
+            except Exception:
+                # The database is away: the heal pass deletes the rows once they are abandoned.
+                logger.exception("Could not delete the partial import of %s", instance)
+        raise
+
+
+def discard(instance: Staged) -> None:
+    """Delete a partial import: its outputs and texts, a batch per transaction, then its row."""
+    if isinstance(instance, Dataset):
+        delete_in_batches(Output.objects.filter(text__dataset=instance))
+        delete_in_batches(Text.objects.filter(dataset=instance))
+    else:
+        delete_in_batches(Output.objects.filter(system=instance))
+    type(instance).with_importing.filter(pk=instance.pk, importing_at__isnull=False).delete()
+
+
+def delete_in_batches(rows: models.QuerySet[Any]) -> None:
+    while pks := list(rows.values_list("pk", flat=True)[:BATCH_ROWS]):
+        with transaction.atomic():
+            rows.model._base_manager.filter(pk__in=pks).delete()
+
+
+def abandoned(model: type[Dataset] | type[System]) -> models.QuerySet[Any]:
+    return model.with_importing.filter(importing_at__lt=timezone.now() - ABANDONED_AFTER)
+
+
+def still_writing(upload: Upload) -> bool:
+    """Whether the dataset or new system ``upload`` names is being written by a live import."""
+    model, name = (Dataset, upload.dataset_name) if upload.kind == Upload.Kind.DATASET else (System, upload.system_name)
+    return model.with_importing.filter(name=name, importing_at__gte=timezone.now() - ABANDONED_AFTER).exists()
