@@ -183,7 +183,7 @@ def heal_imports() -> int:
     for instance in [*abandoned(Dataset), *abandoned(System)]:
         logger.warning(
             "Deleting %s, an import abandoned mid-way", instance,
-            extra={"event": "import_abandoned", "model": type(instance).__name__, "name": instance.name},
+            extra={"event": "import_abandoned", type(instance).__name__.lower(): instance.name},
         )  # fmt: skip
         discard(instance)
         named = {"dataset_name": instance.name} if isinstance(instance, Dataset) else {"system_name": instance.name}
