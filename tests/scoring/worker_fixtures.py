@@ -55,13 +55,13 @@ def file_database(migrated_file, tmp_path, django_db_blocker, settings):
 
 
 @contextmanager
-def sqlite_file_as_default(path):
+def sqlite_file_as_default(path, engine=SQLITE):
     """The default database is the SQLite file at ``path`` inside the block, the in-memory test
-    database (left open, untouched) again after it."""
+    database (left open, untouched) again after it; ``engine`` is its backend."""
     in_memory = connections["default"]
     settings_dict = {
         **in_memory.settings_dict,
-        "ENGINE": SQLITE,
+        "ENGINE": engine,
         "NAME": str(path),
         "USER": "",
         "PASSWORD": "",
@@ -70,7 +70,7 @@ def sqlite_file_as_default(path):
         # As in settings.py: workers and the test write to the same file, so wait for locks.
         "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
     }
-    connections["default"] = load_backend(SQLITE).DatabaseWrapper(settings_dict, "default")
+    connections["default"] = load_backend(engine).DatabaseWrapper(settings_dict, "default")
     try:
         yield
     finally:
