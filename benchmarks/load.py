@@ -171,17 +171,21 @@ def recreate_postgres_database(url, drop_only=False):
             connection.execute(f'CREATE DATABASE "{name}"')
 
 
-def serve_options():
+def serve_options(checkout=REPOSITORY):
     """What this checkout's serve command accepts (``--web-workers`` arrived with the multi-process server)."""
     return subprocess.run(
-        [sys.executable, "-m", "genres_site.serve", "--help"], cwd=REPOSITORY, capture_output=True, text=True
+        [sys.executable, "-m", "genres_site.serve", "--help"], cwd=checkout, capture_output=True, text=True
     ).stdout
 
 
 class App:
-    """The app under test, started as ``make demo`` starts it, plus manage.py commands on its database."""
+    """The app under test, started as ``make demo`` starts it, plus manage.py commands on its database.
 
-    def __init__(self, options):
+    ``checkout``: the source tree to run, this one by default (another commit's, to compare).
+    """
+
+    def __init__(self, options, checkout=REPOSITORY):
+        self.checkout = checkout
         self.var_dir = Path(tempfile.mkdtemp(prefix="genres-load-"))
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -198,16 +202,16 @@ class App:
             redis.Redis.from_url(options.redis_url).flushdb()
             self.env["REDIS_URL"] = options.redis_url
         self.command = [sys.executable, "-m", "genres_site.serve", "--demo", "--port", str(self.port)]
-        if options.web_workers and "--web-workers" in serve_options():
+        if options.web_workers and "--web-workers" in serve_options(checkout):
             self.command += ["--web-workers", str(options.web_workers)]
-        self.server_name = "gunicorn + uvicorn" if "--web-workers" in serve_options() else "daphne"
+        self.server_name = "gunicorn + uvicorn" if "--web-workers" in serve_options(checkout) else "daphne"
         self.log = (self.var_dir / "serve.log").open("w")
         self.process = None
 
     def start(self):
         self.process = subprocess.Popen(
             self.command,
-            cwd=REPOSITORY,
+            cwd=self.checkout,
             env=self.env,
             stdout=self.log,
             stderr=subprocess.STDOUT,
@@ -223,7 +227,7 @@ class App:
 
     def manage(self, *args):
         done = subprocess.run(
-            [sys.executable, "manage.py", *args], cwd=REPOSITORY, env=self.env, capture_output=True, text=True
+            [sys.executable, "manage.py", *args], cwd=self.checkout, env=self.env, capture_output=True, text=True
         )
         if done.returncode != 0:
             raise SystemExit(f"manage.py {args[0]} failed:\n{done.stderr[-3000:]}")

@@ -4,9 +4,12 @@ One transaction for a whole 200,000-text dataset held SQLite's one write lock fo
 minute, and every annotator's save waited as long. An import that creates a dataset, or a new
 system, now writes it like this:
 
-    staged(dataset)            one short transaction: the row, with ``importing_at`` set
-      .store(write, rows)      a transaction per BATCH_ROWS rows, each refreshing ``importing_at``
-      .finishing()             one short transaction: the upload's record, ``importing_at`` cleared
+    staged(dataset)              one short transaction: the row, with ``importing_at`` set
+      .store(model, instances)   a transaction per BATCH_ROWS rows, each refreshing ``importing_at``
+      .finishing()               one short transaction: the upload's record, ``importing_at`` cleared
+
+The rows' parameters are prepared before the batches (``scoring.sql.prepared_inserts``), so a
+transaction holds the lock for the database's own work: an INSERT run for each row of its batch.
 
 Between two batches the write gate (``genres_site.sqlite_backend``) lets the writers waiting for
 it in. Until the last transaction the default managers (``scoring.models.catalogue.CompleteManager``)
@@ -25,10 +28,11 @@ from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
-from django.db import models, transaction
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from scoring.models import Dataset, Output, System, Text, Upload
+from scoring.sql import prepared_inserts
 
 logger = logging.getLogger(__name__)
 
@@ -54,13 +58,14 @@ class StagedImport:
         self.instance = instance
 
     def store(
-        self, write: Callable[[list[Any]], object], rows: list[Any], on_progress: Callable[[str, int, int], object]
+        self, model: type[models.Model], instances: list[Any], on_progress: Callable[[str, int, int], object]
     ) -> None:
-        """``write`` ``rows`` a batch per transaction, reporting ``on_progress("storing", done, total)`` after each."""
+        """Insert ``instances`` a batch per transaction, reporting ``on_progress("storing", done, total)`` after each."""
+        statement, rows = prepared_inserts(model, instances)
         for start in range(0, len(rows), BATCH_ROWS):
             with transaction.atomic():
                 self.beat()
-                write(rows[start : start + BATCH_ROWS])
+                insert(statement, rows[start : start + BATCH_ROWS])
             on_progress("storing", min(start + BATCH_ROWS, len(rows)), len(rows))
             time.sleep(PAUSE_SECONDS)
 
@@ -79,6 +84,11 @@ class StagedImport:
 
     def rows(self) -> models.QuerySet[Any]:
         return type(self.instance).with_importing.filter(pk=self.instance.pk, importing_at__isnull=False)
+
+
+def insert(statement: str, rows: list[list[Any]]) -> None:
+    with connection.cursor() as cursor:
+        cursor.executemany(statement, rows)
 
 
 @contextmanager

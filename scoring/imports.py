@@ -144,7 +144,8 @@ def import_dataset(
                 )
                 for position, record in enumerate(parsed.records)
             ]
-            batches.store(Text.objects.bulk_create, texts, on_progress)
+            batches.store(Text, texts, on_progress)
+            text_pks = dict(Text.objects.filter(dataset=dataset).values_list("position", "pk"))
             with_gold = [text for text in texts if text.gold]
             count(upload, parsed)
             upload.message = (
@@ -154,9 +155,10 @@ def import_dataset(
             save_running(upload)
             ground_truth = System.ground_truth()
             gold_outputs = [
-                Output(system=ground_truth, text=text, triples=text.gold, upload=upload) for text in with_gold
+                Output(system=ground_truth, text_id=text_pks[text.position], triples=text.gold, upload=upload)
+                for text in with_gold
             ]
-            batches.store(Output.objects.bulk_create, gold_outputs, ignore_progress)
+            batches.store(Output, gold_outputs, ignore_progress)
             with batches.finishing():
                 record_imported(upload)
                 dataset_imported.send(sender=Dataset, dataset=dataset)
@@ -208,7 +210,7 @@ def import_outputs(
                 describe(target, system, parsed, 0)
                 save_running(upload)
                 created, _ = outputs_to_store(system, {}, upload, parsed, text_pks)
-                batches.store(Output.objects.bulk_create, created, on_progress)
+                batches.store(Output, created, on_progress)
                 with batches.finishing():
                     record_imported(upload)
                     outputs_imported.send(sender=Output, dataset=target)

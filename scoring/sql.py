@@ -69,3 +69,21 @@ def update_in_place(model: type[Model], instances: Iterable[Model], field_names:
     ]
     with connection.cursor() as cursor:
         cursor.executemany(statement, rows)
+
+
+def prepared_inserts(model: type[Model], instances: Iterable[Model]) -> tuple[str, list[list[Any]]]:
+    """One INSERT of every column of ``model`` but its primary key, and each instance's parameters
+    for it: the Python work of a bulk insert, done before the transaction that runs it with
+    ``executemany`` (on SQLite, the write lock is held for the database's work only)."""
+    meta: Any = model._meta
+    fields = [field for field in meta.concrete_fields if not field.primary_key]
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(field.column) for field in fields)
+    placeholders = ", ".join(["%s"] * len(fields))
+    statement = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({placeholders})"
+    # pre_save as an insert would: auto_now fields take the time, the others their value.
+    rows = [
+        [field.get_db_prep_save(field.pre_save(instance, True), connection) for field in fields]
+        for instance in instances
+    ]
+    return statement, rows

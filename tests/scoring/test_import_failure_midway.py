@@ -37,18 +37,19 @@ def empty_queue():
     queue.empty()
 
 
-def failing_on_call(manager, monkeypatch, number, error):
-    """Make ``manager.bulk_create`` raise ``error`` on its ``number``-th call, after earlier batches committed."""
-    original, calls = manager.bulk_create, []
+def failing_batch(monkeypatch, number, error):
+    """Make the ``number``-th batch's insert raise ``error``, after the earlier batches committed;
+    the tables the batches went to, in order."""
+    original, tables = import_batches.insert, []
 
-    def bulk_create(rows, *args, **kwargs):
-        calls.append(len(rows))
-        if len(calls) == number:
+    def insert(statement, rows):
+        tables.append(statement.split()[2].strip('"'))
+        if len(tables) == number:
             raise error
-        return original(rows, *args, **kwargs)
+        return original(statement, rows)
 
-    monkeypatch.setattr(manager, "bulk_create", bulk_create)
-    return calls
+    monkeypatch.setattr(import_batches, "insert", insert)
+    return tables
 
 
 def nothing_partial():
@@ -59,12 +60,12 @@ def nothing_partial():
 
 def test_a_refused_text_batch_removes_the_batches_written_and_records_the_reason(monkeypatch):
     before = snapshot()
-    calls = failing_on_call(Text.objects, monkeypatch, 3, IntegrityError("UNIQUE constraint failed: text"))
+    tables = failing_batch(monkeypatch, 3, IntegrityError("UNIQUE constraint failed: text"))
 
     with pytest.raises(ImportRefused) as refusal:
         import_dataset(as_file(DATASET_FILE), file_name="engine.json", name="Engine")
 
-    assert calls == [2, 2, 2]  # two batches had committed
+    assert tables == ["scoring_text"] * 3  # two batches had committed
     assert "The database refused the import" in str(refusal.value) and "UNIQUE constraint failed" in str(refusal.value)
     assert snapshot() == before and nothing_partial()
     assert not Text.objects.exists() and not Dataset.with_importing.exists()
@@ -73,10 +74,12 @@ def test_a_refused_text_batch_removes_the_batches_written_and_records_the_reason
 
 
 def test_a_failure_among_the_gold_outputs_fails_the_one_upload_row_and_keeps_nothing(monkeypatch):
-    failing_on_call(Output.objects, monkeypatch, 2, OperationalError("disk I/O error"))
+    tables = failing_batch(monkeypatch, 7, OperationalError("disk I/O error"))
 
     with pytest.raises(OperationalError):
         import_dataset(as_file(DATASET_FILE), file_name="engine.json", name="Engine")
+
+    assert tables == ["scoring_text"] * 5 + ["scoring_output"] * 2
 
     assert nothing_partial() and not Dataset.with_importing.exists()
     assert not Text.objects.exists() and not Output.objects.exists()
@@ -91,7 +94,7 @@ def test_a_new_system_whose_outputs_fail_mid_way_is_removed_with_them(monkeypatc
     people = make_people_dataset()
     before = snapshot()
     outputs = json.dumps({text.content: [["x", "y", "z"]] for text in people.texts.all()}).encode()
-    failing_on_call(Output.objects, monkeypatch, 2, IntegrityError("FOREIGN KEY constraint failed"))
+    failing_batch(monkeypatch, 2, IntegrityError("FOREIGN KEY constraint failed"))
 
     with pytest.raises(ImportRefused):
         import_outputs(as_file(outputs), file_name="o.json", dataset=people, system_name="Broken")
