@@ -11,6 +11,7 @@ from typing import cast
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
 from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404
@@ -42,6 +43,16 @@ def refusal(user: User, campaign: Campaign) -> str | None:
     if not user.has_perm(VIEW_OUTPUTS):
         return NOT_A_READER
     return STILL_OPEN if campaign.is_open else None
+
+
+def readable_campaigns(user: User) -> QuerySet[Campaign]:
+    """The campaigns whose judgements ``user`` may read, as :func:`refusal` decides one by one."""
+    campaigns = Campaign.objects.select_related("dataset")
+    if user.is_staff:
+        return campaigns
+    if not user.has_perm(VIEW_OUTPUTS):
+        return campaigns.none()
+    return campaigns.filter(is_open=False)
 
 
 def download(user: User, campaign: Campaign, file_format: str) -> StreamingHttpResponse:
