@@ -12,6 +12,7 @@ urlpatterns = [
     path("campaigns/<int:pk>/annotators/", campaigns.campaign_annotators, name="campaign_annotators"),
     path("campaigns/<int:pk>/open/", campaigns.campaign_toggle_open, name="campaign_toggle_open"),
     # Downloads: staff, and researchers once the campaign is closed; by session or API token.
+    path("campaigns/judgements/", exports.campaign_exports, name="campaign_exports"),
     *(
         path(
             f"campaigns/<int:pk>/judgements.{suffix}",

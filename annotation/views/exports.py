@@ -1,4 +1,5 @@
-"""Downloads of a campaign's judgements (CSV, JSON Lines, Parquet), in the page and by API token.
+"""Downloads of a campaign's judgements (CSV, JSON Lines, Parquet), in the page and by API token,
+and the page that lists the campaigns whose downloads the user may take.
 
 Staff download any campaign's, with annotators' user names. Researchers (``scoring.view_output``
 without staff) download a closed campaign's, annotators pseudonymised; an open campaign's stay
@@ -12,14 +13,15 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
 from annotation import exports
 from annotation.models import Campaign
+from annotation.queue_progress import campaign_counts
 from core.permissions import VIEW_OUTPUTS
 from core.signed_in import SignedInRequest
 from scoring.views.api import View, allow_methods, error, token_user
@@ -61,6 +63,16 @@ def download(user: User, campaign: Campaign, file_format: str) -> StreamingHttpR
     response = StreamingHttpResponse(lines(campaign, not user.is_staff), content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-judgements.{file_format}"'
     return response
+
+
+@require_GET
+@login_required
+def campaign_exports(request: SignedInRequest) -> HttpResponse:
+    """The page of the campaigns whose judgements the user may download, with the links."""
+    if not (request.user.is_staff or request.user.has_perm(VIEW_OUTPUTS)):
+        raise PermissionDenied(NOT_A_READER)
+    campaigns = readable_campaigns(request.user).annotate(**campaign_counts()).order_by("-created_at", "-pk")
+    return render(request, "annotation/campaign_exports.html", {"campaigns": campaigns})
 
 
 @require_GET
