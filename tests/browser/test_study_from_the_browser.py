@@ -1,6 +1,6 @@
 """A 20-annotator study from the browser, as a new lab runs it (issue 19's done-when): staff invite
 20 annotators from a pasted list; one accepts the invite, chooses a password, forgets it and
-resets it with the link staff show (the site's mail stays on this machine), and judges an item;
+resets it with the link staff show (the site's mail stays on this machine), and judges two items;
 staff resolve the disagreement and close the campaign; a researcher finds its downloads in the
 navigation, makes an API token in the page and reads the judgements and leaderboard.json with it,
 and the export carries the resolution."""
@@ -49,20 +49,22 @@ def forget_and_reset(invitee, staff, base):
     sign_in(invitee, base, "person01", "Second-pass-202")
 
 
-def judge_first_item_all_ties(invitee, annotator):
-    """Start the queue and tie every aspect of its first pair (the other annotator said A)."""
-    invitee.goto(invitee.url.split("/annotate")[0] + reverse("annotation:annotate_home"))
+def judge_all_ties(invitee, base, queue):
+    """Start the queue and tie every aspect of its pairs (the other annotator said A on the first four)."""
+    invitee.goto(base + reverse("annotation:annotate_home"))
     invitee.click("text=Start")
-    expect(invitee.locator("#annotate.enhanced")).to_be_visible()
-    press(invitee, "2", "2", "2", "2", "Enter")
-    expect(invitee.locator(".gold-card")).to_be_visible()
-    press(invitee, "2", "Enter")
-    judged = Judgement.objects.filter(assignment__annotator=annotator)
+    for assignment in queue:
+        invitee.wait_for_url(base + reverse("annotation:annotate_item", args=[assignment.public_id]))
+        expect(invitee.locator("#annotate.enhanced")).to_be_visible()
+        press(invitee, "2", "2", "2", "2", "Enter")
+        expect(invitee.locator(".gold-card")).to_be_visible()  # one pair a text: its completeness is next
+        press(invitee, "2", "Enter")
+    judged = Judgement.objects.filter(assignment__in=queue)
     for _ in range(100):
-        if judged.count() == 5:
+        if judged.count() == 5 * len(queue):
             return
         time.sleep(0.05)
-    raise AssertionError(f"{judged.count()} judgements saved, not 5.")
+    raise AssertionError(f"{judged.count()} judgements saved, not {5 * len(queue)}.")
 
 
 def adjudicate_and_close(staff, base, campaign):
@@ -85,11 +87,12 @@ def test_a_study_from_invites_to_an_adjudicated_export(live_server, page, chromi
     invitee = accept_invite(chromium, staff.viewport_size, links[0], "person01", "Chosen-pass-101")
     person = make_user("ann-two", Role.ANNOTATOR)
     annotator = get_user_model().objects.get(username="person01")
-    campaign = make_annotation_setup([annotator, person], overlap_share=1.0).campaign
+    setup = make_annotation_setup([annotator, person], overlap_share=1.0)
+    campaign = setup.campaign
     judge_canonical(person, campaign, FIRST)
 
     forget_and_reset(invitee, staff, base)
-    judge_first_item_all_ties(invitee, annotator)
+    judge_all_ties(invitee, base, setup.assignments(annotator)[:2])
     invitee.context.close()
     adjudicate_and_close(staff, base, campaign)
     with ThreadPoolExecutor(1) as thread:  # the build broadcasts through async_to_sync: not beside Playwright's loop
@@ -113,7 +116,7 @@ def test_a_study_from_invites_to_an_adjudicated_export(live_server, page, chromi
     board = researcher.request.get(
         base + reverse("leaderboard:api_dataset", args=[campaign.dataset.name]), headers=by_token
     )
-    assert board.status == 200 and board.json()["human"]["judgements"] == 17
+    assert board.status == 200 and board.json()["human"]["judgements"] == 22
 
     export = researcher.request.get(base + reverse("annotation:campaign_csv", args=[campaign.pk])).text()
     adjudicated = [row for row in csv.DictReader(io.StringIO(export)) if row["adjudicated"]]
