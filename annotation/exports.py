@@ -20,10 +20,11 @@ import csv
 import io
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from django.db.models import Min
+from django.db.models import Min, QuerySet
 
 from annotation.models import Campaign, Judgement, Label, Resolution
 
@@ -83,66 +84,101 @@ def pseudonyms(campaign: Campaign) -> dict[int, str]:
     return {annotator_id: f"annotator-{number}" for number, annotator_id in enumerate(first_seen, start=1)}
 
 
+def member_pseudonyms(campaign: Campaign) -> dict[int, str]:
+    """:func:`pseudonyms`, then the annotators who joined but judged nothing yet, numbered on in
+    order of joining (a progress report names them too; the exports never do)."""
+    names = pseudonyms(campaign)
+    waiting = campaign.memberships.exclude(annotator_id__in=names).order_by("added_at", "pk")
+    for number, annotator_id in enumerate(waiting.values_list("annotator_id", flat=True), start=len(names) + 1):
+        names[annotator_id] = f"annotator-{number}"
+    return names
+
+
+@dataclass(frozen=True)
+class CampaignFacts:
+    """What a campaign's export rows need beyond each judgement's own: the campaign, its
+    pseudonyms (None: user names), its left-out annotators and its resolutions."""
+
+    campaign: Campaign
+    names: dict[int, str] | None
+    excluded: set[int]
+    resolutions: dict[tuple[int, str], Resolution]
+
+    @classmethod
+    def of(cls, campaign: Campaign, pseudonymise: bool) -> "CampaignFacts":
+        return cls(
+            campaign=campaign,
+            names=pseudonyms(campaign) if pseudonymise else None,
+            excluded=set(campaign.memberships.filter(excluded=True).values_list("annotator_id", flat=True)),
+            resolutions={
+                (resolution.item_id, resolution.aspect): resolution
+                for resolution in Resolution.objects.filter(item__campaign=campaign).select_related("resolved_by")
+            },
+        )
+
+
+def export_judgements() -> QuerySet[Judgement]:
+    """Judgements with what their export rows read, in judgement order (filter by campaign)."""
+    return Judgement.objects.select_related(
+        "assignment__annotator",
+        "assignment__item__text",
+        "assignment__item__system_a",
+        "assignment__item__system_b",
+    ).order_by("pk")
+
+
 def judgement_records(campaign: Campaign, pseudonymise: bool = False) -> Iterator[dict[str, Any]]:
     """The export rows of ``campaign`` as dictionaries keyed by :data:`COLUMNS`; with
     ``pseudonymise``, no annotator's or adjudicator's user name."""
-    names = pseudonyms(campaign) if pseudonymise else None
-    excluded = set(campaign.memberships.filter(excluded=True).values_list("annotator_id", flat=True))
-    resolutions = {
-        (resolution.item_id, resolution.aspect): resolution
-        for resolution in Resolution.objects.filter(item__campaign=campaign).select_related("resolved_by")
-    }
-    judgements = (
-        Judgement.objects.filter(assignment__item__campaign=campaign)
-        .select_related(
-            "assignment__annotator",
-            "assignment__item__text",
-            "assignment__item__system_a",
-            "assignment__item__system_b",
-        )
-        .order_by("pk")
-    )
+    facts = CampaignFacts.of(campaign, pseudonymise)
+    judgements = export_judgements().filter(assignment__item__campaign=campaign)
     for judgement in judgements.iterator(chunk_size=ROWS_PER_QUERY):
-        assignment = judgement.assignment
-        item = assignment.item
-        text = item.text
-        winners: dict[str, str] = {Label.A: item.system_a.name, Label.B: item.system_b.name}
-        winning_system = winners.get(judgement.label, "tie")
-        # An imported study did not say where each system was shown.
-        side_a = None if campaign.is_imported else assignment.canonical_to_shown(Label.A)
-        side_b = None if campaign.is_imported else assignment.canonical_to_shown(Label.B)
-        checked = item.is_attention_check and judgement.aspect == item.attention_aspect
-        resolution = resolutions.get((item.pk, judgement.aspect))
-        yield {
-            "text": text.external_id or text.content,
-            "system_a": item.system_a.name,
-            "system_b": item.system_b.name,
-            "aspect": judgement.aspect,
-            "annotator": names[assignment.annotator_id] if names else assignment.annotator.get_username(),
-            "winner": judgement.label,
-            "winning_system": winning_system,
-            "system_a_side": side_a,
-            "system_b_side": side_b,
-            "campaign": campaign.name,
-            "dataset": campaign.dataset.name,
-            "text_id": text.pk,
-            "text_position": text.position + 1,
-            "judged_at": _timestamp(judgement.updated_at),
-            "first_judged_at": _timestamp(judgement.created_at),
-            "item_started_at": _timestamp(assignment.started_at),
-            "item_completed_at": _timestamp(assignment.completed_at),
-            "item_seconds_spent": round(assignment.seconds_spent, 3),
-            "item_status": assignment.status,
-            "attention_check": item.is_attention_check,
-            "attention_aspect": item.attention_aspect or None,
-            "attention_passed": judgement.label == item.attention_expected if checked else None,
-            "comment": assignment.comment or None,
-            "annotator_excluded": assignment.annotator_id in excluded,
-            "adjudicated": resolution.label if resolution else None,
-            "adjudication_note": (resolution.note or None) if resolution else None,
-            "adjudicated_by": _adjudicator(resolution, names is not None),
-            "adjudicated_at": _timestamp(resolution.resolved_at) if resolution else None,
-        }
+        yield judgement_record(judgement, facts)
+
+
+def judgement_record(judgement: Judgement, facts: CampaignFacts) -> dict[str, Any]:
+    """One export row: ``judgement`` (of ``export_judgements``) of ``facts.campaign``."""
+    campaign, names = facts.campaign, facts.names
+    assignment = judgement.assignment
+    item = assignment.item
+    text = item.text
+    winners: dict[str, str] = {Label.A: item.system_a.name, Label.B: item.system_b.name}
+    winning_system = winners.get(judgement.label, "tie")
+    # An imported study did not say where each system was shown.
+    side_a = None if campaign.is_imported else assignment.canonical_to_shown(Label.A)
+    side_b = None if campaign.is_imported else assignment.canonical_to_shown(Label.B)
+    checked = item.is_attention_check and judgement.aspect == item.attention_aspect
+    resolution = facts.resolutions.get((item.pk, judgement.aspect))
+    return {
+        "text": text.external_id or text.content,
+        "system_a": item.system_a.name,
+        "system_b": item.system_b.name,
+        "aspect": judgement.aspect,
+        "annotator": names[assignment.annotator_id] if names is not None else assignment.annotator.get_username(),
+        "winner": judgement.label,
+        "winning_system": winning_system,
+        "system_a_side": side_a,
+        "system_b_side": side_b,
+        "campaign": campaign.name,
+        "dataset": campaign.dataset.name,
+        "text_id": text.pk,
+        "text_position": text.position + 1,
+        "judged_at": _timestamp(judgement.updated_at),
+        "first_judged_at": _timestamp(judgement.created_at),
+        "item_started_at": _timestamp(assignment.started_at),
+        "item_completed_at": _timestamp(assignment.completed_at),
+        "item_seconds_spent": round(assignment.seconds_spent, 3),
+        "item_status": assignment.status,
+        "attention_check": item.is_attention_check,
+        "attention_aspect": item.attention_aspect or None,
+        "attention_passed": judgement.label == item.attention_expected if checked else None,
+        "comment": assignment.comment or None,
+        "annotator_excluded": assignment.annotator_id in facts.excluded,
+        "adjudicated": resolution.label if resolution else None,
+        "adjudication_note": (resolution.note or None) if resolution else None,
+        "adjudicated_by": _adjudicator(resolution, names is not None),
+        "adjudicated_at": _timestamp(resolution.resolved_at) if resolution else None,
+    }
 
 
 def _adjudicator(resolution: Resolution | None, pseudonymise: bool) -> str | None:

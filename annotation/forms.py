@@ -41,8 +41,9 @@ class UserChoiceField(forms.ModelMultipleChoiceField):
 
     def clean(self, value: Any) -> Any:
         # A reader is not offered, but a form posted by hand may name one: say who, and why.
-        chosen = [pk for pk in value or [] if str(pk).isdigit()]
-        readers = list(active_users().filter(pk__in=chosen).filter(output_readers()))
+        key = self.to_field_name or "pk"
+        chosen = [choice for choice in value or [] if key != "pk" or str(choice).isdigit()]
+        readers = list(active_users().filter(**{f"{key}__in": chosen}).filter(output_readers()))
         if readers:
             raise forms.ValidationError(reader_refusal(readers))
         return super().clean(value)
@@ -291,6 +292,17 @@ class CampaignCreateForm(forms.Form):
             "practice_pass_mark": _or_default(data["practice_pass_percent"], DEFAULT_PASS_PERCENT) / 100,
             "attention_share": (data["attention_percent"] or 0) / 100,
         }
+
+
+class CampaignApiForm(CampaignCreateForm):
+    """The campaign form as the API takes it: the same fields and checks, with the dataset and
+    systems named by their names and the annotators by their usernames (a script knows those,
+    not the ids the page's choices carry)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for field, key in (("dataset", "name"), ("systems", "name"), ("annotators", "username")):
+            cast(forms.ModelChoiceField, self.fields[field]).to_field_name = key
 
 
 class PracticeUploadForm(forms.Form):

@@ -15,7 +15,7 @@ An annotator is flagged when (docs/human-evaluation.md, "Quality control"):
 """
 
 import statistics
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 
 from django.db.models import F
@@ -106,10 +106,11 @@ class AgreementMatrix:
     aspects: list[dict]
 
 
-def agreement_matrix(campaign: Campaign) -> AgreementMatrix:
+def agreement_matrix(campaign: Campaign, names_of: Mapping[int, str] | None = None) -> AgreementMatrix:
+    """The campaign's matrix, annotators named by ``names_of`` (annotator id -> name; user names when None)."""
     judgements = real_judgements(campaign)
     matrix = agreement.pairwise_agreement(judgements)
-    usernames = dict(campaign.annotators.values_list("pk", "username"))
+    usernames = names_of if names_of is not None else dict(campaign.annotators.values_list("pk", "username"))
     figures = agreement.agreement(judgements)
     names = [usernames[annotator] for annotator in matrix["annotators"]]
     return AgreementMatrix(

@@ -9,7 +9,7 @@ the figures must not tell them apart.
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, Value
+from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from annotation.models import ASPECTS, FIRST_ASPECTS, Assignment, Judgement, first_aspects_judged
@@ -54,3 +54,25 @@ def queue_progress(annotated: Any) -> QueueProgress:
     return QueueProgress(
         pairs=annotated.queue_pairs, pairs_judged=annotated.queue_pairs_judged, judgements=annotated.queue_judgements
     )
+
+
+def campaign_counts() -> dict[str, Count | Coalesce]:
+    """How far whole campaigns are, to annotate a query of campaigns with: ``item_count`` (real
+    pairs, attention checks aside), ``assignment_count``, ``done_count`` (assignments done),
+    ``judgement_count`` and ``annotator_count`` (active ones)."""
+    return {
+        "item_count": Count("items", filter=Q(items__attention_worse=""), distinct=True),
+        "assignment_count": Count("items__assignments", distinct=True),
+        "done_count": Count(
+            "items__assignments", filter=Q(items__assignments__status=Assignment.Status.DONE), distinct=True
+        ),
+        # A subquery: one more join would multiply the rows the counts above go through.
+        "judgement_count": _count(
+            Judgement.objects.filter(assignment__item__campaign_id=OuterRef("pk"))
+            .order_by()
+            .values("assignment__item__campaign_id")
+            .annotate(count=Count("pk"))
+            .values("count")
+        ),
+        "annotator_count": Count("memberships", filter=Q(memberships__active=True), distinct=True),
+    }

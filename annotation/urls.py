@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.views import adjudication, annotate, campaigns, exports, practice, quality
+from annotation.views import adjudication, annotate, api, campaigns, exports, practice, quality
 
 app_name = "annotation"
 
@@ -12,6 +12,7 @@ urlpatterns = [
     path("campaigns/<int:pk>/annotators/", campaigns.campaign_annotators, name="campaign_annotators"),
     path("campaigns/<int:pk>/open/", campaigns.campaign_toggle_open, name="campaign_toggle_open"),
     # Downloads: staff, and researchers once the campaign is closed; by session or API token.
+    path("campaigns/judgements/", exports.campaign_exports, name="campaign_exports"),
     *(
         path(
             f"campaigns/<int:pk>/judgements.{suffix}",
@@ -30,6 +31,11 @@ urlpatterns = [
         )
         for suffix in exports.FORMATS
     ),
+    # The study's JSON API (by API token): campaigns, their progress, judgements and agreement.
+    path("api/campaigns/", api.campaigns, name="api_campaigns"),
+    path("api/campaigns/<int:pk>/", api.campaign, name="api_campaign"),
+    path("api/campaigns/<int:pk>/agreement/", api.campaign_agreement, name="api_campaign_agreement"),
+    path("api/judgements/", api.judgements, name="api_judgements"),
     path("campaigns/<int:pk>/quality/", quality.campaign_quality, name="campaign_quality"),
     path("campaigns/<int:pk>/quality/exclusion/", quality.campaign_exclusion, name="campaign_exclusion"),
     path("campaigns/<int:pk>/practice/", quality.campaign_practice_upload, name="campaign_practice_upload"),

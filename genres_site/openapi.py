@@ -10,16 +10,19 @@ from typing import Any
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
 
+from annotation.exports import COLUMNS
+from annotation.models import ASPECTS, Assignment, Campaign, Label
 from annotation.views.exports import FORMATS
 from scoring.genres import formats
 from scoring.import_jobs import STAGE_LABELS
 from scoring.models import Dataset, RunChunk, ScoringRun, Upload
 from scoring.models.catalogue import NAME_PATTERN
+from scoring.views.api_pages import MAX_PAGE_SIZE
 
 Schema = dict[str, Any]
 
 # The API's own version: the minor part grows with additions, the major one with changes that break callers.
-API_VERSION = "1.0"
+API_VERSION = "1.1"
 
 NAME_LENGTH = Dataset._meta.get_field("name").max_length
 
@@ -38,7 +41,12 @@ def counts(*names: str) -> Schema:
 
 def obj(properties: Schema, required: tuple[str, ...] | None = None, **extra: Any) -> Schema:
     """An object schema; every property is required unless ``required`` names fewer."""
-    return {"type": "object", "properties": properties, "required": list(required or properties), **extra}
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties if required is None else required),
+        **extra,
+    }
 
 
 def json_reply(description: str, schema: Schema) -> Schema:
@@ -59,6 +67,42 @@ def path_parameter(name: str, schema: Schema, description: str, **extra: Any) ->
 
 def query_parameter(name: str, schema: Schema, description: str) -> Schema:
     return {"name": name, "in": "query", "required": False, "schema": schema, "description": description}
+
+
+def nullable(schema: Schema) -> Schema:
+    widened = {**schema, "type": [schema["type"], "null"]}
+    if "enum" in schema:
+        widened["enum"] = [*schema["enum"], None]
+    return widened
+
+
+def page_of(key: str, item: Schema) -> Schema:
+    """A page of a list (scoring.views.api_pages): its place in the list, links, and its rows under ``key``."""
+    return obj(
+        {
+            **counts("count"),
+            "page": {"type": "integer", "minimum": 1},
+            "page_size": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE},
+            "pages": {"type": "integer", "minimum": 1},
+            "next": nullable({"type": "string", "description": "The next page's absolute URL; null on the last."}),
+            "previous": nullable({"type": "string"}),
+            key: {"type": "array", "items": item},
+        }
+    )
+
+
+PAGING = [
+    query_parameter("page", {"type": "integer", "minimum": 1}, "The page, from 1 (default 1)."),
+    query_parameter(
+        "page_size",
+        {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE},
+        f"Rows per page, at most {MAX_PAGE_SIZE} (default 50).",
+    ),
+]
+PAGING_ERRORS = {
+    "400": error("A query parameter that is not what it must be: the message names it."),
+    "404": error("A page past the last."),
+}
 
 
 DATASET_NAME = path_parameter(
@@ -143,7 +187,8 @@ def schemas() -> Schema:
                 "created_at": {"type": "string", "format": "date-time"},
             }
         ),
-        "DatasetList": obj({"datasets": {"type": "array", "items": ref("Dataset")}}),
+        "DatasetList": page_of("datasets", ref("Dataset")),
+        **study_schemas(),
         "ImportSummary": obj(
             {
                 **counts("texts", "triples", "warnings", "upload"),
@@ -254,8 +299,13 @@ def paths() -> Schema:
                 "operationId": "listDatasets",
                 "summary": "The datasets, with their counts of texts, gold triples and systems",
                 "security": TOKEN,
-                "description": "Any user's token: the Datasets page shows every signed-in user the same list.",
-                "responses": {"200": json_reply("Every dataset.", ref("DatasetList")), "401": TOKEN_ERRORS["401"]},
+                "description": "Any user's token: the Datasets page shows every signed-in user the same list. By name.",
+                "parameters": PAGING,
+                "responses": {
+                    "200": json_reply("A page of the datasets.", ref("DatasetList")),
+                    "401": TOKEN_ERRORS["401"],
+                    **PAGING_ERRORS,
+                },
             },
             "post": {
                 "operationId": "importDataset",
@@ -366,6 +416,7 @@ def paths() -> Schema:
             },
         },
         **campaign_exports(),
+        **study_paths(),
         "/api/openapi.json": {
             "get": {
                 "operationId": "openapi",
@@ -416,6 +467,368 @@ def campaign_exports() -> Schema:
     }
 
 
+# The study API (scoring.views.api_catalogue, annotation.views.api, leaderboard.views.dataset_ratings).
+READERS_ERRORS = {
+    "401": TOKEN_ERRORS["401"],
+    "403": error("An annotator's token; a researcher's for an open campaign (the message says why)."),
+}
+OUTPUT_READERS_ERRORS = {
+    "401": TOKEN_ERRORS["401"],
+    "403": error("The token's user may not read system outputs, or annotates a system of this dataset blind."),
+}
+CAMPAIGN_PK = path_parameter("pk", {"type": "integer", "minimum": 1}, "The campaign's id.")
+FORM_ERROR = json_reply("An invalid field: `fields` names each one with its reasons.", ref("FormError"))
+JUDGEMENT_TYPES: dict[str, Schema] = {
+    "aspect": choices(ASPECTS),
+    "winner": choices(Label.values),
+    "system_a_side": nullable(choices(("left", "right"))),
+    "system_b_side": nullable(choices(("left", "right"))),
+    "text_id": {"type": "integer"},
+    "text_position": {"type": "integer", "minimum": 1},
+    "judged_at": {"type": "string", "format": "date-time"},
+    "first_judged_at": {"type": "string", "format": "date-time"},
+    "item_started_at": nullable({"type": "string", "format": "date-time"}),
+    "item_completed_at": nullable({"type": "string", "format": "date-time"}),
+    "item_seconds_spent": {"type": "number", "minimum": 0},
+    "item_status": choices(Assignment.Status.values),
+    "attention_check": {"type": "boolean"},
+    "attention_aspect": nullable(choices(ASPECTS)),
+    "attention_passed": nullable({"type": "boolean"}),
+    "comment": nullable({"type": "string"}),
+    "annotator_excluded": {"type": "boolean"},
+    "adjudicated": nullable(choices(Label.values)),
+    "adjudication_note": nullable({"type": "string"}),
+    "adjudicated_by": nullable({"type": "string"}),
+    "adjudicated_at": nullable({"type": "string", "format": "date-time"}),
+}
+
+
+def campaign_properties() -> Schema:
+    return {
+        "id": {"type": "integer", "minimum": 1},
+        "name": {"type": "string"},
+        "dataset": {"type": "string"},
+        "open": {"type": "boolean"},
+        "imported": {"type": "boolean"},
+        "created_at": {"type": "string", "format": "date-time"},
+        "pair_order": choices(Campaign.PairOrder.values),
+        "rating_labels": choices(Campaign.RatingLabels.values),
+        "overlap_share": {"type": "number", "minimum": 0, "maximum": 1},
+        "attention_share": {"type": "number", "minimum": 0, "maximum": 1},
+        **counts("items", "assignments", "assignments_done", "judgements", "annotators"),
+        "url": {"type": "string"},
+    }
+
+
+def campaign_detail_properties() -> Schema:
+    return {
+        **campaign_properties(),
+        "systems": {"type": "array", "items": {"type": "string"}},
+        **counts("texts"),
+        "progress": {"type": "array", "items": ref("AnnotatorProgress")},
+        "agreement_url": {"type": "string"},
+        "judgements_url": {"type": "string"},
+        "exports": obj({suffix: {"type": "string"} for suffix in FORMATS}),
+    }
+
+
+def matrix_of(cell: Schema) -> Schema:
+    return {"type": "array", "items": {"type": "array", "items": cell}}
+
+
+def study_schemas() -> Schema:
+    figure = nullable({"type": "number"})
+    return {
+        "FormError": obj(
+            {
+                "error": {"type": "string"},
+                "fields": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+            }
+        ),
+        "System": obj(
+            {
+                "name": {"type": "string"},
+                "family": {"type": "string"},
+                "ground_truth": {"type": "boolean"},
+                "replicate_group": {"type": "string"},
+                "seed": {"type": "string"},
+                **counts("outputs", "triples", "empty_outputs", "parse_warnings"),
+                "last_upload_at": nullable({"type": "string", "format": "date-time"}),
+            }
+        ),
+        "SystemList": page_of("systems", ref("System")),
+        "RunStatus": {
+            "allOf": [ref("RunProgress"), obj({"dataset": {"type": "string"}, "status_url": {"type": "string"}})]
+        },
+        "Campaign": obj(campaign_properties()),
+        "CampaignList": page_of("campaigns", ref("Campaign")),
+        "AnnotatorProgress": obj(
+            {
+                "annotator": {"type": "string", "description": "The user name for staff; annotator-N for anyone else."},
+                "active": {"type": "boolean"},
+                "excluded": {"type": "boolean", "description": "Left out of ratings and agreement."},
+                **counts("pairs", "pairs_judged", "judgements", "judgements_asked"),
+            }
+        ),
+        "CampaignDetail": obj(campaign_detail_properties()),
+        "CampaignCreated": obj({**campaign_detail_properties(), **counts("texts_left_out")}),
+        "Agreement": obj(
+            {
+                "campaign": {"type": "integer"},
+                "aspects": obj(
+                    {
+                        aspect: obj(
+                            {
+                                "accuracy": figure,
+                                "kappa": figure,
+                                "fleiss": figure,
+                                "alpha": figure,
+                                **counts("items", "pairs"),
+                            }
+                        )
+                        for aspect in ASPECTS
+                    }
+                ),
+                "annotators": {"type": "array", "items": {"type": "string"}},
+                "matrix": obj(
+                    {
+                        "accuracy": matrix_of(figure),
+                        "kappa": matrix_of(figure),
+                        "pairs": matrix_of({"type": "integer", "minimum": 0}),
+                    }
+                ),
+            }
+        ),
+        "Judgement": obj(
+            {
+                "id": {"type": "integer"},
+                "campaign_id": {"type": "integer"},
+                **{column: JUDGEMENT_TYPES.get(column, {"type": "string"}) for column in COLUMNS},
+            }
+        ),
+        "JudgementList": page_of("judgements", ref("Judgement")),
+        "Ratings": obj(
+            {
+                "dataset": {"type": "string"},
+                "as_of": {"type": "string", "format": "date-time"},
+                "margin": {"type": "number"},
+                "setting": nullable({"type": "string"}),
+                "bootstrap_rounds": {"type": "object"},
+                **counts("judgements"),
+                "systems": {"type": "array", "items": {"type": "string"}},
+                **{
+                    key: {"type": ["object", "null"] if key == "metric" else "object", "description": description}
+                    for key, description in (
+                        ("human", '{"elo"|"bt": {ASPECT: {SYSTEM: RATING}}}, as in leaderboard.json.'),
+                        ("single_pass", "{ASPECT: {SYSTEM: {rating, battles}}}: online Elo in import order."),
+                        ("metric", "The metric battles' ratings, like human; null without scores."),
+                    )
+                },
+            }
+        ),
+    }
+
+
+def campaign_form() -> Schema:
+    """The campaign form's fields (annotation.forms.CampaignApiForm): things named by name."""
+    name = {"type": "string", "minLength": 1, "maxLength": NAME_LENGTH}
+    percent = {"type": "integer", "minimum": 0, "maximum": 100}
+    return obj(
+        {
+            "name": name | {"pattern": NAME_PATTERN},
+            "dataset": name | {"description": "The dataset's name."},
+            "systems": {"type": "array", "items": name, "description": "Systems with outputs in the dataset."},
+            "include_ground_truth": {"type": "string", "description": "Add the gold triples as a system: true or on."},
+            "sample_size": {"type": "integer", "minimum": 1},
+            "text_references": {"type": "string", "description": "Or the texts: external ids, #N, or ids."},
+            "seed": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1},
+            "annotators": {"type": "array", "items": {"type": "string"}, "description": "Usernames."},
+            "overlap_percent": percent,
+            "pair_order": choices(Campaign.PairOrder.values),
+            "instructions": {"type": "string"},
+            "practice_file": {"type": "string", "format": "binary"},
+            "practice_pass_percent": percent,
+            "attention_percent": {"type": "integer", "minimum": 0, "maximum": 20},
+        },
+        required=("name", "dataset", "seed", "annotators", "overlap_percent"),
+    )
+
+
+def run_form() -> Schema:
+    """The run form's fields (scoring.forms.RunApiForm); each left out takes the page's default."""
+    return obj(
+        {
+            "systems": {"type": "array", "items": {"type": "string"}, "description": "Names; default: all."},
+            "metrics": {"type": "array", "items": {"type": "string"}, "description": "Default: all."},
+            "embedder": {"type": "string"},
+            "judge": {"type": "string"},
+            "verdict_source": {"type": "string"},
+            "rules": {"type": "string"},
+            "chunk_texts": {"type": "integer", "minimum": 1},
+            "fs_prompt": {"type": "string"},
+            "gs_prompt": {"type": "string"},
+        },
+        required=(),
+    )
+
+
+def study_paths() -> Schema:
+    return {
+        "/api/datasets/{name}/": {
+            "parameters": [DATASET_NAME],
+            "get": {
+                "operationId": "readDataset",
+                "summary": "One dataset with its counts, as in the list",
+                "security": TOKEN,
+                "responses": {
+                    "200": json_reply("The dataset.", ref("Dataset")),
+                    "401": TOKEN_ERRORS["401"],
+                    "404": error("No dataset of that name."),
+                },
+            },
+        },
+        "/api/datasets/{name}/systems/": {
+            "parameters": [DATASET_NAME],
+            "get": {
+                "operationId": "listSystems",
+                "summary": "The systems with outputs on a dataset, Ground truth first, then by name",
+                "security": TOKEN,
+                "parameters": PAGING,
+                "responses": {
+                    "200": json_reply("A page of the systems.", ref("SystemList")),
+                    **OUTPUT_READERS_ERRORS,
+                    **PAGING_ERRORS,
+                    "404": error("No dataset of that name, or a page past the last."),
+                },
+            },
+        },
+        "/api/datasets/{name}/runs/": {
+            "parameters": [DATASET_NAME],
+            "post": {
+                "operationId": "startRun",
+                "summary": "Start a scoring run of the dataset (staff), as the run form does",
+                "security": TOKEN,
+                "requestBody": {
+                    "required": False,
+                    "content": {
+                        "multipart/form-data": {"schema": run_form()},
+                        "application/x-www-form-urlencoded": {"schema": run_form()},
+                    },
+                },
+                "responses": {
+                    "202": json_reply("Queued: poll its status_url.", ref("RunStatus")),
+                    "400": FORM_ERROR,
+                    **TOKEN_ERRORS,
+                    "404": error("No dataset of that name."),
+                },
+            },
+        },
+        "/api/runs/{pk}/": {
+            "parameters": [path_parameter("pk", {"type": "integer", "minimum": 1}, "The scoring run's id.")],
+            "get": {
+                "operationId": "runStatus",
+                "summary": "A scoring run's status: what its page shows",
+                "security": TOKEN,
+                "responses": {
+                    "200": json_reply("The run's state.", ref("RunStatus")),
+                    **OUTPUT_READERS_ERRORS,
+                    "404": error("No run with that id."),
+                },
+            },
+        },
+        "/api/datasets/{name}/ratings/": {
+            "parameters": [DATASET_NAME],
+            "get": {
+                "operationId": "datasetRatings",
+                "summary": "Elo and Bradley–Terry ratings of the dataset's systems, as its leaderboard built them",
+                "security": [*SIGNED_IN, *TOKEN, {}],
+                "parameters": LEADERBOARD_QUERY,
+                "responses": {
+                    "200": json_reply("The ratings.", ref("Ratings")),
+                    **LEADERBOARD_ERRORS,
+                    "404": error("No dataset of that name."),
+                },
+            },
+        },
+        "/api/campaigns/": {
+            "get": {
+                "operationId": "listCampaigns",
+                "summary": "The campaigns the token's user may read, oldest first, with their progress",
+                "security": TOKEN,
+                "description": "Staff: every campaign. Researchers: closed campaigns. Annotators: 403.",
+                "parameters": PAGING,
+                "responses": {
+                    "200": json_reply("A page of the campaigns.", ref("CampaignList")),
+                    **READERS_ERRORS,
+                    **PAGING_ERRORS,
+                },
+            },
+            "post": {
+                "operationId": "createCampaign",
+                "summary": "Create a campaign (staff), with the campaign form's fields and checks",
+                "security": TOKEN,
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "multipart/form-data": {"schema": campaign_form()},
+                        "application/x-www-form-urlencoded": {"schema": campaign_form()},
+                    },
+                },
+                "responses": {
+                    "201": json_reply("Created.", ref("CampaignCreated")),
+                    "400": FORM_ERROR,
+                    **TOKEN_ERRORS,
+                    **TOO_LARGE,
+                },
+            },
+        },
+        "/api/campaigns/{pk}/": {
+            "parameters": [CAMPAIGN_PK],
+            "get": {
+                "operationId": "readCampaign",
+                "summary": "A campaign and each annotator's progress (pseudonymised unless staff)",
+                "security": TOKEN,
+                "responses": {
+                    "200": json_reply("The campaign.", ref("CampaignDetail")),
+                    **READERS_ERRORS,
+                    "404": error("No campaign with that id."),
+                },
+            },
+        },
+        "/api/campaigns/{pk}/agreement/": {
+            "parameters": [CAMPAIGN_PK],
+            "get": {
+                "operationId": "campaignAgreement",
+                "summary": "Agreement per aspect and annotator × annotator, as the quality page shows it",
+                "security": TOKEN,
+                "responses": {
+                    "200": json_reply("The figures; null where undefined.", ref("Agreement")),
+                    **READERS_ERRORS,
+                    "404": error("No campaign with that id."),
+                },
+            },
+        },
+        "/api/judgements/": {
+            "get": {
+                "operationId": "listJudgements",
+                "summary": "Judgements of the campaigns the token's user may read, in judgement order: the export's rows",
+                "security": TOKEN,
+                "parameters": [
+                    query_parameter("campaign", {"type": "integer", "minimum": 1}, "Only this campaign's."),
+                    query_parameter("aspect", choices(ASPECTS), "Only this aspect's."),
+                    *PAGING,
+                ],
+                "responses": {
+                    "200": json_reply("A page of judgements.", ref("JudgementList")),
+                    **READERS_ERRORS,
+                    "400": PAGING_ERRORS["400"],
+                    "404": error("No campaign with that id, or a page past the last."),
+                },
+            },
+        },
+    }
+
+
 def document() -> Schema:
     return {
         "openapi": "3.1.0",
@@ -423,11 +836,14 @@ def document() -> Schema:
             "title": "GENRES Arena API",
             "version": API_VERSION,
             "description": (
-                "Import datasets and system outputs from scripts, follow imports and scoring runs, read "
-                "leaderboards and download a campaign's judgements. The API (/api/datasets/, /api/uploads/, /api/campaigns/) takes the header "
+                "Run a study from scripts: import datasets and system outputs, start scoring runs and follow "
+                "them, create campaigns, list datasets, systems and campaigns with their progress, read "
+                "judgements, agreement, ratings and leaderboards, and download a campaign's judgements. The API "
+                "(every path under /api/ but this description) takes the header "
                 "`Authorization: Token <key>` (each user makes theirs on /accounts/tokens/) and ignores "
                 "the session; a token reads what its user reads in the pages, and only a staff user's "
-                'imports. Every error under /api/, unexpected ones included, is `{"error": "…"}`; '
+                "imports, starts runs or creates campaigns. Lists are paged (`page`, `page_size`, `next`). "
+                'Every error under /api/, unexpected ones included, is `{"error": "…"}`; '
                 "another method than the ones described is a 405 naming the allowed ones in `Allow`. "
                 "See docs/api.md."
             ),

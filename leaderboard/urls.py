@@ -17,4 +17,5 @@ urlpatterns = [
         name="parquet",
     ),
     path("api/datasets/<str:name>/leaderboard.json", views.dataset_json, name="api_dataset"),
+    path("api/datasets/<str:name>/ratings/", views.dataset_ratings, name="api_ratings"),
 ]

@@ -216,3 +216,27 @@ def dataset_table(request: HttpRequest, dataset: Dataset, table: str, file_forma
     file_name = exports.csv_file_name(dataset.name, table, file_format)
     response["Content-Disposition"] = f'attachment; filename="{file_name}"'
     return response
+
+
+@leaderboard_view(json=True)
+def dataset_ratings(request: HttpRequest, dataset: Dataset) -> HttpResponse:
+    """The dataset's ratings as its leaderboard built them: humans' (Elo and Bradley–Terry with
+    bootstrap intervals, and the single pass of online Elo) and the metric battles'."""
+    snapshot = _snapshot(request, dataset, "plots")
+    if snapshot is None:
+        return _being_built(dataset)
+    data, human = snapshot.data, snapshot.data["human"]
+    return JsonResponse(
+        {
+            "dataset": dataset.name,
+            "as_of": snapshot.built_at.isoformat(),
+            "margin": data["margin"],
+            "setting": data["setting"]["key"] if data["setting"] else None,
+            "bootstrap_rounds": data["bootstrap_rounds"],
+            "judgements": human["judgements"],
+            "systems": human["systems"],
+            "human": human["ratings"],
+            "single_pass": human["single_pass"],
+            "metric": data["metric_ratings"],
+        }
+    )

@@ -325,3 +325,21 @@ class RunForm(forms.Form):
             verdict_source=self.cleaned_data["verdict_source"],
             rules=self.cleaned_data["rules"] or APP,
         )
+
+
+class RunApiForm(RunForm):
+    """The run form as the API takes it: systems by name, and each of these fields left out at the
+    page's default (every system with outputs, every metric, the default embedder and judge, the
+    app's rules, the default chunk size)."""
+
+    DEFAULTED = ("systems", "metrics", "embedder", "judge", "rules", "chunk_texts")
+
+    def __init__(self, dataset: Dataset, data: Any) -> None:
+        data = data.copy()
+        super().__init__(dataset, data)
+        cast(forms.ModelMultipleChoiceField, self.fields["systems"]).to_field_name = "name"
+        for name in self.DEFAULTED:
+            if name not in data:
+                default = self.initial.get(name, self.fields[name].initial)
+                values = default if isinstance(default, list) else [default]
+                data.setlist(name, [value.name if isinstance(value, System) else str(value) for value in values])

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from scoring.views import api, pages, runs
+from scoring.views import api, api_catalogue, pages, runs
 
 app_name = "scoring"
 
@@ -15,7 +15,11 @@ urlpatterns = [
     path("runs/<int:pk>/resume/", runs.run_resume, name="run_resume"),
     path("upload/", pages.upload, name="upload"),
     path("uploads/<int:pk>/progress.json", pages.upload_progress, name="upload_progress"),
-    path("api/datasets/", api.datasets, name="api_datasets"),
+    path("api/datasets/", api_catalogue.datasets, name="api_datasets"),
+    path("api/datasets/<str:name>/", api_catalogue.dataset_detail, name="api_dataset_detail"),
+    path("api/datasets/<str:name>/systems/", api_catalogue.dataset_systems, name="api_dataset_systems"),
+    path("api/datasets/<str:name>/runs/", api_catalogue.dataset_runs, name="api_dataset_runs"),
+    path("api/runs/<int:pk>/", api_catalogue.run_status, name="api_run"),
     path("api/datasets/<str:name>/outputs/", api.dataset_outputs, name="api_dataset_outputs"),
     path("api/uploads/<int:pk>/", api.upload_status, name="api_upload"),
 ]

@@ -4,7 +4,7 @@ import pytest
 from django.test import Client, override_settings
 
 from scoring.models import ApiToken
-from scoring.views import api
+from scoring.views import api_catalogue
 
 pytestmark = pytest.mark.django_db
 
@@ -21,7 +21,7 @@ def test_an_unexpected_error_in_the_api_is_a_json_500(token_client, monkeypatch)
     def fail():
         raise RuntimeError("secret detail")
 
-    monkeypatch.setattr(api, "datasets_with_counts", fail)
+    monkeypatch.setattr(api_catalogue, "datasets_with_counts", fail)
     response = token_client.get("/api/datasets/")
     assert response.status_code == 500
     assert response["Content-Type"] == "application/json"

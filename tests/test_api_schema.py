@@ -19,7 +19,7 @@ from schemathesis import checks as schemathesis_checks
 
 from leaderboard.jobs import build_snapshots
 from scoring.models import ApiToken, Upload
-from tests.annotation.campaign_factories import make_campaign
+from tests.annotation.campaign_factories import finish_next, make_campaign
 from tests.leaderboard.conftest import leaderboard_queue  # noqa: F401 (autouse: empties the leaderboard queue)
 from tests.leaderboard.leaderboard_fixtures import scored_dataset
 from tests.scoring.conftest import scratch  # noqa: F401 (autouse: empties the scoring queue)
@@ -126,3 +126,50 @@ def test_campaign_exports_match_the_description(credentials, suffix):
     operation = schema[f"/api/campaigns/{{pk}}/judgements.{suffix}"]["GET"]
     response = operation.Case(path_parameters={"pk": campaign.pk}).call_and_validate(**credentials, checks=CHECKS)
     assert response.status_code == 200
+
+
+def test_study_replies_match_the_description(credentials, built_dataset, admin_user):
+    """Every read of the study API, on a campaign with judgements, and its two writes, succeeding."""
+    campaign, people = make_campaign(texts=2, annotators=2, systems=("alpha", "beta"))
+    for person in people:
+        finish_next(person, campaign)
+    name, pk = {"name": "CDR"}, {"pk": campaign.pk}
+    run = call(
+        credentials,
+        "/api/datasets/{name}/runs/",
+        "POST",
+        202,
+        path_parameters=name,
+        media_type="multipart/form-data",
+        body={},
+    )
+    call(credentials, "/api/runs/{pk}/", "GET", 200, path_parameters={"pk": run["run"]})
+    for path, parameters, query in (
+        ("/api/datasets/", {}, {"page_size": 1}),
+        ("/api/datasets/{name}/", name, {}),
+        ("/api/datasets/{name}/systems/", name, {}),
+        ("/api/datasets/{name}/ratings/", name, {}),
+        ("/api/campaigns/", {}, {}),
+        ("/api/campaigns/{pk}/", pk, {}),
+        ("/api/campaigns/{pk}/agreement/", pk, {}),
+        ("/api/judgements/", {}, {"campaign": campaign.pk, "aspect": "ts", "page_size": 1}),
+    ):
+        reply = call(credentials, path, "GET", 200, path_parameters=parameters, query=query)
+        assert reply
+    created = call(
+        credentials,
+        "/api/campaigns/",
+        "POST",
+        201,
+        media_type="application/x-www-form-urlencoded",
+        body={
+            "name": "Second",
+            "dataset": campaign.dataset.name,
+            "systems": ["alpha", "beta"],
+            "sample_size": 1,
+            "seed": 1,
+            "annotators": [person.get_username() for person in people],
+            "overlap_percent": 0,
+        },
+    )
+    assert created["texts"] == 1

@@ -6,7 +6,6 @@ sign-in page. The work itself happens in ``annotation.services``; the downloads 
 
 from django.conf import settings
 from django.contrib import messages
-from django.db.models import Count, Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
@@ -15,6 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation import agreement, judgement_queries
 from annotation.forms import AnnotatorChangeForm, CampaignCreateForm
 from annotation.models import ASPECTS, Aspect, Assignment, Campaign
+from annotation.queue_progress import campaign_counts
 from annotation.services.campaigns import add_annotator, create_campaign, remove_annotator, toggle_open
 from annotation.services.errors import CampaignError
 from core.permissions import staff_required
@@ -27,14 +27,7 @@ STAFF_ONLY = "Campaign pages are for staff."
 @require_GET
 @staff_required(STAFF_ONLY)
 def campaign_list(request: SignedInRequest) -> HttpResponse:
-    campaigns = Campaign.objects.select_related("dataset").annotate(
-        item_count=Count("items", filter=Q(items__attention_worse=""), distinct=True),
-        assignment_count=Count("items__assignments", distinct=True),
-        done_count=Count(
-            "items__assignments", filter=Q(items__assignments__status=Assignment.Status.DONE), distinct=True
-        ),
-        annotator_count=Count("memberships", filter=Q(memberships__active=True), distinct=True),
-    )
+    campaigns = Campaign.objects.select_related("dataset").annotate(**campaign_counts())
     return render(request, "annotation/campaign_list.html", {"campaigns": campaigns})
 
 

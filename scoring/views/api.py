@@ -16,11 +16,10 @@ from django.views.decorators.csrf import csrf_exempt
 
 from core import login_throttle
 from core.signed_in import SignedInRequest
-from scoring.forms import DatasetUploadForm, ImportForm, OutputsFileForm
+from scoring.forms import ImportForm, OutputsFileForm
 from scoring.import_jobs import upload_state
 from scoring.imports import ImportRefused
 from scoring.models import ApiToken, Dataset, Upload
-from scoring.queries import datasets_with_counts
 from scoring.upload_handlers import body_length_unknown, length_required_message
 
 View = Callable[..., HttpResponse]
@@ -49,11 +48,18 @@ def token_user(request: HttpRequest) -> User | JsonResponse:
     return user
 
 
-def token_required(reads_for_all: bool = False) -> Callable[[View], View]:
-    """Authenticate by API token; 401 without a valid one, 403 for users who are not staff.
+IMPORTS_FOR_STAFF = "Only staff users may use the import API."
+
+
+def token_required(
+    reads_for_all: bool = False, read_permission: str | None = None, refusal: str = IMPORTS_FOR_STAFF
+) -> Callable[[View], View]:
+    """Authenticate by API token; 401 without a valid one, 403 (saying ``refusal``) for users who
+    are not staff.
 
     With ``reads_for_all``, any token's user may GET (what every signed-in user reads on the
-    pages); other methods stay staff only.
+    pages); with ``read_permission``, the users who hold it (researchers: what they read on the
+    pages). Other methods stay staff only. The view still checks each object it reads.
     """
 
     def decorator(view: View) -> View:
@@ -62,8 +68,9 @@ def token_required(reads_for_all: bool = False) -> Callable[[View], View]:
             user = token_user(request)
             if isinstance(user, JsonResponse):
                 return user
-            if not user.is_staff and not (reads_for_all and request.method == "GET"):
-                return error("Only staff users may use the import API.", 403)
+            may_read = reads_for_all or (read_permission is not None and user.has_perm(read_permission))
+            if not user.is_staff and not (may_read and request.method == "GET"):
+                return error(refusal, 403)
             request.user = user
             return view(request, *args, **kwargs)
 
@@ -78,6 +85,13 @@ def form_error(form: forms.Form) -> str:
         f"{field}: {' '.join(map(str, messages))}" if field != "__all__" else " ".join(map(str, messages))
         for field, messages in form.errors.items()
     )
+
+
+def invalid_form(form: forms.Form) -> JsonResponse:
+    """400 naming every invalid field and why: ``{"error": all in one line, "fields": {field:
+    [reasons]}}``, ``__all__`` holding what concerns no one field."""
+    fields = {field: [str(message) for message in messages] for field, messages in form.errors.items()}
+    return JsonResponse({"error": form_error(form), "fields": fields}, status=400)
 
 
 def allow_methods(*methods: str) -> Callable[[View], View]:
@@ -111,7 +125,7 @@ def run_upload(request: SignedInRequest, form_class: type[ImportForm], **form_kw
         return error(refused, 413)
     form = form_class(data, files, **form_kwargs)
     if not form.is_valid():
-        return error(form_error(form), 400)
+        return invalid_form(form)
     if form.runs_as_job():
         return JsonResponse(upload_state(form.queue(user=request.user)), status=202)
     try:
@@ -120,30 +134,6 @@ def run_upload(request: SignedInRequest, form_class: type[ImportForm], **form_kw
         return error(str(refusal), 400)
     reply = {**summary.as_dict(), "status_url": reverse("scoring:api_upload", args=[summary.upload.pk])}
     return JsonResponse(reply, status=200 if summary.unchanged else 201)
-
-
-@token_required(reads_for_all=True)
-@allow_methods("GET", "POST")
-def datasets(request: SignedInRequest) -> JsonResponse:
-    if request.method == "POST":
-        return run_upload(request, DatasetUploadForm)
-    return JsonResponse(
-        {
-            "datasets": [
-                {
-                    "name": dataset.name,
-                    "level": dataset.level,
-                    "domain": dataset.domain,
-                    "description": dataset.description,
-                    "texts": dataset.text_count,
-                    "gold_triples": dataset.gold_count,
-                    "systems": dataset.system_count,
-                    "created_at": dataset.created_at.isoformat(),
-                }
-                for dataset in datasets_with_counts()
-            ]
-        }
-    )
 
 
 @token_required()

@@ -2,6 +2,7 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
@@ -10,6 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from core.permissions import VIEW_OUTPUTS, check_not_blind, staff_required
 from core.signed_in import SignedInRequest
 from scoring.forms import RunForm
+from scoring.genres.judges.base import RequestCount
 from scoring.genres.prompts import templates_from_texts
 from scoring.healing import resume_run
 from scoring.jobs import enqueue_run, estimate_judge_requests
@@ -24,34 +26,50 @@ def run_for(pk: int) -> ScoringRun:
     return get_object_or_404(ScoringRun.objects.select_related("dataset", "created_by"), pk=pk)
 
 
+def judge_estimate(form: RunForm) -> RequestCount | None:
+    """The judge requests the form's run would make (its defaults before a submit); None while the
+    choices are invalid or the judge cannot be set up (an error on ``judge`` then says why)."""
+    choices = form.choices()
+    if choices is None:
+        return None
+    systems, metrics, _embedder, judge = choices
+    try:
+        templates = templates_from_texts(form.prompt_templates())
+        return estimate_judge_requests(form.dataset, systems, metrics, judge, templates)
+    except ValueError as error:  # the judge cannot be set up, e.g. no OpenAI key
+        form.add_error("judge", str(error))
+        return None
+
+
+def start_run(form: RunForm, user: User) -> ScoringRun:
+    """Create the run of a valid form (one whose estimate was made) and queue its chunks; raises
+    ``RunRefused`` saying why it cannot run. The page and the API both start runs here."""
+    data = form.cleaned_data
+    run = ScoringRun.create(
+        form.dataset,
+        list(data["systems"]),
+        data["metrics"],
+        form.score_settings(),
+        user=user,
+        chunk_texts=data["chunk_texts"],
+    )
+    enqueue_run(run)
+    return run
+
+
 @staff_required(STAFF_ONLY)
 @require_http_methods(["GET", "POST"])
 def run_new(request: SignedInRequest, name: str) -> HttpResponse:
     dataset = get_object_or_404(Dataset, name=name)
     form = RunForm(dataset, request.POST or None)
-    estimate = None
-    choices = form.choices()
-    if choices:
-        systems, metrics, _embedder, judge = choices
-        try:
-            templates = templates_from_texts(form.prompt_templates())
-            estimate = estimate_judge_requests(dataset, systems, metrics, judge, templates)
-        except ValueError as error:  # the judge cannot be set up, e.g. no OpenAI key
-            form.add_error("judge", str(error))
+    choices = form.choices()  # before the estimate, which may add an error on the judge
+    estimate = judge_estimate(form)
     if request.method == "POST" and request.POST.get("action") == "start" and estimate is not None:
         try:
-            run = ScoringRun.create(
-                dataset,
-                systems,
-                metrics,
-                form.score_settings(),
-                user=request.user,
-                chunk_texts=form.cleaned_data["chunk_texts"],
-            )
+            run = start_run(form, request.user)
         except RunRefused as error:
             form.add_error(None, str(error))
         else:
-            enqueue_run(run)
             chunks = run.chunks.count()
             messages.success(request, f"Scoring run {run.pk} queued: {chunks} chunk{pluralize(chunks)}.")
             return redirect(run)

@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 
 from tests.annotation.adjudication_fixtures import make_disputed_campaign, make_people
 from tests.browser.annotator_pages import activate, sign_in
+from tests.browser.study_steps import resolve
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -41,9 +42,7 @@ def test_staff_resolve_a_disagreement_and_the_export_shows_it(live_server, sized
     expect(page.locator("#aspect-ts")).to_contain_text("opposite sides")
     expect(page.locator("#annotators")).to_contain_text("<i>A is plainly on topic</i>")
     page.screenshot(path=screenshot_dir / f"adjudication-item-{width}.png", full_page=True)
-    activate(page, width, "#aspect-ts label:has-text('System B better')")
-    page.fill("#id_ts_note", "B names what the text is about.")
-    activate(page, width, "#aspect-ts button[type=submit]")
+    resolve(page, width, "ts", "System B better", "B names what the text is about.")
     expect(page.locator("#aspect-ts")).to_contain_text("Resolved: System B better by boss")
 
     csv_text = page.request.get(base + reverse("annotation:campaign_csv", args=[campaign.pk])).text()
