@@ -1,7 +1,8 @@
 """Quality control: the practice round before real items, attention checks in the queues, and
 annotators' judgements left out of ratings and agreement."""
 
-from collections.abc import Iterable, Mapping
+import random
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -78,16 +79,69 @@ def _copy_candidates(campaign: Campaign, outputs: Mapping[tuple[int, int], list[
     return candidates
 
 
+def _pair_counts(
+    item: Item, outputs: Mapping[tuple[int, int], list[list[str]]], gold_counts: Mapping[int, int]
+) -> tuple[int, int]:
+    """The two triple counts a real item shows, smaller first."""
+    counts = [
+        gold_counts[item.text_id] if system.is_ground_truth else len(outputs.get((item.text_id, system.pk), []))
+        for system in (item.system_a, item.system_b)
+    ]
+    return min(counts), max(counts)
+
+
+def _holders(campaign: Campaign) -> dict[int, set[int]]:
+    """By item: the annotators whose queue holds it."""
+    holders: dict[int, set[int]] = {}
+    for item_id, annotator_id in Assignment.objects.filter(item__campaign=campaign).values_list(
+        "item_id", "annotator_id"
+    ):
+        holders.setdefault(item_id, set()).add(annotator_id)
+    return holders
+
+
+def _pair_to_displace(
+    text_pairs: list[Assignment],
+    holders: Mapping[int, set[int]],
+    copied_count: int,
+    counts: Callable[[Item], tuple[int, int]],
+    rng: random.Random,
+) -> Assignment | None:
+    """Which real pair of a text a check takes the place of, or None when none may give way.
+
+    Only an untouched pending pair gives way. One that another annotator holds too comes first
+    (it is still judged, by them); and one whose two counts are the check's comes last, so that a
+    real pair showing the check's counts stays beside it.
+    """
+    pending = [
+        assignment
+        for assignment in text_pairs
+        if not assignment.item.is_attention_check and assignment.status == Assignment.Status.PENDING
+    ]
+    rng.shuffle(pending)  # then a stable sort: the place among the text's pairs stays random
+    ranked = sorted(
+        pending,
+        key=lambda assignment: (
+            len(holders.get(assignment.item_id, ())) < 2,
+            counts(assignment.item) == (copied_count, copied_count),
+        ),
+    )
+    return ranked[0] if ranked else None
+
+
 @transaction.atomic
 def add_attention_checks(campaign: Campaign) -> int:
-    """Mix attention checks into every queue, ``campaign.attention_share`` of it, at random places
-    among the annotator's texts; returns how many were made.
+    """Make ``campaign.attention_share`` of every queue attention checks; returns how many were made.
 
     Each check shows the output of one compared system on a text of the annotator's queue, and
-    on the other side a copy made clearly worse (``annotation.attention``) with as many triples:
-    the check sits among the pairs of that text, served like them. Only texts where two compared
-    systems gave as many triples carry checks, so a check's two triple counts are those of a real
-    pair of its text.
+    on the other side a copy made clearly worse (``annotation.attention``) with as many triples.
+    A check *takes the place* of one of the text's real pairs in that queue, at that pair's
+    position: were it added, a text with a check would count one pair more than the others
+    ("pair 3 of 7" where the rest read "of 6"), and an annotator who noticed could answer checks
+    carefully and the rest carelessly. The pair given up is one that another annotator of the text
+    (an overlap text) judges too where possible, so it is still judged. Only texts where two
+    compared systems gave as many triples carry checks, so a check's two triple counts are those
+    of a real pair of its text.
     """
     if campaign.attention_share <= 0:
         return 0
@@ -97,21 +151,26 @@ def add_attention_checks(campaign: Campaign) -> int:
     }
     candidates = _copy_candidates(campaign, outputs)
     contents = dict(campaign.texts.values_list("pk", "content"))
+    gold_counts = {text_id: len(gold) for text_id, gold in campaign.texts.values_list("pk", "gold")}
+    holders = _holders(campaign)
     foreign: dict[int, list[list[str]]] = {}
     made = 0
     for annotator_id in campaign.active_annotator_ids():
         queue = list(
             Assignment.objects.filter(item__campaign=campaign, annotator_id=annotator_id)
-            .select_related("item")
+            .select_related("item__system_a", "item__system_b")
             .order_by("queue_position", "pk")
         )
-        real = [assignment for assignment in queue if not assignment.item.is_attention_check]
-        wanted = attention.check_count(len(real), campaign.attention_share) - (len(queue) - len(real))
+        wanted = attention.check_count(len(queue), campaign.attention_share) - sum(
+            assignment.item.is_attention_check for assignment in queue
+        )
         rng = sampling.seeded_random(campaign.sample_seed, "attention", annotator_id)
         texts = [
-            text_id for text_id in dict.fromkeys(assignment.item.text_id for assignment in real) if candidates[text_id]
+            text_id for text_id in dict.fromkeys(assignment.item.text_id for assignment in queue) if candidates[text_id]
         ]
         rng.shuffle(texts)
+        # Overlap texts first (a stable sort): the pair a check displaces there is still judged.
+        texts.sort(key=lambda text_id: not any(len(holders[a.item_id]) > 1 for a in queue if a.item.text_id == text_id))
         for count in range(max(wanted, 0) if texts else 0):
             text_id = texts[count % len(texts)]
             system_id = candidates[text_id][rng.randrange(len(candidates[text_id]))]
@@ -121,32 +180,52 @@ def add_attention_checks(campaign: Campaign) -> int:
             copy = attention.worse_copy(
                 outputs[(text_id, system_id)], contents[text_id], foreign[text_id], rng.random()
             )
-            if copy is None:
+            displaced = _pair_to_displace(
+                [assignment for assignment in queue if assignment.item.text_id == text_id],
+                holders,
+                len(outputs[(text_id, system_id)]),
+                lambda item: _pair_counts(item, outputs, gold_counts),
+                rng,
+            )
+            if copy is None or displaced is None:
                 continue
-            item = Item.objects.create(
-                campaign=campaign,
-                text_id=text_id,
-                system_a_id=system_id,
-                system_b_id=system_id,
-                attention_worse=rng.choice(["a", "b"]),
-                attention_aspect=copy.aspect,
-                attention_triples=copy.triples,
+            queue[queue.index(displaced)] = _make_check(
+                campaign, annotator_id, text_id, system_id, copy, displaced, rng
             )
-            text_positions = [index for index, assignment in enumerate(queue) if assignment.item.text_id == text_id]
-            place = text_positions[0] + rng.randrange(len(text_positions) + 1)
-            queue.insert(
-                place,
-                Assignment.objects.create(
-                    item=item,
-                    annotator_id=annotator_id,
-                    a_on_left=sampling.a_on_left(campaign.sample_seed, item.pk, annotator_id),
-                ),
-            )
+            holders[displaced.item_id].discard(annotator_id)
+            if not holders[displaced.item_id]:  # judged by nobody now: no item to count or rate
+                Item.objects.filter(pk=displaced.item_id).delete()
             made += 1
-        for position, assignment in enumerate(queue):
-            assignment.queue_position = position
-        Assignment.objects.bulk_update(queue, ["queue_position"])
     return made
+
+
+def _make_check(
+    campaign: Campaign,
+    annotator_id: int,
+    text_id: int,
+    system_id: int,
+    copy: attention.WorseCopy,
+    displaced: Assignment,
+    rng: random.Random,
+) -> Assignment:
+    """The check's item and assignment, at the queue position of the real pair it displaces (deleted)."""
+    item = Item.objects.create(
+        campaign=campaign,
+        text_id=text_id,
+        system_a_id=system_id,
+        system_b_id=system_id,
+        attention_worse=rng.choice(["a", "b"]),
+        attention_aspect=copy.aspect,
+        attention_triples=copy.triples,
+    )
+    position = displaced.queue_position
+    displaced.delete()
+    return Assignment.objects.create(
+        item=item,
+        annotator_id=annotator_id,
+        queue_position=position,
+        a_on_left=sampling.a_on_left(campaign.sample_seed, item.pk, annotator_id),
+    )
 
 
 @dataclass(frozen=True)
