@@ -1,6 +1,8 @@
 """Quality control: the practice round before real items, attention checks in the queues, and
 annotators' judgements left out of ratings and agreement."""
 
+import hashlib
+import json
 import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -47,6 +49,55 @@ def replace_practice_items(campaign: Campaign, records: Iterable[practice.Practi
         for position, record in enumerate(records)
     )
     campaign.memberships.update(practice_attempt=1, practice_passed_at=None)
+    carry_over_practice_passes(campaign, campaign.memberships.values_list("annotator_id", flat=True))
+
+
+def _practice_set_key(campaign_id: int, instructions: str) -> str:
+    """What a practice pass depends on: the campaign's practice pairs (texts, triples, reference
+    answers, reasons) and its instructions, as one digest ("" without a practice round)."""
+    items = list(
+        PracticeItem.objects.filter(campaign_id=campaign_id)
+        .order_by("position")
+        .values_list("text", "triples_a", "triples_b", "reference", "reason")
+    )
+    if not items:
+        return ""
+    encoded = json.dumps([items, instructions], sort_keys=True, ensure_ascii=False).encode()
+    return hashlib.sha256(encoded).hexdigest()
+
+
+def carry_over_practice_passes(campaign: Campaign, annotator_ids: Iterable[int]) -> int:
+    """Count a passed practice round in every campaign whose practice set and instructions are the
+    same: the annotators' memberships of such campaigns that have not passed it take the pass
+    (with its time), in both directions, so that nobody answers the same pairs again. Returns how
+    many memberships took a pass."""
+    own_key = _practice_set_key(campaign.pk, campaign.instructions)
+    if not own_key:
+        return 0
+    memberships = list(
+        CampaignAnnotator.objects.filter(annotator_id__in=list(annotator_ids), campaign__practice_items__isnull=False)
+        .select_related("campaign")
+        .distinct()
+    )
+    keys: dict[int, str] = {}
+    for membership in memberships:
+        if membership.campaign_id not in keys:
+            keys[membership.campaign_id] = _practice_set_key(membership.campaign_id, membership.campaign.instructions)
+    same_set = [membership for membership in memberships if keys[membership.campaign_id] == own_key]
+    passes: dict[int, datetime] = {}  # by annotator: their first pass of this practice set
+    for membership in same_set:
+        passed_at, first = membership.practice_passed_at, passes.get(membership.annotator_id)
+        if passed_at is not None and (first is None or passed_at < first):
+            passes[membership.annotator_id] = passed_at
+    taken = [
+        membership
+        for membership in same_set
+        if membership.practice_passed_at is None and membership.annotator_id in passes
+    ]
+    for membership in taken:
+        membership.practice_passed_at = passes[membership.annotator_id]
+    CampaignAnnotator.objects.bulk_update(taken, ["practice_passed_at"])
+    return len(taken)
 
 
 def _foreign_triples(campaign: Campaign, text_id: int) -> list[list[str]]:
@@ -312,6 +363,7 @@ def answer_practice(
     if state.finished and not state.passed and practice.passed(state.correct, state.total, state.pass_mark):
         membership.practice_passed_at = timezone.now()
         membership.save(update_fields=["practice_passed_at"])
+        carry_over_practice_passes(membership.campaign, [membership.annotator_id])
     return answer
 
 

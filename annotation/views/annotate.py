@@ -187,6 +187,17 @@ def guideline_html(code: str) -> str:
     return render_to_string("annotation/annotate_guideline.html", {"guideline": GUIDELINES_BY_CODE[code]})
 
 
+@cache
+def guidelines_html() -> str:
+    """The rules and every aspect's guideline, for the item page's guidelines panel: rendered once per process."""
+    return render_to_string("annotation/guidelines_body.html", guidelines_context())
+
+
+def guidelines_context() -> dict[str, object]:
+    guidelines = [{"code": g.code, "name": Aspect(g.code).label, "guideline": g} for g in GUIDELINES]
+    return {"guidelines": guidelines, "general_rules": GENERAL_RULES}
+
+
 def render_item(
     request: SignedInRequest,
     assignment: AnnotatedAssignment,
@@ -247,6 +258,7 @@ def render_item(
         "error": error,
         "comment": (posted_comment if posted_comment is not None else assignment.comment),
         "max_comment_chars": MAX_COMMENT_CHARS,
+        "guidelines_html": guidelines_html(),
     }
     if revealed:
         context["gold_triples"] = assignment.item.text.gold
@@ -483,5 +495,4 @@ def annotate_review(request: SignedInRequest) -> HttpResponse:
 @login_required
 @require_GET
 def annotate_guidelines(request: HttpRequest) -> HttpResponse:
-    guidelines = [{"code": g.code, "name": Aspect(g.code).label, "guideline": g} for g in GUIDELINES]
-    return render(request, "annotation/guidelines.html", {"guidelines": guidelines, "general_rules": GENERAL_RULES})
+    return render(request, "annotation/guidelines.html", guidelines_context())
