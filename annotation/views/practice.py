@@ -22,8 +22,9 @@ from annotation.guidelines import GUIDELINES_BY_CODE
 from annotation.models import ASPECTS, Aspect, CampaignAnnotator, PracticeAnswer, PracticeItem
 from annotation.services.errors import AnnotationError
 from annotation.services.quality_control import PracticeState, answer_practice, practice_state, retake_practice
-from annotation.views.annotate import annotator_campaigns, continue_url, guideline_html, guidelines_html
+from annotation.views.annotate import annotator_campaigns, continue_url
 from annotation.views.closed import closed_campaign_page, get_or_closed
+from annotation.views.guidelines import guideline_html, guidelines_html
 from core.signed_in import SignedInRequest
 
 SHOWN_ANSWER = {"a": "A better", "b": "B better", "tie": "Tie"}
