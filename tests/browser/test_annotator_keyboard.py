@@ -17,6 +17,15 @@ from tests.browser.annotator_pages import activate, press, sign_in, wait_until
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 FOCUS_ON_CHOICE = "document.activeElement.matches('fieldset.aspect input[type=radio]')"
+# What has the focus, in the words of the tab order the page promises.
+FOCUSED = """(() => {
+  const element = document.activeElement;
+  if (element.matches("fieldset.aspect input[type=radio]")) return "choice";
+  if (element.closest("#comment-box")) return "comment";
+  if (element.matches(".save-button")) return "save";
+  if (element.closest("#skip-form")) return "skip";
+  return element.outerHTML.slice(0, 80);
+})()"""
 
 
 def item_url(base, assignment):
@@ -59,13 +68,19 @@ def test_a_keyboard_comment_is_kept_through_a_reload_and_stored(live_server, siz
     press(page, "Escape")
     wait_until(page, FOCUS_ON_CHOICE)
     expect(page.locator("#id_comment")).to_have_value("Odd pair: B repeats itself.")
-    for _ in range(3):
+    stops = []
+    while "save" not in stops and len(stops) < 12:
         press(page, "Tab")
-        if page.evaluate("document.activeElement.matches('.save-button')"):
-            break
-    assert page.evaluate("document.activeElement.matches('.save-button')"), "Tab did not reach Save within 3 presses"
+        stops.append(page.evaluate(FOCUSED))
+    # From the current aspect: the aspects after it, the comment (its toggle, its box), then Save.
+    assert stops[-1] == "save", stops
+    assert "comment" in stops and set(stops[:-1]) <= {"choice", "comment"}, stops
+    assert stops[: stops.index("comment")] == ["choice"] * stops.index("comment"), stops
+    press(page, "Tab")
+    assert page.evaluate(FOCUSED) == "skip"  # Skip only after Save
+    press(page, "Shift+Tab")
     press(page, "Enter")
-    wait_until(page, "document.querySelector('#annotate[data-stage=\"completeness\"]') !== null")
+    expect(page.locator('#annotate.enhanced[data-stage="completeness"]')).to_be_visible()
     assert stored_comment(first) == "Odd pair: B repeats itself."
     assert Judgement.objects.filter(assignment=first).count() == 4
     assert page.evaluate("localStorage.length") == 0, "the saved draft was not cleared"
