@@ -30,12 +30,13 @@ class WorseCopy:
     triples: list[list[str]]
 
 
-def check_count(real_items: int, share: float) -> int:
-    """How many checks to add to a queue of ``real_items`` so that they make up ``share`` of it
-    (at least one when the share is above 0 and the queue is not empty)."""
-    if share <= 0 or real_items == 0:
+def check_count(queue_items: int, share: float) -> int:
+    """How many of a queue of ``queue_items`` pairs become checks, each in the place of a real
+    pair, so that they make up ``share`` of it (at least one when the share is above 0 and the
+    queue is not empty)."""
+    if share <= 0 or queue_items == 0:
         return 0
-    return max(1, round(real_items * share / (1 - share)))
+    return max(1, round(queue_items * share))
 
 
 def systems_to_copy(triple_counts: Mapping[int, int], copyable: Iterable[int]) -> list[int]:

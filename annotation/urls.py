@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.views import adjudication, annotate, api, campaigns, exports, practice, quality
+from annotation.views import adjudication, annotate, api, campaigns, exports, guidelines, practice, quality
 
 app_name = "annotation"
 
@@ -50,7 +50,7 @@ urlpatterns = [
     # Annotator pages (the annotator UI): add their routes below this line.
     path("signed-in/", annotate.after_sign_in, name="after_sign_in"),
     path("annotate/", annotate.annotator_home, name="annotate_home"),
-    path("annotate/guidelines/", annotate.annotate_guidelines, name="annotate_guidelines"),
+    path("annotate/guidelines/", guidelines.annotate_guidelines, name="annotate_guidelines"),
     path("annotate/review/", annotate.annotate_review, name="annotate_review"),
     path("annotate/campaigns/<int:campaign_id>/next/", annotate.annotate_continue, name="annotate_continue"),
     path("annotate/campaigns/<int:campaign_id>/practice/", practice.practice, name="annotate_practice"),

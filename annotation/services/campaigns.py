@@ -12,7 +12,11 @@ from django.db import transaction
 from annotation import access, practice, sampling
 from annotation.models import Assignment, Campaign, CampaignAnnotator, Item, Judgement
 from annotation.services.errors import CampaignError
-from annotation.services.quality_control import add_attention_checks, replace_practice_items
+from annotation.services.quality_control import (
+    add_attention_checks,
+    carry_over_practice_passes,
+    replace_practice_items,
+)
 from annotation.services.queues import StoredJudgements, TextProgress
 from scoring.models import Dataset, Output, System, Text
 
@@ -293,6 +297,7 @@ def add_annotator(campaign: Campaign, annotator: User) -> Rebalanced:
     if not created:
         membership.active = True
         membership.save(update_fields=["active"])
+    carry_over_practice_passes(campaign, [annotator.pk])
     return rebalance(campaign)
 
 

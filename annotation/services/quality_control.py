@@ -1,7 +1,10 @@
 """Quality control: the practice round before real items, attention checks in the queues, and
 annotators' judgements left out of ratings and agreement."""
 
-from collections.abc import Iterable, Mapping
+import hashlib
+import json
+import random
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -46,6 +49,55 @@ def replace_practice_items(campaign: Campaign, records: Iterable[practice.Practi
         for position, record in enumerate(records)
     )
     campaign.memberships.update(practice_attempt=1, practice_passed_at=None)
+    carry_over_practice_passes(campaign, campaign.memberships.values_list("annotator_id", flat=True))
+
+
+def _practice_set_key(campaign_id: int, instructions: str) -> str:
+    """What a practice pass depends on: the campaign's practice pairs (texts, triples, reference
+    answers, reasons) and its instructions, as one digest ("" without a practice round)."""
+    items = list(
+        PracticeItem.objects.filter(campaign_id=campaign_id)
+        .order_by("position")
+        .values_list("text", "triples_a", "triples_b", "reference", "reason")
+    )
+    if not items:
+        return ""
+    encoded = json.dumps([items, instructions], sort_keys=True, ensure_ascii=False).encode()
+    return hashlib.sha256(encoded).hexdigest()
+
+
+def carry_over_practice_passes(campaign: Campaign, annotator_ids: Iterable[int]) -> int:
+    """Count a passed practice round in every campaign whose practice set and instructions are the
+    same: the annotators' memberships of such campaigns that have not passed it take the pass
+    (with its time), in both directions, so that nobody answers the same pairs again. Returns how
+    many memberships took a pass."""
+    own_key = _practice_set_key(campaign.pk, campaign.instructions)
+    if not own_key:
+        return 0
+    memberships = list(
+        CampaignAnnotator.objects.filter(annotator_id__in=list(annotator_ids), campaign__practice_items__isnull=False)
+        .select_related("campaign")
+        .distinct()
+    )
+    keys: dict[int, str] = {}
+    for membership in memberships:
+        if membership.campaign_id not in keys:
+            keys[membership.campaign_id] = _practice_set_key(membership.campaign_id, membership.campaign.instructions)
+    same_set = [membership for membership in memberships if keys[membership.campaign_id] == own_key]
+    passes: dict[int, datetime] = {}  # by annotator: their first pass of this practice set
+    for membership in same_set:
+        passed_at, first = membership.practice_passed_at, passes.get(membership.annotator_id)
+        if passed_at is not None and (first is None or passed_at < first):
+            passes[membership.annotator_id] = passed_at
+    taken = [
+        membership
+        for membership in same_set
+        if membership.practice_passed_at is None and membership.annotator_id in passes
+    ]
+    for membership in taken:
+        membership.practice_passed_at = passes[membership.annotator_id]
+    CampaignAnnotator.objects.bulk_update(taken, ["practice_passed_at"])
+    return len(taken)
 
 
 def _foreign_triples(campaign: Campaign, text_id: int) -> list[list[str]]:
@@ -78,16 +130,69 @@ def _copy_candidates(campaign: Campaign, outputs: Mapping[tuple[int, int], list[
     return candidates
 
 
+def _pair_counts(
+    item: Item, outputs: Mapping[tuple[int, int], list[list[str]]], gold_counts: Mapping[int, int]
+) -> tuple[int, int]:
+    """The two triple counts a real item shows, smaller first."""
+    counts = [
+        gold_counts[item.text_id] if system.is_ground_truth else len(outputs.get((item.text_id, system.pk), []))
+        for system in (item.system_a, item.system_b)
+    ]
+    return min(counts), max(counts)
+
+
+def _holders(campaign: Campaign) -> dict[int, set[int]]:
+    """By item: the annotators whose queue holds it."""
+    holders: dict[int, set[int]] = {}
+    for item_id, annotator_id in Assignment.objects.filter(item__campaign=campaign).values_list(
+        "item_id", "annotator_id"
+    ):
+        holders.setdefault(item_id, set()).add(annotator_id)
+    return holders
+
+
+def _pair_to_displace(
+    text_pairs: list[Assignment],
+    holders: Mapping[int, set[int]],
+    copied_count: int,
+    counts: Callable[[Item], tuple[int, int]],
+    rng: random.Random,
+) -> Assignment | None:
+    """Which real pair of a text a check takes the place of, or None when none may give way.
+
+    Only an untouched pending pair gives way. One that another annotator holds too comes first
+    (it is still judged, by them); and one whose two counts are the check's comes last, so that a
+    real pair showing the check's counts stays beside it.
+    """
+    pending = [
+        assignment
+        for assignment in text_pairs
+        if not assignment.item.is_attention_check and assignment.status == Assignment.Status.PENDING
+    ]
+    rng.shuffle(pending)  # then a stable sort: the place among the text's pairs stays random
+    ranked = sorted(
+        pending,
+        key=lambda assignment: (
+            len(holders.get(assignment.item_id, ())) < 2,
+            counts(assignment.item) == (copied_count, copied_count),
+        ),
+    )
+    return ranked[0] if ranked else None
+
+
 @transaction.atomic
 def add_attention_checks(campaign: Campaign) -> int:
-    """Mix attention checks into every queue, ``campaign.attention_share`` of it, at random places
-    among the annotator's texts; returns how many were made.
+    """Make ``campaign.attention_share`` of every queue attention checks; returns how many were made.
 
     Each check shows the output of one compared system on a text of the annotator's queue, and
-    on the other side a copy made clearly worse (``annotation.attention``) with as many triples:
-    the check sits among the pairs of that text, served like them. Only texts where two compared
-    systems gave as many triples carry checks, so a check's two triple counts are those of a real
-    pair of its text.
+    on the other side a copy made clearly worse (``annotation.attention``) with as many triples.
+    A check *takes the place* of one of the text's real pairs in that queue, at that pair's
+    position: were it added, a text with a check would count one pair more than the others
+    ("pair 3 of 7" where the rest read "of 6"), and an annotator who noticed could answer checks
+    carefully and the rest carelessly. The pair given up is one that another annotator of the text
+    (an overlap text) judges too where possible, so it is still judged. Only texts where two
+    compared systems gave as many triples carry checks, so a check's two triple counts are those
+    of a real pair of its text.
     """
     if campaign.attention_share <= 0:
         return 0
@@ -97,21 +202,26 @@ def add_attention_checks(campaign: Campaign) -> int:
     }
     candidates = _copy_candidates(campaign, outputs)
     contents = dict(campaign.texts.values_list("pk", "content"))
+    gold_counts = {text_id: len(gold) for text_id, gold in campaign.texts.values_list("pk", "gold")}
+    holders = _holders(campaign)
     foreign: dict[int, list[list[str]]] = {}
     made = 0
     for annotator_id in campaign.active_annotator_ids():
         queue = list(
             Assignment.objects.filter(item__campaign=campaign, annotator_id=annotator_id)
-            .select_related("item")
+            .select_related("item__system_a", "item__system_b")
             .order_by("queue_position", "pk")
         )
-        real = [assignment for assignment in queue if not assignment.item.is_attention_check]
-        wanted = attention.check_count(len(real), campaign.attention_share) - (len(queue) - len(real))
+        wanted = attention.check_count(len(queue), campaign.attention_share) - sum(
+            assignment.item.is_attention_check for assignment in queue
+        )
         rng = sampling.seeded_random(campaign.sample_seed, "attention", annotator_id)
         texts = [
-            text_id for text_id in dict.fromkeys(assignment.item.text_id for assignment in real) if candidates[text_id]
+            text_id for text_id in dict.fromkeys(assignment.item.text_id for assignment in queue) if candidates[text_id]
         ]
         rng.shuffle(texts)
+        # Overlap texts first (a stable sort): the pair a check displaces there is still judged.
+        texts.sort(key=lambda text_id: not any(len(holders[a.item_id]) > 1 for a in queue if a.item.text_id == text_id))
         for count in range(max(wanted, 0) if texts else 0):
             text_id = texts[count % len(texts)]
             system_id = candidates[text_id][rng.randrange(len(candidates[text_id]))]
@@ -121,32 +231,52 @@ def add_attention_checks(campaign: Campaign) -> int:
             copy = attention.worse_copy(
                 outputs[(text_id, system_id)], contents[text_id], foreign[text_id], rng.random()
             )
-            if copy is None:
+            displaced = _pair_to_displace(
+                [assignment for assignment in queue if assignment.item.text_id == text_id],
+                holders,
+                len(outputs[(text_id, system_id)]),
+                lambda item: _pair_counts(item, outputs, gold_counts),
+                rng,
+            )
+            if copy is None or displaced is None:
                 continue
-            item = Item.objects.create(
-                campaign=campaign,
-                text_id=text_id,
-                system_a_id=system_id,
-                system_b_id=system_id,
-                attention_worse=rng.choice(["a", "b"]),
-                attention_aspect=copy.aspect,
-                attention_triples=copy.triples,
+            queue[queue.index(displaced)] = _make_check(
+                campaign, annotator_id, text_id, system_id, copy, displaced, rng
             )
-            text_positions = [index for index, assignment in enumerate(queue) if assignment.item.text_id == text_id]
-            place = text_positions[0] + rng.randrange(len(text_positions) + 1)
-            queue.insert(
-                place,
-                Assignment.objects.create(
-                    item=item,
-                    annotator_id=annotator_id,
-                    a_on_left=sampling.a_on_left(campaign.sample_seed, item.pk, annotator_id),
-                ),
-            )
+            holders[displaced.item_id].discard(annotator_id)
+            if not holders[displaced.item_id]:  # judged by nobody now: no item to count or rate
+                Item.objects.filter(pk=displaced.item_id).delete()
             made += 1
-        for position, assignment in enumerate(queue):
-            assignment.queue_position = position
-        Assignment.objects.bulk_update(queue, ["queue_position"])
     return made
+
+
+def _make_check(
+    campaign: Campaign,
+    annotator_id: int,
+    text_id: int,
+    system_id: int,
+    copy: attention.WorseCopy,
+    displaced: Assignment,
+    rng: random.Random,
+) -> Assignment:
+    """The check's item and assignment, at the queue position of the real pair it displaces (deleted)."""
+    item = Item.objects.create(
+        campaign=campaign,
+        text_id=text_id,
+        system_a_id=system_id,
+        system_b_id=system_id,
+        attention_worse=rng.choice(["a", "b"]),
+        attention_aspect=copy.aspect,
+        attention_triples=copy.triples,
+    )
+    position = displaced.queue_position
+    displaced.delete()
+    return Assignment.objects.create(
+        item=item,
+        annotator_id=annotator_id,
+        queue_position=position,
+        a_on_left=sampling.a_on_left(campaign.sample_seed, item.pk, annotator_id),
+    )
 
 
 @dataclass(frozen=True)
@@ -233,6 +363,7 @@ def answer_practice(
     if state.finished and not state.passed and practice.passed(state.correct, state.total, state.pass_mark):
         membership.practice_passed_at = timezone.now()
         membership.save(update_fields=["practice_passed_at"])
+        carry_over_practice_passes(membership.campaign, [membership.annotator_id])
     return answer
 
 

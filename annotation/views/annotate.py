@@ -7,7 +7,6 @@ and the two extractions are only "A" (left) and "B" (right), sides drawn per ass
 
 import time
 from collections.abc import Iterable
-from functools import cache
 from typing import Any
 from uuid import UUID
 
@@ -16,16 +15,15 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.paginator import Paginator
 from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet, Subquery
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.timesince import timesince
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.forms import SIDES, JudgementForm
-from annotation.guidelines import GENERAL_RULES, GUIDELINES, GUIDELINES_BY_CODE
+from annotation.guidelines import GUIDELINES_BY_CODE
 from annotation.models import (
     ASPECTS,
     FIRST_ASPECTS,
@@ -42,6 +40,7 @@ from annotation.services.judgements import Saved, save_judgements
 from annotation.services.quality_control import practice_pending, practice_required
 from annotation.services.queues import next_public_id, skip, text_progress
 from annotation.views.closed import closed_campaign_page, get_or_closed
+from annotation.views.guidelines import guideline_html, guidelines_html
 from core.permissions import VIEW_OUTPUTS
 from core.signed_in import SignedInRequest
 from scoring.models import Output
@@ -181,12 +180,6 @@ def item_triples(item: Item) -> tuple[list[list[str]], list[list[str]]]:
     return a_triples, b_triples
 
 
-@cache
-def guideline_html(code: str) -> str:
-    """One aspect's guideline as the item page shows it: the same on every item, so rendered once per process."""
-    return render_to_string("annotation/annotate_guideline.html", {"guideline": GUIDELINES_BY_CODE[code]})
-
-
 def render_item(
     request: SignedInRequest,
     assignment: AnnotatedAssignment,
@@ -247,6 +240,7 @@ def render_item(
         "error": error,
         "comment": (posted_comment if posted_comment is not None else assignment.comment),
         "max_comment_chars": MAX_COMMENT_CHARS,
+        "guidelines_html": guidelines_html(),
     }
     if revealed:
         context["gold_triples"] = assignment.item.text.gold
@@ -478,10 +472,3 @@ def annotate_review(request: SignedInRequest) -> HttpResponse:
         "aspect_names": [Aspect(code).label for code in ASPECTS],
     }
     return render(request, "annotation/annotate_review.html", context)
-
-
-@login_required
-@require_GET
-def annotate_guidelines(request: HttpRequest) -> HttpResponse:
-    guidelines = [{"code": g.code, "name": Aspect(g.code).label, "guideline": g} for g in GUIDELINES]
-    return render(request, "annotation/guidelines.html", {"guidelines": guidelines, "general_rules": GENERAL_RULES})

@@ -2,6 +2,9 @@
 each answer, the reference answer and why; an attempt that reaches the campaign's pass mark
 opens the real items, a failed one can be retaken (its answers are kept for the quality view).
 
+A practice pair is shown by the item page's own template and script (``annotate_item.html`` with
+``practice`` set), so the round trains the real interface: the same keys, the text that stays
+in view, the choices docked at the bottom of a phone; the answer comes back on the same page.
 Practice pairs are the researcher's own examples, not system outputs: they name no system.
 """
 
@@ -9,8 +12,9 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.forms import SIDES, JudgementForm
@@ -18,8 +22,9 @@ from annotation.guidelines import GUIDELINES_BY_CODE
 from annotation.models import ASPECTS, Aspect, CampaignAnnotator, PracticeAnswer, PracticeItem
 from annotation.services.errors import AnnotationError
 from annotation.services.quality_control import PracticeState, answer_practice, practice_state, retake_practice
-from annotation.views.annotate import annotator_campaigns, guideline_html
+from annotation.views.annotate import annotator_campaigns, continue_url
 from annotation.views.closed import closed_campaign_page, get_or_closed
+from annotation.views.guidelines import guideline_html, guidelines_html
 from core.signed_in import SignedInRequest
 
 SHOWN_ANSWER = {"a": "A better", "b": "B better", "tie": "Tie"}
@@ -65,6 +70,7 @@ def aspect_rows(
                 reference=SHOWN_ANSWER[item.reference[code]],
                 selected=SHOWN_SIDE.get(given, ""),
                 correct=given == item.reference[code],
+                locked=True,  # answered: shown, no longer chosen
             )
         rows.append(row)
     return rows
@@ -81,17 +87,42 @@ def render_practice(
     error: str = "",
     status: int = 200,
 ) -> HttpResponse:
+    campaign = membership.campaign
+    number = state.items.index(item) + 1
     context = {
-        "campaign": membership.campaign,
-        "state": state,
-        "item": item,
-        "number": state.items.index(item) + 1,
-        "answer": answer,
+        "practice": {
+            "state": state,
+            "item": item,
+            "number": number,
+            "answer": answer,
+            "next_url": reverse("annotation:annotate_practice", args=[campaign.pk]),
+        },
+        "campaign": campaign,
+        "stage": "first",
+        "text_content": item.text,
+        "left_triples": item.triples_a,
+        "right_triples": item.triples_b,
         "aspects": aspect_rows(item, answer, posted),
         "sides": SIDES,
         "error": error,
+        "continue_url": continue_url(campaign.pk),
+        "guidelines_html": guidelines_html(),
     }
-    return render(request, "annotation/practice_item.html", context, status=status)
+    return render(request, "annotation/annotate_item.html", context, status=status)
+
+
+def refuse_answer(
+    request: SignedInRequest,
+    membership: CampaignAnnotator,
+    state: PracticeState,
+    item: PracticeItem,
+    error: str,
+    posted: dict[str, str] | None = None,
+) -> HttpResponse:
+    """An answer not taken: the script gets the reason, the plain form its page back with the choices."""
+    if request.headers.get("Accept", "").startswith("application/json"):
+        return JsonResponse({"saved": False, "message": error}, status=400)
+    return render_practice(request, membership, state, item, posted=posted, error=error, status=400)
 
 
 @closed_campaign_page
@@ -112,12 +143,15 @@ def practice(request: SignedInRequest, campaign_id: int) -> HttpResponse:
         return redirect("annotation:annotate_practice", campaign_id)
     form = JudgementForm({**request.POST.dict(), "version": 0})
     if not form.is_valid():
-        return render_practice(request, membership, state, item, error=form.error_message(), status=400)
+        return refuse_answer(request, membership, state, item, form.error_message())
     try:
         answer_practice(membership, item, form.labels())
     except AnnotationError as refusal:
-        return render_practice(request, membership, state, item, posted=form.labels(), error=str(refusal), status=400)
-    return redirect("annotation:annotate_practice_feedback", campaign_id, state.items.index(item) + 1)
+        return refuse_answer(request, membership, state, item, str(refusal), posted=form.labels())
+    feedback = reverse("annotation:annotate_practice_feedback", args=[campaign_id, state.items.index(item) + 1])
+    if request.headers.get("Accept", "").startswith("application/json"):
+        return JsonResponse({"saved": True, "message": "Answer taken.", "next_url": feedback})
+    return redirect(feedback)
 
 
 @closed_campaign_page

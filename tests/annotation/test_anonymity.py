@@ -33,6 +33,10 @@ ALLOWED_DATA_ATTRIBUTES = {
     "data-show-shortcuts",
     "data-aspect-step",
     "data-gold",
+    "data-continue-url",
+    "data-show-guidelines",
+    "data-draft-key",
+    "data-next-url",
 }
 ALLOWED_INPUTS = {"csrfmiddlewaretoken", "version", "opened_at", "seconds", "return_to", "review_page", *ASPECTS}
 # The API's description is one document for everyone: it names fields ("system" of an upload),

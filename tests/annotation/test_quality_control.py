@@ -164,7 +164,8 @@ def test_attention_checks_make_their_share_of_each_queue_and_change_only_one_sid
     for person in people:
         queue = list(Assignment.objects.filter(item__campaign=campaign, annotator=person).select_related("item"))
         real = [assignment for assignment in queue if not assignment.item.is_attention_check]
-        assert len(queue) - len(real) == attention.check_count(len(real), 0.2)
+        # Each check took the place of a real pair: the queue is as long as without checks.
+        assert len(queue) == 6 * 3 and len(queue) - len(real) == attention.check_count(len(queue), 0.2)
         assert sorted(assignment.queue_position for assignment in queue) == list(range(len(queue)))
     for item in checks:
         assert item.system_a_id == item.system_b_id and item.attention_aspect in ("us", "fs")

@@ -91,8 +91,11 @@ def test_long_item_by_keyboard_at_desktop_width(live_server, page, long_setup, s
     press(page, "ArrowDown")
     expect(page.locator('fieldset[data-aspect="ts"] input:checked')).to_have_value("right")
 
-    # S skips the text; the short text comes up; P brings back the item saved before (none yet).
+    # S skips the text: with choices unsaved, the page asks first ("Stay here" has the focus; Tab,
+    # Enter: "Skip anyway"); the short text comes up; P brings back the item saved before (none yet).
     press(page, "s")
+    expect(page.locator("#skip-confirm")).to_be_visible()
+    press(page, "Tab", "Enter")
     page.wait_for_url(item_url(base, short_item))
     expect(page.locator(".messages")).to_contain_text("Skipped")
     press(page, "2", "2", "2", "2", "Enter")

@@ -1,17 +1,21 @@
-/* Item page of GENRES Arena: keyboard shortcuts, saving with fetch, unsaved choices kept in
- * sessionStorage, highlighting of a triple's subject and object in the source text and of its
+/* Item page of GENRES Arena, and the practice round on the same page: keyboard shortcuts, saving
+ * with fetch, unsaved choices and comment kept as a draft in localStorage until saved, the
+ * guidelines panel, asking before a skip would leave them behind, highlighting of a triple's subject and object in the source text and of its
  * near matches with the gold, and the sticky text's height for the headers that stick below it.
  * The page works as a plain form without this script; everything here is an enhancement. */
 (function () {
   "use strict";
 
   const root = document.getElementById("annotate");
-  const form = document.getElementById("judgement-form");
+  const form = root && root.querySelector("form.judgement-form");
   if (!root || !form) {
     return;
   }
 
-  const storageKey = "genres-annotate:" + root.dataset.publicId;
+  // A practice pair has no public id: its draft is kept under its campaign, attempt and number.
+  const storageKey = "genres-annotate:" + (root.dataset.publicId || root.dataset.draftKey);
+  // A practice answer's page: Enter and N go on to the next pair.
+  const nextUrl = root.dataset.nextUrl;
   const source = document.getElementById("source-text");
   const sourceText = source.textContent;
   // Locked aspects (final once a text's reference triples are shown) are neither chosen nor sent.
@@ -22,6 +26,10 @@
   // Digits only: the arrow keys, Page Up/Down and Space stay with scrolling.
   const SIDE_BY_KEY = { "1": "left", "2": "tie", "3": "right" };
   const position = form.querySelector(".aspect-position");
+  const comment = form.elements.comment;
+  const commentBox = document.getElementById("comment-box");
+  const guidelines = document.getElementById("guidelines-panel");
+  const skipConfirm = document.getElementById("skip-confirm");
   let current = 0;
   let saving = false;
 
@@ -64,6 +72,9 @@
     fieldsets.forEach(function (fieldset, position) {
       fieldset.classList.toggle("current", position === current);
     });
+    if (!saveButton) {
+      return; // a practice answer: nothing left to choose
+    }
     saveButton.classList.toggle("ready", current === fieldsets.length);
     root.classList.toggle("all-chosen", current === fieldsets.length);
     position.textContent =
@@ -91,34 +102,39 @@
     setCurrent(current + 1, true);
   }
 
-  // ---- Unsaved choices survive a reload or a failed request.
+  // ---- Unsaved choices and comment: a draft that survives a reload, a failed request or a skip,
+  // kept until the save that stores them. What the page was opened with (or last saved) is not a draft.
+  let savedState = JSON.stringify(currentState());
+  function currentState() {
+    return { labels: choices(), comment: comment ? comment.value : "" };
+  }
+  function hasUnsaved() {
+    return JSON.stringify(currentState()) !== savedState;
+  }
   function remember() {
+    if (!hasUnsaved()) {
+      forget();
+      return;
+    }
     try {
-      sessionStorage.setItem(storageKey, JSON.stringify({ labels: choices(), version: form.elements.version.value }));
+      const draft = currentState();
+      draft.version = form.elements.version ? form.elements.version.value : "";
+      localStorage.setItem(storageKey, JSON.stringify(draft));
     } catch (error) {
       // Storage full or disabled: the choices are still in the form.
     }
   }
   function forget() {
     try {
-      sessionStorage.removeItem(storageKey);
+      localStorage.removeItem(storageKey);
     } catch (error) {
       // Nothing stored.
     }
   }
-  function restore() {
-    let stored = null;
-    try {
-      stored = JSON.parse(sessionStorage.getItem(storageKey) || "null");
-    } catch (error) {
-      return false;
-    }
-    if (!stored || typeof stored.labels !== "object" || stored.labels === null) {
-      return false;
-    }
+  function restoreChoices(labels) {
     let restored = false;
     fieldsets.forEach(function (fieldset) {
-      const side = stored.labels[fieldset.dataset.aspect];
+      const side = labels[fieldset.dataset.aspect];
       const radio = Array.from(fieldset.querySelectorAll("input[type=radio]")).find(function (input) {
         return input.value === side;
       });
@@ -127,12 +143,32 @@
         restored = true;
       }
     });
-    if (restored) {
+    return restored;
+  }
+  function restore() {
+    let stored = null;
+    try {
+      stored = JSON.parse(localStorage.getItem(storageKey) || "null");
+    } catch (error) {
+      return false;
+    }
+    if (!stored || typeof stored.labels !== "object" || stored.labels === null) {
+      return false;
+    }
+    const choicesBack = restoreChoices(stored.labels);
+    const commentBack = Boolean(comment && typeof stored.comment === "string" && stored.comment !== comment.value);
+    if (commentBack) {
+      comment.value = stored.comment;
+      commentBox.open = true;
+    }
+    if (choicesBack) {
       setStatus("Unsaved choices restored. Press Enter to save them.", "warn");
+    } else if (commentBack) {
+      setStatus("Unsaved comment restored. Press Ctrl+Enter to save it.", "warn");
     } else {
       forget();
     }
-    return restored;
+    return choicesBack || commentBack;
   }
 
   function changed() {
@@ -154,8 +190,23 @@
     }
   }
 
+  // After a save that stays on the page (a pair reopened, a change that finishes nothing): the
+  // way on to the next pair, by link or by N.
+  function offerNextPair(message) {
+    setStatus(message, "good");
+    const link = document.createElement("a");
+    link.href = root.dataset.continueUrl;
+    link.className = "next-pair";
+    link.append("Next pair ");
+    const key = document.createElement("kbd");
+    key.textContent = "N";
+    link.append(key);
+    status.append(" ", link);
+    setCurrent(fieldsets.length, false);
+  }
+
   function save() {
-    if (saving) {
+    if (saving || !saveButton) {
       return;
     }
     saving = true;
@@ -176,18 +227,23 @@
       .then(function (result) {
         const data = result.data;
         if (result.response.ok) {
+          savedState = JSON.stringify(currentState());
           forget();
           restartClock();
-          form.elements.version.value = data.version;
+          if (form.elements.version) {
+            form.elements.version.value = data.version;
+          }
           if (data.next_url) {
             // A stage of this pair is finished: straight to what comes next (the next pair, or
-            // completeness once every pair of the text has its four aspects).
+            // completeness once every pair of the text has its four aspects; a practice answer).
             window.location.assign(data.next_url);
           } else {
-            setStatus(data.message, "good");
+            offerNextPair(data.message);
           }
         } else if (result.response.status === 409) {
-          form.elements.version.value = data.version;
+          if (form.elements.version) {
+            form.elements.version.value = data.version;
+          }
           remember();
           setStatus(data.message, "warn");
         } else {
@@ -218,12 +274,51 @@
     }
   });
 
-  const comment = form.elements.comment;
   if (comment) {
-    comment.addEventListener("input", function () {
-      setStatus("Not saved yet.", "pending");
-    });
+    comment.addEventListener("input", changed);
   }
+
+  function focusChoices() {
+    if (!fieldsets.length) {
+      return;
+    }
+    const fieldset = fieldsets[Math.min(current, fieldsets.length - 1)];
+    const radio = fieldset.querySelector("input[type=radio]:checked") || fieldset.querySelector("input[type=radio]");
+    radio.focus({ preventScroll: true });
+    fieldset.scrollIntoView({ block: "nearest" });
+  }
+
+  function openComment() {
+    if (!comment) {
+      return;
+    }
+    commentBox.open = true;
+    comment.focus();
+    comment.setSelectionRange(comment.value.length, comment.value.length);
+  }
+
+  // ---- The guidelines panel: G or the bar's button opens and closes it, Escape closes it.
+  let focusBeforeGuidelines = null;
+  function toggleGuidelines() {
+    if (guidelines.hidden) {
+      focusBeforeGuidelines = document.activeElement;
+      guidelines.hidden = false;
+      guidelines.focus({ preventScroll: true });
+    } else {
+      guidelines.hidden = true;
+      if (focusBeforeGuidelines && focusBeforeGuidelines !== document.body && document.contains(focusBeforeGuidelines)) {
+        focusBeforeGuidelines.focus({ preventScroll: true });
+      } else {
+        focusChoices();
+      }
+    }
+  }
+  document.querySelectorAll("[data-show-guidelines]").forEach(function (control) {
+    control.addEventListener("click", function (event) {
+      event.preventDefault(); // the bar's link opens the guidelines page where this script does not run
+      toggleGuidelines();
+    });
+  });
 
   form.querySelectorAll("[data-aspect-step]").forEach(function (button) {
     button.addEventListener("click", function () {
@@ -252,12 +347,75 @@
     }
   }
 
+  // ---- Skipping with unsaved input asks first, in the page: Enter or Escape keeps the pair
+  // (the focused button), "Skip anyway" skips; the draft stays in storage for when the text is back.
+  function skip() {
+    if (hasUnsaved()) {
+      remember();
+      skipConfirm.returnValue = "";
+      skipConfirm.showModal();
+    } else {
+      skipForm.submit();
+    }
+  }
+  if (skipForm) {
+    skipForm.addEventListener("submit", function (event) {
+      event.preventDefault();
+      skip();
+    });
+    skipConfirm.addEventListener("close", function () {
+      if (skipConfirm.returnValue === "skip") {
+        skipForm.submit();
+      } else {
+        focusChoices();
+      }
+    });
+  }
+
+  // The next pair: after a save (nothing unsaved, every aspect passed) N leaves this pair.
+  function goOn() {
+    if (nextUrl) {
+      window.location.assign(nextUrl);
+    } else if (current >= fieldsets.length && !hasUnsaved() && root.dataset.continueUrl) {
+      window.location.assign(root.dataset.continueUrl);
+    } else {
+      setCurrent(current + 1, true);
+    }
+  }
+
+  function dialogOpen() {
+    return shortcuts.open || (skipConfirm && skipConfirm.open);
+  }
+
+  function keyInTextarea(event) {
+    if (event.key === "Escape") {
+      // Leave the comment box, keeping what was typed (the draft is stored as it is typed).
+      event.preventDefault();
+      focusChoices();
+    }
+  }
+
   document.addEventListener("keydown", function (event) {
+    if ((event.ctrlKey || event.metaKey) && event.key === "Enter" && !dialogOpen()) {
+      event.preventDefault();
+      if (nextUrl) {
+        window.location.assign(nextUrl);
+      } else {
+        save();
+      }
+      return;
+    }
     if (event.ctrlKey || event.metaKey || event.altKey) {
       return;
     }
     if (event.target.closest && event.target.closest("textarea")) {
-      // Writing a comment: every key is the comment's.
+      // Writing a comment: every other key is the comment's.
+      keyInTextarea(event);
+      return;
+    }
+    if (event.key === "Escape" && !guidelines.hidden && !dialogOpen()) {
+      event.preventDefault();
+      toggleGuidelines();
       return;
     }
     if (event.key === "?") {
@@ -265,7 +423,7 @@
       toggleShortcuts();
       return;
     }
-    if (shortcuts.open) {
+    if (dialogOpen()) {
       return;
     }
     const onRadio = event.target.matches && event.target.matches("input[type=radio]");
@@ -285,19 +443,29 @@
       setCurrent(current - 1, true);
     } else if (key === "n") {
       event.preventDefault();
-      setCurrent(current + 1, true);
+      goOn();
     } else if (key === "t") {
       event.preventDefault();
       scrollTextBox(event.shiftKey ? -1 : 1);
+    } else if (key === "g") {
+      event.preventDefault();
+      toggleGuidelines();
+    } else if (key === "c" && comment) {
+      event.preventDefault();
+      openComment();
     } else if (key === "s" && skipForm) {
       event.preventDefault();
-      skipForm.requestSubmit();
-    } else if (key === "p") {
+      skip();
+    } else if (key === "p" && previousItem) {
       event.preventDefault();
       window.location.assign(previousItem.href);
     } else if (event.key === "Enter" && !isInteractive(event.target)) {
       event.preventDefault();
-      save();
+      if (nextUrl) {
+        window.location.assign(nextUrl);
+      } else {
+        save();
+      }
     }
   });
 
@@ -431,7 +599,9 @@
   }
 
   root.classList.add("enhanced");
-  restore();
+  if (status) {
+    restore(); // a practice answer's page has no choices left to restore
+  }
   // A reopened item with every aspect answered starts at its first one, so that the question
   // (docked at the bottom on a phone) is there to change; Enter saves from anywhere.
   const unanswered = firstUnanswered();
