@@ -710,10 +710,7 @@ def study_paths() -> Schema:
                 "security": TOKEN,
                 "requestBody": {
                     "required": False,
-                    "content": {
-                        "multipart/form-data": {"schema": run_form()},
-                        "application/x-www-form-urlencoded": {"schema": run_form()},
-                    },
+                    "content": {"multipart/form-data": {"schema": run_form()}},
                 },
                 "responses": {
                     "202": json_reply("Queued: poll its status_url.", ref("RunStatus")),
@@ -769,10 +766,7 @@ def study_paths() -> Schema:
                 "security": TOKEN,
                 "requestBody": {
                     "required": True,
-                    "content": {
-                        "multipart/form-data": {"schema": campaign_form()},
-                        "application/x-www-form-urlencoded": {"schema": campaign_form()},
-                    },
+                    "content": {"multipart/form-data": {"schema": campaign_form()}},
                 },
                 "responses": {
                     "201": json_reply("Created.", ref("CampaignCreated")),

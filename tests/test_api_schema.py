@@ -161,7 +161,7 @@ def test_study_replies_match_the_description(credentials, built_dataset, admin_u
         "/api/campaigns/",
         "POST",
         201,
-        media_type="application/x-www-form-urlencoded",
+        media_type="multipart/form-data",
         body={
             "name": "Second",
             "dataset": campaign.dataset.name,

@@ -77,6 +77,7 @@ def adjudicate_and_close(staff, base, campaign):
     expect(staff.locator("h1 .badge")).to_have_text("closed")
 
 
+@pytest.mark.slow
 def test_a_study_from_invites_to_an_adjudicated_export(live_server, page, chromium, screenshot_dir):
     base, staff = live_server.url, page
     make_user("lead", Role.STAFF)
