@@ -162,7 +162,8 @@
       commentBox.open = true;
     }
     if (choicesBack) {
-      setStatus("Unsaved choices restored. Press Enter to save them.", "warn");
+      const what = commentBack ? "Unsaved choices and comment" : "Unsaved choices";
+      setStatus(what + " restored. Press Enter to save them.", "warn");
     } else if (commentBack) {
       setStatus("Unsaved comment restored. Press Ctrl+Enter to save it.", "warn");
     } else {
