@@ -220,8 +220,11 @@ def add_attention_checks(campaign: Campaign) -> int:
             text_id for text_id in dict.fromkeys(assignment.item.text_id for assignment in queue) if candidates[text_id]
         ]
         rng.shuffle(texts)
-        # Overlap texts first (a stable sort): the pair a check displaces there is still judged.
-        texts.sort(key=lambda text_id: not any(len(holders[a.item_id]) > 1 for a in queue if a.item.text_id == text_id))
+        # Only overlap texts where the queue has some, so the pair a check displaces is still judged.
+        shared = [
+            text_id for text_id in texts if any(len(holders[a.item_id]) > 1 for a in queue if a.item.text_id == text_id)
+        ]
+        texts = shared or texts
         for count in range(max(wanted, 0) if texts else 0):
             text_id = texts[count % len(texts)]
             system_id = candidates[text_id][rng.randrange(len(candidates[text_id]))]

@@ -27,7 +27,7 @@ TEXTS = (
     ),
     (
         "The Danube flows through Vienna and Budapest before reaching the Black Sea.",
-        [["Danube", "flows through", "Vienna"], ["Danube", "flows into", "Black Sea"]],
+        [["Danube", "flows through", "Vienna"], ["Danube", "drains into", "Black Sea"]],
         [
             [["Danube", "flows through", "Vienna"]],
             [["Danube", "flows through", "Budapest"], ["Danube", "ends in", "Black Sea"]],

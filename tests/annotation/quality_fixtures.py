@@ -4,7 +4,9 @@ import json
 
 from annotation.models import FIRST_ASPECTS
 from annotation.practice import PracticeRecord
+from annotation.services.quality_control import replace_practice_items
 from annotation.services.queues import next_assignment
+from tests.annotation.annotator_fixtures import make_annotation_setup
 from tests.annotation.campaign_factories import judge
 
 PRACTICE_RECORDS = [
@@ -23,6 +25,16 @@ PRACTICE_RECORDS = [
         reason="B repeats its only triple: A is more unique.",
     ),
 ]
+
+
+def make_practice_setup(annotator):
+    """The pilot campaign (``make_annotation_setup``) with a practice round of two pairs (three
+    reference answers) and a 60 % pass mark."""
+    setup = make_annotation_setup([annotator])
+    setup.campaign.practice_pass_mark = 0.6
+    setup.campaign.save(update_fields=["practice_pass_mark"])
+    replace_practice_items(setup.campaign, PRACTICE_RECORDS)
+    return setup
 
 
 def three_triples(position, system):

@@ -82,10 +82,10 @@ def test_signed_out_visitors_are_sent_to_sign_in(client, setup, people):
 def test_gold_cannot_be_requested_before_the_first_four_are_saved(signed_in, setup, people):
     own = next(a for a in setup.assignments(people[0]) if a.item.text.position == 1)
     url = reverse("annotation:annotate_item", args=[own.public_id])
-    # "flows into" is only in the gold triples of this text.
-    assert "flows into" not in signed_in.get(url, {"stage": "completeness"}).content.decode()
+    # "drains into" is only in the gold triples of this text.
+    assert "drains into" not in signed_in.get(url, {"stage": "completeness"}).content.decode()
     response = signed_in.post(url, {"version": 0, "cs": "left"}, HTTP_ACCEPT="application/json")
-    assert response.status_code == 400 and "flows into" not in response.content.decode()
+    assert response.status_code == 400 and "drains into" not in response.content.decode()
     assert not Judgement.objects.exists()
 
 

@@ -64,7 +64,7 @@ def test_the_ground_truth_system_shows_the_gold_triples_as_its_extraction(client
     body = page(client, assignment)
     gold_on_left = (assignment.item.system_a == ground_truth) == assignment.a_on_left
     gold_side = section(body, f'aria-label="Extraction {"A" if gold_on_left else "B"}"', "</section>")
-    assert "flows into" in gold_side and "Black Sea" in gold_side
+    assert "drains into" in gold_side and "Black Sea" in gold_side
     assert "Reference triples" not in body
 
 
@@ -75,10 +75,8 @@ def test_only_the_first_four_aspects_before_they_are_saved(signed_in, setup, ann
         assert f'name="{code}" value="left"' in body
     assert 'name="cs"' not in body
     assert "Reference triples" not in body
-    # "flows into" occurs only in the gold triples of this text, not in either extraction (the
-    # guidelines panel's worked example has its own river, which says "flows into" too).
-    guidelines = section(body, 'id="guidelines-panel"', "</aside>")
-    assert "flows into" not in body.replace(guidelines, "")
+    # "drains into" occurs only in the gold triples of this text, not in either extraction.
+    assert "drains into" not in body
     assert 'data-stage="first"' in body
 
 
@@ -87,7 +85,7 @@ def test_gold_and_completeness_appear_once_the_four_are_saved(signed_in, setup, 
     save_judgements(assignment, {**FIRST_FOUR_LEFT, "us": "tie"}, expected_version=0, seconds=3)
     body = page(signed_in, assignment)
     assert 'name="cs" value="tie"' in body
-    assert "Reference triples" in body and "flows into" in body
+    assert "Reference triples" in body and "drains into" in body
     assert 'name="ts" value="left" checked' in body and 'name="us" value="tie" checked' in body
     assert 'data-stage="completeness"' in body
 

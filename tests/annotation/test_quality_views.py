@@ -11,7 +11,7 @@ from annotation.models import Assignment, CampaignAnnotator
 from annotation.services.quality_control import add_attention_checks, replace_practice_items
 from tests.annotation.annotator_fixtures import make_annotation_setup, make_user
 from tests.annotation.campaign_factories import make_annotators, make_dataset
-from tests.annotation.quality_fixtures import PRACTICE_RECORDS, practice_file, three_triples
+from tests.annotation.quality_fixtures import PRACTICE_RECORDS, make_practice_setup, practice_file, three_triples
 from tests.annotation.test_campaign_create_view import form_data
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres_relevant]
@@ -29,15 +29,6 @@ def reader():
 @pytest.fixture
 def staff():
     return make_user("researcher", is_staff=True)
-
-
-def practice_setup(reader):
-    """The pilot campaign with a practice round of two pairs (three reference answers) and a 60 % pass mark."""
-    setup = make_annotation_setup([reader])
-    setup.campaign.practice_pass_mark = 0.6
-    setup.campaign.save(update_fields=["practice_pass_mark"])
-    replace_practice_items(setup.campaign, PRACTICE_RECORDS)
-    return setup
 
 
 # --- Permissions --------------------------------------------------------------------------------
@@ -113,7 +104,7 @@ def test_practice_pages_are_404_without_a_practice_round_or_membership(client, r
 
 
 def test_the_practice_round_comes_first_shows_the_reference_and_then_opens_the_items(client, reader):
-    setup = practice_setup(reader)
+    setup = make_practice_setup(reader)
     client.force_login(reader)
     first = setup.assignments(reader)[0]
     practice_url = reverse("annotation:annotate_practice", args=[setup.campaign.pk])
@@ -142,7 +133,7 @@ def test_the_practice_round_comes_first_shows_the_reference_and_then_opens_the_i
 
 
 def test_a_failed_practice_round_offers_a_retake(client, reader):
-    setup = practice_setup(reader)
+    setup = make_practice_setup(reader)
     client.force_login(reader)
     practice_url = reverse("annotation:annotate_practice", args=[setup.campaign.pk])
     client.post(practice_url, {"fs": "right", "ts": "right"})
@@ -153,7 +144,7 @@ def test_a_failed_practice_round_offers_a_retake(client, reader):
 
 
 def test_a_practice_answer_missing_an_aspect_is_refused_in_words(client, reader):
-    setup = practice_setup(reader)
+    setup = make_practice_setup(reader)
     client.force_login(reader)
     response = client.post(reverse("annotation:annotate_practice", args=[setup.campaign.pk]), {"fs": "left"})
     page = response.content.decode()
@@ -205,7 +196,7 @@ def test_the_comment_is_saved_escaped_and_shown_again(client, reader):
 
 
 def test_a_save_from_a_page_opened_before_the_practice_round_is_refused_in_words(client, reader):
-    setup = practice_setup(reader)
+    setup = make_practice_setup(reader)
     client.force_login(reader)
     first = setup.assignments(reader)[0]
     response = client.post(

@@ -9,9 +9,8 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from annotation.models import Judgement, PracticeAnswer
-from annotation.services.quality_control import replace_practice_items
 from tests.annotation.annotator_fixtures import make_annotation_setup, make_user
-from tests.annotation.quality_fixtures import PRACTICE_RECORDS
+from tests.annotation.quality_fixtures import make_practice_setup
 from tests.browser.annotator_pages import activate, press, sign_in, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -37,6 +36,16 @@ def open_item(page, base, assignment):
     expect(page.locator("#annotate.enhanced")).to_be_visible()
 
 
+def start(page, live_server, username, **setup_options):
+    """A campaign for ``username``, signed in, at their first item; returns the setup, their queue and the base URL."""
+    annotator = make_user(username)
+    setup = make_annotation_setup([annotator], **setup_options)
+    queue = setup.assignments(annotator)
+    sign_in(page, live_server.url, username, f"{username}-pass-123")
+    open_item(page, live_server.url, queue[0])
+    return setup, queue, live_server.url
+
+
 def stored_comment(assignment):
     assignment.refresh_from_db(fields=["comment"])
     return assignment.comment
@@ -44,12 +53,7 @@ def stored_comment(assignment):
 
 def test_a_keyboard_comment_is_kept_through_a_reload_and_stored(live_server, sized_page, screenshot_dir):
     page, width = sized_page, sized_page.width_name
-    annotator = make_user("cora")
-    setup = make_annotation_setup([annotator])
-    first = setup.assignments(annotator)[0]
-    base = live_server.url
-    sign_in(page, base, "cora", "cora-pass-123")
-    open_item(page, base, first)
+    _, (first, *_), _ = start(page, live_server, "cora")
 
     # Choose with keys, open the comment with C, type: the draft survives a reload mid-comment.
     press(page, "1", "2", "3", "1", "c")
@@ -97,12 +101,7 @@ def test_a_keyboard_comment_is_kept_through_a_reload_and_stored(live_server, siz
 
 def test_a_skip_with_unsaved_input_asks_first(live_server, sized_page, screenshot_dir):
     page, width = sized_page, sized_page.width_name
-    annotator = make_user("sid")
-    setup = make_annotation_setup([annotator])
-    first, second = setup.assignments(annotator)[:2]
-    base = live_server.url
-    sign_in(page, base, "sid", "sid-pass-123")
-    open_item(page, base, first)
+    _, (first, second, *_), base = start(page, live_server, "sid")
 
     press(page, "3", "s")
     expect(page.locator("#skip-confirm")).to_be_visible()
@@ -132,13 +131,8 @@ def test_n_goes_on_after_saving_a_pair_reopened_with_p_and_progress_counts_parti
     live_server, sized_page, screenshot_dir
 ):
     page, width = sized_page, sized_page.width_name
-    annotator = make_user("noor")
     # Ground truth in: three pairs a text, completeness once all three have their four aspects.
-    setup = make_annotation_setup([annotator], with_ground_truth=True)
-    first, second = setup.assignments(annotator)[:2]
-    base = live_server.url
-    sign_in(page, base, "noor", "noor-pass-123")
-    open_item(page, base, first)
+    _, (first, second, *_), base = start(page, live_server, "noor", with_ground_truth=True)
 
     press(page, "1", "1", "1", "1", "Enter")
     page.wait_for_url(item_url(base, second))
@@ -165,13 +159,11 @@ def test_n_goes_on_after_saving_a_pair_reopened_with_p_and_progress_counts_parti
 
 def test_the_guidelines_panel_opens_with_g(live_server, sized_page, screenshot_dir):
     page, width = sized_page, sized_page.width_name
-    annotator = make_user("gus")
-    setup = make_annotation_setup([annotator])
+    setup, (first, *_), base = start(page, live_server, "gus")
     setup.campaign.instructions = "Judge only what the text states; ignore spelling."
     setup.campaign.save(update_fields=["instructions"])
-    base = live_server.url
-    sign_in(page, base, "gus", "gus-pass-123")
-    open_item(page, base, setup.assignments(annotator)[0])
+    page.reload()
+    expect(page.locator("#annotate.enhanced")).to_be_visible()
 
     panel = page.locator("#guidelines-panel")
     expect(panel).to_be_hidden()  # folded until asked for, on a phone too
@@ -189,16 +181,13 @@ def test_the_guidelines_panel_opens_with_g(live_server, sized_page, screenshot_d
     expect(panel).to_be_visible()
     activate(page, width, "#guidelines-panel [data-show-guidelines]")
     expect(panel).to_be_hidden()
-    expect(page).to_have_url(item_url(base, setup.assignments(annotator)[0]))
+    expect(page).to_have_url(item_url(base, first))
 
 
 def test_a_practice_pair_answers_to_the_keys_of_a_real_item(live_server, sized_page, screenshot_dir):
     page, width = sized_page, sized_page.width_name
     annotator = make_user("pax")
-    setup = make_annotation_setup([annotator])
-    setup.campaign.practice_pass_mark = 0.6
-    setup.campaign.save(update_fields=["practice_pass_mark"])
-    replace_practice_items(setup.campaign, PRACTICE_RECORDS)
+    setup = make_practice_setup(annotator)
     base = live_server.url
     practice_url = base + reverse("annotation:annotate_practice", args=[setup.campaign.pk])
     sign_in(page, base, "pax", "pax-pass-123")

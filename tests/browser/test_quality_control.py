@@ -11,7 +11,7 @@ from annotation import quality
 from annotation.models import Assignment, CampaignAnnotator, Judgement
 from annotation.services.quality_control import add_attention_checks, answer_practice, replace_practice_items
 from tests.annotation.annotator_fixtures import FIRST_FOUR_LEFT, make_annotation_setup, make_user
-from tests.annotation.quality_fixtures import PRACTICE_RECORDS, judge_everything
+from tests.annotation.quality_fixtures import PRACTICE_RECORDS, judge_everything, make_practice_setup
 from tests.browser.annotator_pages import activate, press, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -24,10 +24,7 @@ def choose(page, width, aspect, side):
 def test_practice_round_then_real_items(live_server, sized_page, screenshot_dir):
     page, width = sized_page, sized_page.width_name
     annotator = make_user("pia")
-    setup = make_annotation_setup([annotator])
-    setup.campaign.practice_pass_mark = 0.6
-    setup.campaign.save(update_fields=["practice_pass_mark"])
-    replace_practice_items(setup.campaign, PRACTICE_RECORDS)
+    setup = make_practice_setup(annotator)
     base = live_server.url
 
     sign_in(page, base, "pia", "pia-pass-123")

@@ -1,7 +1,8 @@
 /* Item page of GENRES Arena, and the practice round on the same page: keyboard shortcuts, saving
  * with fetch, unsaved choices and comment kept as a draft in localStorage until saved, the
- * guidelines panel, asking before a skip would leave them behind, highlighting of a triple's subject and object in the source text and of its
- * near matches with the gold, and the sticky text's height for the headers that stick below it.
+ * guidelines panel, asking before a skip would leave them behind, highlighting of a triple's
+ * subject and object in the source text and of its near matches with the gold, and the sticky
+ * text's height for the headers that stick below it.
  * The page works as a plain form without this script; everything here is an enhancement. */
 (function () {
   "use strict";
@@ -162,7 +163,8 @@
       commentBox.open = true;
     }
     if (choicesBack) {
-      setStatus("Unsaved choices restored. Press Enter to save them.", "warn");
+      const what = commentBack ? "Unsaved choices and comment" : "Unsaved choices";
+      setStatus(what + " restored. Press Enter to save them.", "warn");
     } else if (commentBack) {
       setStatus("Unsaved comment restored. Press Ctrl+Enter to save it.", "warn");
     } else {
@@ -372,11 +374,11 @@
     });
   }
 
-  // The next pair: after a save (nothing unsaved, every aspect passed) N leaves this pair.
+  // The next pair: on a pair with saved choices, nothing unsaved and every aspect passed, N leaves it.
   function goOn() {
     if (nextUrl) {
       window.location.assign(nextUrl);
-    } else if (current >= fieldsets.length && !hasUnsaved() && root.dataset.continueUrl) {
+    } else if (current >= fieldsets.length && !hasUnsaved() && Object.keys(JSON.parse(savedState).labels).length) {
       window.location.assign(root.dataset.continueUrl);
     } else {
       setCurrent(current + 1, true);
