@@ -13,14 +13,15 @@ the app's own default is what it is):
   whitespace tokens; a text with no triples counts as 0 instead of being left out;
 - malformed items (three elements of which one is empty or not a string) are counted where
   the authors counted them: in the number of triples, in tokens per triple (an item with a
-  non-string element as 0 tokens), and, when its three elements are strings, judged for
-  factualness and granularity like any triple.
+  non-string element as 0 tokens), and, when its three elements are strings or numbers,
+  judged for factualness and granularity like any triple (``judged_item``).
 
 Everything else (ts, us, cs, P/R/F1, fs per text) is the same under both.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from functools import cache
@@ -95,6 +96,24 @@ def judgeable(item: Sequence[object]) -> bool:
     """Three strings (a triple, or a malformed item with an empty element): what a judge can read
     and the tokenizer count."""
     return len(item) == 3 and all(isinstance(element, str) for element in item)
+
+
+def judged_item(item: Sequence[object]) -> tuple[str, ...] | None:
+    """What a judge reads of an item under the reference rules: its three elements as strings, a
+    number written as in JSON (the authors' prompts hold the item's JSON, so their judge read
+    ``["Film", "released in", 1927]`` like any triple); None for an item no judge is asked about
+    (another length, null, true or false, a list, a non-finite number)."""
+    if len(item) != 3:
+        return None
+    judged = []
+    for element in item:
+        if isinstance(element, str):
+            judged.append(element)
+        elif isinstance(element, int | float) and not isinstance(element, bool) and math.isfinite(element):
+            judged.append(json.dumps(element))
+        else:
+            return None
+    return tuple(judged)
 
 
 def word_tokens_in_item(item: Sequence[object]) -> int:
