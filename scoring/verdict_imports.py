@@ -5,10 +5,10 @@ nothing: a file with one bad record (or naming a text the dataset lacks) changes
 the refusal names the record. A new import replaces what that source held for the system on
 the dataset for the aspects the file covers.
 
-Two things the authors' release holds are kept and reported rather than refused: a triple that
-occurs twice in a text and got two different verdicts (their judge ran at temperature 0.3 on
-each occurrence; the first verdict is kept), and a granularity verdict on an item with a
-non-string element (skipped: no judge of this app is asked about such an item).
+A triple that occurs twice in a text is judged twice: each occurrence keeps its own verdict
+(the authors' judge ran at temperature 0.3 on each occurrence, and sometimes answered
+differently; those triples are reported). A verdict on an item with an element that is neither
+a string nor a number is skipped and reported: no judge of this app is asked about such an item.
 """
 
 import hashlib
@@ -36,8 +36,8 @@ class VerdictImport:
     system: str
     verdicts: dict[str, int]  # aspect -> number stored
     texts: int
-    disagreeing: list[str] = field(default_factory=list)  # "label: aspect triple", first verdict kept
-    unjudgeable: list[str] = field(default_factory=list)  # gs verdicts on items that are not three strings
+    disagreeing: list[str] = field(default_factory=list)  # "label: aspect triple", each occurrence its own verdict
+    unjudgeable: list[str] = field(default_factory=list)  # gs verdicts on items no judge is asked about
 
 
 def _load_json(path: str) -> Any:
@@ -91,6 +91,44 @@ def read_verdicts(
     return pairs, unjudgeable
 
 
+def verdict_rows(
+    pairs: Iterable[tuple[Text, RecordedVerdict]], source: str, system: System
+) -> tuple[list[ImportedVerdict], list[str]]:
+    """One row per verdict, a triple judged again in a text being its next occurrence; and the
+    triples whose occurrences got different verdicts (reported: each keeps its own)."""
+    rows: dict[tuple[int, str, str, int], ImportedVerdict] = {}
+    disagreeing: dict[tuple[int, str, str], str] = {}
+    for text, verdict in pairs:
+        if triple_problem(list(verdict.triple)) is None:
+            # Stripped as the output import stores a triple, so that the scorer's lookup finds it.
+            verdict = replace(verdict, triple=tuple(clean_triple(verdict.triple)))
+        key = triple_key(verdict.triple)
+        triple_hash = hashlib.sha256(key.encode("utf-8")).hexdigest()
+        occurrence = 0
+        while (text.pk, verdict.aspect, triple_hash, occurrence) in rows:
+            first = rows[text.pk, verdict.aspect, triple_hash, 0]
+            if (first.supported, first.reply, first.sub_triples) != (
+                verdict.supported,
+                verdict.reply,
+                verdict.sub_triples,
+            ):
+                disagreeing[text.pk, verdict.aspect, triple_hash] = f"{text.label}: {verdict.aspect} {key}"
+            occurrence += 1
+        rows[text.pk, verdict.aspect, triple_hash, occurrence] = ImportedVerdict(
+            source=source,
+            system=system,
+            text=text,
+            aspect=verdict.aspect,
+            triple=list(verdict.triple),
+            triple_hash=triple_hash,
+            supported=verdict.supported,
+            reply=verdict.reply,
+            sub_triples=verdict.sub_triples,
+            occurrence=occurrence,
+        )
+    return list(rows.values()), list(disagreeing.values())
+
+
 @transaction.atomic
 def import_verdicts(
     dataset: Dataset,
@@ -101,41 +139,12 @@ def import_verdicts(
     triples_path: str | None = None,
 ) -> VerdictImport:
     pairs, unjudgeable = read_verdicts(dataset, system, layout, path, triples_path)
-    rows: dict[tuple[int, str, str], ImportedVerdict] = {}
-    disagreeing = []
-    for text, verdict in pairs:
-        if triple_problem(list(verdict.triple)) is None:
-            # Stripped as the output import stores a triple, so that the scorer's lookup finds it.
-            verdict = replace(verdict, triple=tuple(clean_triple(verdict.triple)))
-        key = triple_key(verdict.triple)
-        triple_hash = hashlib.sha256(key.encode("utf-8")).hexdigest()
-        # A triple judged twice in one file (the same triple twice in an output) keeps one
-        # verdict, the first; two that disagree are reported.
-        earlier = rows.get((text.pk, verdict.aspect, triple_hash))
-        if earlier:
-            if (earlier.supported, earlier.reply, earlier.sub_triples) != (
-                verdict.supported,
-                verdict.reply,
-                verdict.sub_triples,
-            ):
-                disagreeing.append(f"{text.label}: {verdict.aspect} {key}")
-            continue
-        rows[text.pk, verdict.aspect, triple_hash] = ImportedVerdict(
-            source=source,
-            system=system,
-            text=text,
-            aspect=verdict.aspect,
-            triple=list(verdict.triple),
-            triple_hash=triple_hash,
-            supported=verdict.supported,
-            reply=verdict.reply,
-            sub_triples=verdict.sub_triples,
-        )
-    aspects = sorted({aspect for _text, aspect, _hash in rows})
+    rows, disagreeing = verdict_rows(pairs, source, system)
+    aspects = sorted({row.aspect for row in rows})
     ImportedVerdict.objects.filter(source=source, system=system, text__dataset=dataset, aspect__in=aspects).delete()
-    ImportedVerdict.objects.bulk_create(rows.values(), batch_size=500)
-    counts = {aspect: sum(1 for key in rows if key[1] == aspect) for aspect in aspects}
-    texts = len({text_pk for text_pk, _aspect, _hash in rows})
+    ImportedVerdict.objects.bulk_create(rows, batch_size=2000)
+    counts = {aspect: sum(1 for row in rows if row.aspect == aspect) for aspect in aspects}
+    texts = len({row.text_id for row in rows})
     return VerdictImport(source, system.name, counts, texts, disagreeing, unjudgeable)
 
 
@@ -143,6 +152,8 @@ def recorded_verdicts(source: str, system: System, text_ids: Iterable[int]) -> l
     """The RecordedVerdicts of ``source`` on ``system``'s outputs of these texts."""
     rows = ImportedVerdict.objects.filter(source=source, system=system, text_id__in=text_ids).select_related("text")
     return [
-        RecordedVerdict(row.aspect, row.text.content, tuple(row.triple), row.supported, row.reply, row.sub_triples)
+        RecordedVerdict(
+            row.aspect, row.text.content, tuple(row.triple), row.supported, row.reply, row.sub_triples, row.occurrence
+        )
         for row in rows
     ]

@@ -29,7 +29,7 @@ from scoring.genres.rules import (
     APP,
     REFERENCE,
     check_rules,
-    judgeable,
+    judged_item,
     output_statistics,
     reference_granularity,
 )
@@ -234,7 +234,8 @@ class Scorer:
         """What the judge sees of a record: its triples, and under the reference rules the
         malformed items the authors judged too."""
         if self.settings.rules == REFERENCE:
-            return [*record.triples, *(item for item in record.malformed if judgeable(item))]
+            judged = (judged_item(item) for item in record.malformed)
+            return [*record.triples, *(list(item) for item in judged if item is not None)]
         return record.triples
 
     def _granularity_rule(self) -> Callable[[list[Any], list[SplitVerdict]], float | None]:

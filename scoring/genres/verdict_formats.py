@@ -5,9 +5,9 @@
   or the number of sub-triples (an integer);
 - ``authors-fs``: the GENRES authors' factualness results, ``{text: {"results": [bool, ...]}}``,
   the booleans aligned with that text's triples (which the caller supplies);
-- ``authors-gs``: their granularity results, ``{text: {triple as JSON: reply}}``; an item
-  with a non-string element (a malformed item they judged, which no judge here is asked
-  about) is skipped and reported, not refused.
+- ``authors-gs``: their granularity results, ``{text: {triple as JSON: reply}}``; a number
+  as an element is read as its JSON text (``rules.judged_item``), an item with another
+  non-string element (which no judge here is asked about) is skipped and reported, not refused.
 
 ``text`` is a reference the caller resolves (the authors key by the text itself). Every parser
 returns ``RecordedVerdict`` records or raises ``VerdictFormatError`` naming the record: a file
@@ -19,7 +19,7 @@ from collections.abc import Callable, ItemsView, Iterable, Sequence
 from typing import Any
 
 from scoring.genres.judges.recorded import RecordedVerdict
-from scoring.genres.rules import judgeable
+from scoring.genres.rules import judged_item
 from scoring.genres.triples import Triple
 
 LAYOUTS = ("jsonl", "authors-fs", "authors-gs")
@@ -102,7 +102,7 @@ def parse_authors_factualness(
                 "judged on (--triples)"
             )
         verdicts += [
-            RecordedVerdict("fs", text, tuple(triple), supported=result)
+            RecordedVerdict("fs", text, judged_item(triple) or tuple(triple), supported=result)
             for triple, result in zip(triples, results, strict=True)
         ]
     return verdicts
@@ -122,10 +122,11 @@ def parse_authors_granularity(data: object) -> tuple[list[RecordedVerdict], list
                 parsed = json.loads(key)
             except (ValueError, RecursionError):
                 raise VerdictFormatError(f"{where}: the key {key[:60]!r} is not a triple in JSON") from None
-            if isinstance(parsed, list) and len(parsed) == 3 and not judgeable(parsed):
+            judged = judged_item(parsed) if isinstance(parsed, list) else None
+            if isinstance(parsed, list) and len(parsed) == 3 and judged is None:
                 unjudgeable.append(f"{text[:60]!r}: {key[:80]}")
                 continue
-            triple = _triple(parsed, f"{where}, triple {key[:60]}")
+            triple = _triple(list(judged) if judged else parsed, f"{where}, triple {key[:60]}")
             if not isinstance(reply, str):
                 raise VerdictFormatError(f"{where}, triple {key[:60]}: the reply must be a string")
             verdicts.append(RecordedVerdict("gs", text, triple, reply=_storable(reply, f"{where}, triple {key[:60]}")))

@@ -331,11 +331,17 @@ class ImportedVerdict(models.Model):
     supported = models.BooleanField(null=True, help_text="fs: whether the judge found the triple supported.")
     reply = models.TextField(blank=True, help_text="gs: the judge's reply, whose bracketed sub-triples count.")
     sub_triples = models.PositiveIntegerField(null=True, blank=True, help_text="gs without a reply: the count.")
+    occurrence = models.PositiveIntegerField(
+        default=0,
+        help_text="Which occurrence of the triple in the output the verdict is on, from 0: a triple given twice in "
+        "one output was judged twice, and each occurrence keeps its own verdict.",
+    )
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["source", "system", "text", "aspect", "triple_hash"], name="one_imported_verdict_per_triple"
+                fields=["source", "system", "text", "aspect", "triple_hash", "occurrence"],
+                name="one_imported_verdict_per_occurrence",
             ),
             models.CheckConstraint(
                 condition=models.Q(aspect="fs", supported__isnull=False)

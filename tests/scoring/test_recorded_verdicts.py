@@ -90,7 +90,7 @@ def test_a_missing_verdict_is_left_out_and_counted():
 
 
 def test_recorded_verdicts_score_fs_and_gs_with_no_request(recorded, capsys, no_llm):
-    assert ImportedVerdict.objects.count() == 2 + 1 + 5  # Echo judged its repeated t3 triple once
+    assert ImportedVerdict.objects.count() == 3 + 1 + 5  # Echo's repeated t3 triple: a verdict per occurrence
     capsys.readouterr()  # what the imports printed
     call_command(
         "score_outputs",
@@ -155,11 +155,12 @@ def test_authors_factualness_can_be_aligned_with_the_triples_they_judged(tmp_pat
     judged = {PARIS: [CAPITAL, ["Paris", "France"], CAPITAL]}
     fs = {PARIS: {"score": 2 / 3, "results": [True, False, True]}}
     import_file(write(tmp_path / "fs.json", fs), "Echo", "authors-fs", "--triples", write(tmp_path / "t.json", judged))
-    assert list(ImportedVerdict.objects.values_list("triple", "supported")) == [
-        (CAPITAL, True),
-        (["Paris", "France"], False),
+    assert list(ImportedVerdict.objects.order_by("pk").values_list("triple", "supported", "occurrence")) == [
+        (CAPITAL, True, 0),
+        (["Paris", "France"], False, 0),
+        (CAPITAL, True, 1),
     ]
-    assert capsys.readouterr().out == '2 fs verdicts of Echo on 1 texts of "tiny" stored under source "mine"\n'
+    assert capsys.readouterr().out == '3 fs verdicts of Echo on 1 texts of "tiny" stored under source "mine"\n'
     call_command(
         "score_outputs",
         "--dataset",
@@ -227,23 +228,30 @@ def test_a_bad_verdict_file_imports_nothing_and_names_the_record(tmp_path, layou
 
 def test_what_the_authors_release_holds_is_kept_and_reported_not_refused(tmp_path, capsys):
     """Their files key texts as sampled (a trailing space the dataset import strips), judged a
-    triple given twice once per occurrence (two verdicts that may differ), and judged malformed
-    items with a number for an element."""
+    triple given twice once per occurrence (two verdicts that may differ: each is kept), and
+    judged malformed items with a number for an element (read as its JSON text)."""
     tiny_dataset()
     fs = {PARIS + " ": {"results": [True, False]}}  # Echo's t3: [capital, capital]
-    gs = {PARIS + " ": {json.dumps(CAPITAL): "[a] [b]", json.dumps(["Paris", "founded in", 300]): "[x]"}}
+    gs = {
+        PARIS + " ": {
+            json.dumps(CAPITAL): "[a] [b]",
+            json.dumps(["Paris", "founded in", 300]): "[x]",
+            json.dumps(["Paris", "founded in", None]): "[y]",
+        }
+    }
     import_file(write(tmp_path / "fs.json", fs), "Echo", "authors-fs")
     import_file(write(tmp_path / "gs.json", gs), "Echo", "authors-gs")
     output = capsys.readouterr()
-    assert list(ImportedVerdict.objects.order_by("aspect").values_list("aspect", "supported")) == [
-        ("fs", True),
-        ("gs", None),
-    ]
+    assert list(
+        ImportedVerdict.objects.order_by("aspect", "occurrence", "pk").values_list("aspect", "occurrence", "supported")
+    ) == [("fs", 0, True), ("fs", 1, False), ("gs", 0, None), ("gs", 0, None)]
+    number_item = ImportedVerdict.objects.get(aspect="gs", reply="[x]")
+    assert number_item.triple == ["Paris", "founded in", "300"]
     assert (
-        f"1 triples occur twice in a text with two different verdicts; the first verdict is kept: t3: fs {json.dumps(CAPITAL)}"
-        in output.err
+        "1 triples occur more than once in a text with different verdicts; each occurrence keeps its own: "
+        f"t3: fs {json.dumps(CAPITAL)}" in output.err
     )
-    assert "1 verdicts on items with a non-string element skipped" in output.err
+    assert "1 verdicts on items with an element that is neither a string nor a number skipped" in output.err
     assert "founded in" in output.err
 
 

@@ -21,6 +21,7 @@ from scoring.genres.rules import (
     countable_malformed,
     output_statistics,
     reference_granularity,
+    word_tokenizer,
     word_tokens_in_item,
 )
 from scoring.genres.scorer import Scorer, ScoreSettings, TextRecord, aggregate
@@ -201,3 +202,19 @@ def test_score_outputs_with_reference_rules_on_a_release_layout_file(capsys, set
     runs = ScoringRun.objects.order_by("pk")
     assert [run.provenance["rules"] for run in runs] == ["reference", "app"]
     assert runs[0].fingerprint != runs[1].fingerprint
+
+
+@pytest.mark.parametrize(
+    "phrase",
+    [
+        'He said, "it\'s done."',
+        "U.S. Route 66 (1926–1985)",
+        "can't won't gonna -- 3.88$ [note] {x} <y>",
+        "«Le Monde» ‘quoted’ “twice” `tick`",
+        "Dr. O'Neil's rock'n'roll... ?!",
+    ],
+)
+def test_the_word_tokenizer_gives_nltks_tokens(phrase):
+    from nltk.tokenize import NLTKWordTokenizer
+
+    assert word_tokenizer().tokenize(phrase) == NLTKWordTokenizer().tokenize(phrase)

@@ -2,6 +2,7 @@
 a run builds one per system from the database."""
 
 import json
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -28,6 +29,7 @@ class RecordedVerdict:
     supported: bool | None = None
     reply: str = ""
     sub_triples: int | None = None
+    occurrence: int = 0  # the triple's occurrence in the output, from 0 (a triple given twice is judged twice)
 
 
 class RecordedJudge(OfflineJudge):
@@ -37,6 +39,10 @@ class RecordedJudge(OfflineJudge):
 
     Granularity from a recorded reply follows the authors' released code: n = the number of
     bracketed sub-triples in the reply (``prompts.bracketed_sub_triples``), n = 1 counted as 0.
+
+    A triple that occurs k times in one text's output gets, in order, the verdicts recorded for
+    its occurrences 0 to k - 1 (the authors' judge answered each occurrence, at temperature 0.3,
+    sometimes differently); past the last recorded occurrence, the last one's verdict.
     """
 
     name = "recorded"
@@ -45,20 +51,28 @@ class RecordedJudge(OfflineJudge):
 
     def __init__(self, source: str, verdicts: Iterable[RecordedVerdict]) -> None:
         self.model = source  # the name the verdicts were imported under
-        self._verdicts = {(verdict.aspect, verdict.text, triple_key(verdict.triple)): verdict for verdict in verdicts}
+        self._verdicts: dict[tuple[str, str, str], list[RecordedVerdict]] = {}
+        for verdict in sorted(verdicts, key=lambda verdict: verdict.occurrence):
+            self._verdicts.setdefault((verdict.aspect, verdict.text, triple_key(verdict.triple)), []).append(verdict)
         self.missing = 0
 
     def check_support(self, pairs: Pairs) -> list[SupportVerdict]:
-        return [self._support(self._lookup("fs", text, triple)) for text, triple in pairs]
+        return [self._support(verdict) for verdict in self._lookup("fs", pairs)]
 
     def split(self, pairs: Pairs) -> list[SplitVerdict]:
-        return [self._split(self._lookup("gs", text, triple)) for text, triple in pairs]
+        return [self._split(verdict) for verdict in self._lookup("gs", pairs)]
 
-    def _lookup(self, aspect: str, text: str, triple: Triple) -> RecordedVerdict | None:
-        verdict = self._verdicts.get((aspect, text, triple_key(triple)))
-        if verdict is None:
-            self.missing += 1
-        return verdict
+    def _lookup(self, aspect: str, pairs: Pairs) -> list[RecordedVerdict | None]:
+        """The verdict of each pair; a pair seen before in this call is the triple's next occurrence."""
+        seen: Counter[tuple[str, str, str]] = Counter()
+        found: list[RecordedVerdict | None] = []
+        for text, triple in pairs:
+            key = (aspect, text, triple_key(triple))
+            recorded = self._verdicts.get(key)
+            found.append(recorded[min(seen[key], len(recorded) - 1)] if recorded else None)
+            seen[key] += 1
+        self.missing += found.count(None)
+        return found
 
     @staticmethod
     def _support(verdict: RecordedVerdict | None) -> SupportVerdict:

@@ -13,7 +13,7 @@ class Command(BaseCommand):
     help = (
         "Store one system's per-triple judge verdicts, produced elsewhere, under a source name; "
         "score_outputs --judge recorded --verdict-source NAME then scores fs and gs with them, calling no LLM. "
-        "All or nothing (a triple judged twice with two different verdicts keeps the first, and is reported); a "
+        "All or nothing (a triple judged twice in a text keeps a verdict per occurrence); a "
         "new import replaces the source's verdicts of the aspects it covers."
     )
 
@@ -60,11 +60,11 @@ class Command(BaseCommand):
         )
         if result.disagreeing:
             self.stderr.write(
-                f"{len(result.disagreeing)} triples occur twice in a text with two different verdicts; the first "
-                "verdict is kept: " + "; ".join(result.disagreeing)
+                f"{len(result.disagreeing)} triples occur more than once in a text with different verdicts; each "
+                "occurrence keeps its own: " + "; ".join(result.disagreeing)
             )
         if result.unjudgeable:
             self.stderr.write(
-                f"{len(result.unjudgeable)} verdicts on items with a non-string element skipped (no judge is asked "
-                "about them): " + "; ".join(result.unjudgeable)
+                f"{len(result.unjudgeable)} verdicts on items with an element that is neither a string nor a number "
+                "skipped (no judge is asked about them): " + "; ".join(result.unjudgeable)
             )
