@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("scoring", "0007_queued_upload_files_in_database"),
+        ("scoring", "0008_importing_marks"),
     ]
 
     operations = [
