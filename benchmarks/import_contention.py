@@ -22,6 +22,7 @@ import asyncio
 import json
 import os
 import random
+import re
 import secrets
 import shutil
 import subprocess
@@ -127,8 +128,13 @@ def run_checkout(label, checkout, data, options):
         print(f"{label}: importing {options.texts:,} texts under load", flush=True)
         figures, seconds, state = asyncio.run(import_while_busy(app, study, password, key, data, options))
         load_after = os.getloadavg()
+        batches = re.search(
+            r"Imported .* in (\d+) batches, the longest (\d+) ms",
+            (app.var_dir / "serve.log").read_text(errors="replace"),
+        )
     finally:
         app.stop()
+    state["batches"] = f"{batches.group(1)}, longest {batches.group(2)} ms" if batches else "one transaction"
     return column(figures, seconds, state, load_before, load_after)
 
 
@@ -149,6 +155,7 @@ def column(figures, seconds, state, load_before, load_after):
     return {
         "import outcome": state["outcome"],
         "import total": f"{seconds:.1f} s",
+        "import writes": state["batches"],
         "storing began at": f"{state['stages'].get('storing', float('nan')):.1f} s",
         "saves": f"{len(saves)}",
         "save p50": f"{percentile(saves, 0.5):.0f} ms",
