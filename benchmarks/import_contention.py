@@ -7,11 +7,12 @@ For each of two checkouts, the commit ``--before`` (default: the last commit tha
 transaction, its files extracted to a temporary directory) and this one, starts the app as ``make demo`` does
 (``benchmarks.load.App``: SQLite or ``--database``, the embedded Redis, the workers), loads a small
 study (the demo's sentences ``--copies`` times, an open campaign for ``--annotators`` accounts),
-then POSTs a JSON Lines dataset of ``--texts`` texts (one gold triple each: 200,000 make some 15 MB)
-to ``/api/datasets/`` with an admin's token. A worker imports it as a job. Meanwhile the
-annotators judge as a browser does (``benchmarks.load.annotate``, ``--think`` seconds before each
-save) and ``--pollers`` token clients each GET ``/api/uploads/<id>/`` and ``/api/datasets/`` every
-``--poll-every`` seconds, until the upload has ended. Prints, for both checkouts side by side: the
+then POSTs a JSON Lines dataset of ``--texts`` texts (one gold triple each: 200,000 make some 19 MB)
+to ``/api/datasets/`` with an admin's token. A worker imports it as a job. Meanwhile
+``--pollers`` token clients each GET ``/api/uploads/<id>/`` and ``/api/datasets/`` every
+``--poll-every`` seconds, and from the moment the upload's status says "storing" (reading the
+file takes no lock; their queues would run out before) the annotators judge as a browser does
+(``benchmarks.load.annotate``, ``--think`` seconds before each save), until the upload has ended. Prints, for both checkouts side by side: the
 import's total time (the POST's answer, then the upload's status polled until it has ended), the
 saves' p50/p95/max, the token API's requests and errors, every other request's errors, and the
 machine's load average before and after each run.
@@ -22,6 +23,7 @@ import asyncio
 import json
 import os
 import random
+import re
 import secrets
 import shutil
 import subprocess
@@ -78,15 +80,11 @@ async def import_while_busy(app, study, password, key, data, options):
     for session, username in zip(annotators, study["annotators"], strict=True):
         await session.sign_in(username, password)
     continue_url = f"/annotate/campaigns/{study['campaign']}/next/"
-    far = time.monotonic() + UPLOAD_TIMEOUT_SECONDS
-    busy = [
-        asyncio.create_task(annotate(session, continue_url, far, options.think, random.Random(number)))
-        for number, session in enumerate(annotators)
-    ]
-    busy += [
+    pollers = [
         asyncio.create_task(poll_token_api(app.url, key, figures, upload, stop, options.poll_every))
         for _ in range(options.pollers)
     ]
+    saving = []
     started = time.monotonic()
     async with httpx.AsyncClient(base_url=app.url, timeout=UPLOAD_TIMEOUT_SECONDS) as client:
         headers = {"Authorization": f"Token {key}"}
@@ -100,14 +98,20 @@ async def import_while_busy(app, study, password, key, data, options):
         stages = {}  # stage -> seconds from the POST when first seen
         while state.get("active"):
             stages.setdefault(state["stage"], time.monotonic() - started)
+            if state["stage"] == "storing" and not saving:  # the annotators' queues last the storing
+                far = time.monotonic() + UPLOAD_TIMEOUT_SECONDS
+                saving = [
+                    asyncio.create_task(annotate(session, continue_url, far, options.think, random.Random(number)))
+                    for number, session in enumerate(annotators)
+                ]
             await asyncio.sleep(STATUS_POLL_SECONDS)
             state = (await client.get(upload["status_url"], headers=headers)).json()
     seconds = time.monotonic() - started
     state["stages"] = stages
     stop.set()
-    for task in busy[: len(annotators)]:
+    for task in saving:
         task.cancel()
-    await asyncio.gather(*busy, return_exceptions=True)
+    await asyncio.gather(*saving, *pollers, return_exceptions=True)
     for session in annotators:
         await session.client.aclose()
     return figures, seconds, state
@@ -127,8 +131,13 @@ def run_checkout(label, checkout, data, options):
         print(f"{label}: importing {options.texts:,} texts under load", flush=True)
         figures, seconds, state = asyncio.run(import_while_busy(app, study, password, key, data, options))
         load_after = os.getloadavg()
+        batches = re.search(
+            r"Imported .* in (\d+) batches, the longest (\d+) ms",
+            (app.var_dir / "serve.log").read_text(errors="replace"),
+        )
     finally:
         app.stop()
+    state["batches"] = f"{batches.group(1)}, longest {batches.group(2)} ms" if batches else "one transaction"
     return column(figures, seconds, state, load_before, load_after)
 
 
@@ -149,6 +158,7 @@ def column(figures, seconds, state, load_before, load_after):
     return {
         "import outcome": state["outcome"],
         "import total": f"{seconds:.1f} s",
+        "import writes": state["batches"],
         "storing began at": f"{state['stages'].get('storing', float('nan')):.1f} s",
         "saves": f"{len(saves)}",
         "save p50": f"{percentile(saves, 0.5):.0f} ms",

@@ -5,7 +5,7 @@ minute, and every annotator's save waited as long. An import that creates a data
 system, now writes it like this:
 
     staged(dataset)              one short transaction: the row, with ``importing_at`` set
-      .store(model, instances)   a transaction per BATCH_ROWS rows, each refreshing ``importing_at``
+      .store(model, instances)   a transaction per batch (about BATCH_SECONDS), each refreshing ``importing_at``
       .finishing()               one short transaction: the upload's record, ``importing_at`` cleared
 
 The rows' parameters are prepared before the batches (``scoring.sql.prepared_inserts``), so a
@@ -36,8 +36,13 @@ from scoring.sql import prepared_inserts
 
 logger = logging.getLogger(__name__)
 
-# Rows written per transaction: some 50-150 ms of SQLite's write lock for texts or outputs.
+# Rows written per transaction, at most and at first (a few tens of ms of SQLite's work). Each
+# batch is then resized to last about BATCH_SECONDS: halved when slower (down to MIN_BATCH_ROWS),
+# doubled when under half of it. A worker runs niced, and on a machine too busy to give it its CPU
+# the same batch holds the lock many times longer; smaller batches keep that wait short.
 BATCH_ROWS = 2000
+MIN_BATCH_ROWS = 100
+BATCH_SECONDS = 0.1
 # After each batch the import sleeps this long, so that a writer the write gate has just woken
 # takes the lock before the import's next batch does (its wake-up is not instant on a busy machine).
 PAUSE_SECONDS = 0.01
@@ -56,17 +61,24 @@ class StagedImport:
 
     def __init__(self, instance: Staged) -> None:
         self.instance = instance
+        self.batches, self.longest = 0, 0.0  # batches written, and the longest one's seconds
 
     def store(
         self, model: type[models.Model], instances: list[Any], on_progress: Callable[[str, int, int], object]
     ) -> None:
         """Insert ``instances`` a batch per transaction, reporting ``on_progress("storing", done, total)`` after each."""
         statement, rows = prepared_inserts(model, instances)
-        for start in range(0, len(rows), BATCH_ROWS):
+        start, size = 0, BATCH_ROWS
+        while start < len(rows):
+            began = time.monotonic()
             with transaction.atomic():
                 self.beat()
-                insert(statement, rows[start : start + BATCH_ROWS])
-            on_progress("storing", min(start + BATCH_ROWS, len(rows)), len(rows))
+                insert(statement, rows[start : start + size])
+            start += size
+            seconds = time.monotonic() - began
+            self.batches, self.longest = self.batches + 1, max(self.longest, seconds)
+            size = next_size(size, seconds)
+            on_progress("storing", min(start, len(rows)), len(rows))
             time.sleep(PAUSE_SECONDS)
 
     def beat(self) -> None:
@@ -81,9 +93,22 @@ class StagedImport:
                 raise ImportVanished(f"{self.instance} was removed as an abandoned import while it was written")
             yield
         self.instance.importing_at = None
+        logger.info(
+            "Imported %s in %d batches, the longest %.0f ms", self.instance, self.batches, 1000 * self.longest,
+            extra={"event": "import_batches", "batches": self.batches, "longest_ms": round(1000 * self.longest)},
+        )  # fmt: skip
 
     def rows(self) -> models.QuerySet[Any]:
         return type(self.instance).with_importing.filter(pk=self.instance.pk, importing_at__isnull=False)
+
+
+def next_size(size: int, seconds: float) -> int:
+    """The rows of the next batch, after one of ``size`` rows took ``seconds``."""
+    if seconds > BATCH_SECONDS:
+        return min(BATCH_ROWS, max(MIN_BATCH_ROWS, size // 2))
+    if seconds < BATCH_SECONDS / 2:
+        return min(BATCH_ROWS, size * 2)
+    return size
 
 
 def insert(statement: str, rows: list[list[Any]]) -> None:
