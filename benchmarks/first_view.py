@@ -48,6 +48,8 @@ TIMINGS = """() => {
     bytes: navigation.transferSize + resources.reduce((sum, entry) => sum + entry.transferSize, 0),
     fetched: resources.filter((entry) => entry.transferSize > 0).length,
     files: resources.length,
+    network: resources.filter((entry) => entry.transferSize > 0)
+      .map((entry) => new URL(entry.name).pathname + " " + Math.round(entry.transferSize / 1000) + " kB"),
   };
 }"""
 
@@ -160,6 +162,7 @@ def report(name: str, kind: str, views: list[dict]) -> None:
         f" from the network)   {load()}",
         flush=True,
     )
+    print(f"{'':13}from the network (first round): {', '.join(views[0]['network']) or 'nothing but the page'}")
 
 
 def main(baseline: str, rounds: int) -> None:

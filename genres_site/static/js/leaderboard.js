@@ -354,6 +354,7 @@
     });
     socket.addEventListener("message", function (event) {
       var built = JSON.parse(event.data);
+      if (!built.changes) return; // a step of a variant's build, for pages waiting for it
       if (new Date(built.as_of) <= new Date(root.getAttribute("data-as-of"))) return; // already shown
       if (built.changes.length) schedule(built.changes);
     });
