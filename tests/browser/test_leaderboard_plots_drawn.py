@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from tests.browser.annotator_pages import sign_in
+from tests.browser.console import console_errors
 from tests.leaderboard.leaderboard_fixtures import build_all, judged_campaign, scored_dataset
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -60,17 +61,8 @@ def test_every_plot_is_drawn_and_no_two_labels_overlap(live_server, sized_page, 
         dataset = thread.submit(crowded_leaderboard).result()
     get_user_model().objects.create_superuser(ADMIN, "plots-admin@example.org", PASSWORD)
     sign_in(page, live_server.url, ADMIN, PASSWORD)
-    errors = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
     # The live server speaks no websocket: the page's live refresh failing to connect is expected here.
-    page.on(
-        "console",
-        lambda message: (
-            errors.append(message.text)
-            if message.type == "error" and not message.text.startswith("WebSocket connection")
-            else None
-        ),
-    )
+    errors = console_errors(page, lambda message: message.text.startswith("WebSocket connection"))
     page.goto(f"{live_server.url}/leaderboard/{dataset.name}/")
 
     # The partial bundle, loaded without holding the page: all figures, those out of view too.
