@@ -19,7 +19,12 @@ The cache is an in-process one of the benchmark's own (the app's default without
 to a temporary directory with this file copied in), each tree in processes of its own, alternating
 ``--repeats`` times, and gives the CPU of a build after a new judgement now, before and their ratio.
 
+``--browser`` times the demo leaderboard's first and repeat views in headless Chromium instead, now
+and at ``--baseline`` (default: before versioned static names and the partial plotly.js), side by
+side: see ``benchmarks.first_view``.
+
     python -m benchmarks.leaderboard_page [--shape page|load] [--new one|all] [--cold 3] [--warm 30] [--baseline REV]
+    python -m benchmarks.leaderboard_page --browser [--rounds 3] [--baseline REV]
 """
 
 import argparse
@@ -268,9 +273,16 @@ def main(argv=None):
     parser.add_argument("--warm", type=int, default=30, help="warm requests")
     parser.add_argument("--baseline", default="", help="a git revision whose builds to measure beside these")
     parser.add_argument("--repeats", type=int, default=2, help="alternations of the two trees (default 2)")
+    parser.add_argument("--browser", action="store_true", help="first and repeat views in headless Chromium")
+    parser.add_argument("--rounds", type=int, default=3, help="with --browser: views of each tree (default 3)")
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)  # the child's part
     options = parser.parse_args(argv)
     load_before = os.getloadavg()
+    if options.browser:
+        from benchmarks import first_view
+
+        first_view.main(options.baseline or first_view.BASELINE, options.rounds)
+        return
     if options.measure:
         print(json.dumps(measure(options.shape, options.cold, options.warm, options.new, builds_only=True)))
         return

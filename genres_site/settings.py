@@ -6,7 +6,6 @@ on one machine with nothing installed but Python: SQLite, an embedded Redis star
 ``python -m genres_site.serve``, the offline embedder and the heuristic judge.
 """
 
-import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -215,19 +214,15 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "staticfiles"
 STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns on every request while it is missing
-# plotly.js straight from the installed plotly package: same version as the Python side, no CDN.
-# Found without importing plotly, which every process would pay for at start-up.
-plotly_spec = importlib.util.find_spec("plotly")
-assert plotly_spec is not None and plotly_spec.origin is not None, "plotly, a requirement, is not installed"
-STATICFILES_DIRS = [
-    SITE_DIR / "static",
-    ("plotly", Path(plotly_spec.origin).parent / "package_data"),
-]
-# WhiteNoise serves what collectstatic gathered (serve runs it), gzipped ahead of time; with
-# DEBUG on it reads the source directories instead, as they change.
+# The leaderboard's plotly.js is a partial bundle under static/vendor (devtools/plotly_bundle.py).
+STATICFILES_DIRS = [SITE_DIR / "static"]
+# collectstatic (which serve runs) names each file after a hash of its content (app.4f2a9c1e.css) and
+# gzips it ahead of time; WhiteNoise has browsers keep such names for a year, as a new content gets
+# a new name. The pages need the manifest collectstatic writes (tests use the unhashed storage).
+# With DEBUG on, WhiteNoise reads the source directories instead, as they change.
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 WHITENOISE_USE_FINDERS = DEBUG
 

@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.templatetags.static import static
 from django.urls import include, path
+from django.utils.functional import lazy
 from django.views.generic import RedirectView
 
 from accounts.views.passwords import PasswordChangeView, PasswordResetConfirmView
@@ -10,8 +11,10 @@ from genres_site.openapi import openapi_json
 admin.site.site_header = admin.site.site_title = "GENRES Arena administration"
 
 urlpatterns = [
-    # Browsers ask for /favicon.ico on every page, the admin's included.
-    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
+    # Browsers ask for /favicon.ico on every page, the admin's included. The file's name holds a
+    # hash of its content once collected: looked up at each request (the manifest may not exist
+    # yet when the URLconf loads, in migrate), and not a permanent redirect, as the name changes.
+    path("favicon.ico", RedirectView.as_view(url=lazy(static, str)("favicon.svg"))),
     path("healthz", healthz, name="healthz"),
     # django.contrib.auth.urls, with the two views that also end a forced password change.
     path("accounts/password_change/", PasswordChangeView.as_view(), name="password_change"),

@@ -3,6 +3,7 @@
 The message says what the build changed (``"judgements"``, ``"scores"``, both, or nothing when
 it only added a variant) and the time its data is as of; the page then fetches its sections,
 or reloads when it was waiting for its first build (``leaderboard.jobs.announce`` sends it).
+A page waiting for a variant (another margin) is also sent each step of its build.
 """
 
 from typing import Any
@@ -46,3 +47,8 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
 
     async def leaderboard_built(self, event: dict[str, Any]) -> None:
         await self.send_json({"changes": event["changes"], "as_of": event["as_of"]})
+
+    async def leaderboard_progress(self, event: dict[str, Any]) -> None:
+        """A step of a variant's build (``leaderboard.jobs.build_variant``), for a page waiting for it."""
+        fields = ("setting", "margin", "step", "done", "total")
+        await self.send_json({"progress": {field: event[field] for field in fields}})

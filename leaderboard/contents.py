@@ -28,6 +28,9 @@ from scoring.models.runs import ScoringRun
 
 ASPECT_NAMES = [(aspect.code, aspect.name) for aspect in aspects.ASPECTS]
 METHODS = {"elo": "Elo", "bt": "Bradley–Terry"}
+# What ``Builder.leaderboard`` tells its ``progress``, at most: human ratings, scores, the metric
+# battles of each aspect (not when kept from an earlier build), tables and figures.
+STEPS = 3 + len(ASPECTS)
 DEFAULT_METHOD = "elo"
 # Metric battles number every text × system pair (84,000 per aspect for 15 systems on 800 texts):
 # their intervals are narrow, and 200 rounds pin them at a fifth of the cost of 1,000.
@@ -105,10 +108,13 @@ class Builder:
         metric_ratings: Mapping[tuple[str, float], Data] | None = None,
         score_tests: Mapping[str, Data | None] | None = None,
         scores_version: str | None = None,
+        progress: Callable[[str], None] | None = None,
     ) -> None:
         """``metric_ratings``: ``{(setting key, margin): ratings}`` still current, from an earlier build;
-        ``score_tests``: ``{setting key: intervals and tests}`` likewise."""
+        ``score_tests``: ``{setting key: intervals and tests}`` likewise. ``progress(step)`` is told
+        each of the ``STEPS`` of a leaderboard as it starts (a page waiting for a variant shows them)."""
         self.dataset = dataset
+        self.progress = progress or (lambda step: None)
         self.settings = metrics.scoring_settings(dataset)
         self.scores_version = scores_version
         self._scores: dict[str, Data | None] = {}
@@ -161,15 +167,19 @@ class Builder:
     def leaderboard(self, setting_key: str | None = None, margin: float = DEFAULT_MARGIN) -> Data:
         """The whole leaderboard for one scoring setting (the newest when not given) and margin."""
         setting = pick_setting(self.settings, setting_key)
+        self.progress("human ratings")
+        human_side = self.human_side
+        self.progress("scores")
         scores = self.scores(setting)
         metric_ratings = None
         if setting and scores:
             key = (setting["key"], margin)
             if key not in self._metric_ratings:
-                self._metric_ratings[key] = rate_metric_battles(scores, margin)
+                self._metric_ratings[key] = rate_metric_battles(scores, margin, self.progress)
             metric_ratings = self._metric_ratings[key]
+        self.progress("tables and figures")
         return assemble(
-            self.dataset, self.settings, setting, margin, self.human_side, scores, metric_ratings,
+            self.dataset, self.settings, setting, margin, human_side, scores, metric_ratings,
             self.score_tests(setting), self.score_figures(setting),
         )  # fmt: skip
 
@@ -188,11 +198,14 @@ def leaderboard(dataset: Dataset, setting_key: str | None = None, margin: float 
     return Builder(dataset).leaderboard(setting_key, margin)
 
 
-def rate_metric_battles(scores: Data, margin: float) -> Data:
-    """Per aspect, both methods' ratings of the metric battles between the scored systems."""
+def rate_metric_battles(scores: Data, margin: float, progress: Callable[[str], None] | None = None) -> Data:
+    """Per aspect, both methods' ratings of the metric battles between the scored systems
+    (``progress`` is told each aspect as it starts)."""
     systems = [row["system"] for row in scores["rows"]]
     rated: dict[str, Data] = {method: {} for method in METHODS}
     for aspect in ASPECTS:
+        if progress:
+            progress(f"metric battles of {dict(ASPECT_NAMES)[aspect].lower()}")
         battles = metric_battles(scores["per_text"][aspect], systems, margin)
         for method, board in human.rate(battles, METRIC_BOOTSTRAP_ROUNDS).items():
             rated[method][aspect] = board

@@ -234,7 +234,7 @@ def csv_file_name(dataset_name: str, table: str, extension: str = "csv") -> str:
 def _static_text(path: str) -> str:
     found = finders.find(path)
     if found is None:
-        raise FileNotFoundError(f"static file {path} not found: is {Path(path).parts[0]} installed?")
+        raise FileNotFoundError(f"static file {path} not found")
     return Path(found).read_text(encoding="utf-8")
 
 
@@ -251,7 +251,7 @@ def static_html(data: Data, links: dict[str, str]) -> str:
             **section_context(data, links),
             "static_export": True,
             "styles": _static_text("css/app.css") + "\n" + _static_text("css/leaderboard.css"),
-            "plotly_js": script("plotly/plotly.min.js"),
+            "plotly_js": script("vendor/plotly-leaderboard.min.js"),
             "leaderboard_js": script("js/leaderboard.js"),
         },
     )

@@ -21,14 +21,16 @@ built at once.
 A build makes every variant a page may ask for: the newest scoring setting at the default
 margin, and each other setting or margin some page asked for within ``VARIANTS_KEPT_FOR``
 (a Redis sorted set per dataset). It replaces all of the dataset's snapshots in one
-transaction, then tells the open pages what changed.
+transaction, then tells the open pages what changed. A variant a page asks for that was never
+built (another margin) does not wait for that: ``build_variant`` makes it alone, ahead of the
+queue and without the pause, telling the waiting page each step.
 """
 
 import hashlib
 import json
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from functools import cache
 from typing import Any, cast
@@ -60,6 +62,8 @@ VARIANTS_KEPT_FOR = 24 * 3600
 PAUSE_PER_BUILD = 1.0
 MIN_PAUSE = 1.0
 MAX_PAUSE = 2.0
+# The steps a variant's build tells the page waiting for it: the leaderboard's, then storing it.
+VARIANT_STEPS = contents.STEPS + 1
 # A leaderboard variant: (setting key, "" for the newest; margin).
 Variant = tuple[str, float]
 # Set once this process has said that Redis is unreachable (``_warn_unreachable``).
@@ -122,13 +126,87 @@ def _warn_unreachable(error: RedisConnectionError) -> None:
     )
 
 
-def ask_for_variant(dataset_id: int, setting_key: str, margin: float) -> None:
-    """Note that a page asked for this setting (empty: the newest) and margin; a new one is built."""
+def ask_for_variant(dataset_id: int, setting_key: str, margin: float, built: bool = True) -> None:
+    """Note that a page asked for this setting (empty: the newest) and margin, which later builds then
+    make too. One not ``built`` yet is built at once: alone (``build_variant``), or with the dataset's
+    first build when it is the default."""
     if not setting_key and margin == DEFAULT_MARGIN:
+        if not built:
+            schedule_rebuild(dataset_id)
         return
     member = json.dumps([setting_key or "", margin])
-    if queue().connection.zadd(_variants_key(dataset_id), {member: time.time()}):
-        schedule_rebuild(dataset_id)
+    connection = queue().connection
+    connection.zadd(_variants_key(dataset_id), {member: time.time()})
+    if not built and connection.set(
+        _variant_build_key(dataset_id, setting_key, margin), json.dumps(_waiting()), nx=True, ex=PENDING_FOR
+    ):
+        # Ahead of the queued builds: a person is waiting for this one.
+        queue().enqueue(build_variant, dataset_id, setting_key, margin, job_timeout=BUILD_TIMEOUT, at_front=True)
+
+
+def _variant_build_key(dataset_id: int, setting_key: str, margin: float) -> str:
+    return f"leaderboard:variant-build:{dataset_id}:{setting_key}:{margin}"
+
+
+def _waiting() -> dict[str, Any]:
+    return {"step": "waiting for a worker", "done": 0, "total": VARIANT_STEPS}
+
+
+def variant_progress(dataset_id: int, setting_key: str, margin: float) -> dict[str, Any] | None:
+    """Where the build of a variant a page waits for stands: its step, steps done and in all; None
+    when no such build is under way (the dataset's first build makes the page wait instead)."""
+    state = queue().connection.get(_variant_build_key(dataset_id, setting_key, margin))
+    return json.loads(state) if state else None
+
+
+def build_variant(dataset_id: int, setting_key: str, margin: float) -> None:
+    """The RQ job of a page that asked for a variant never built: that variant alone, without the
+    pause between builds, each step told to the waiting page (stored for its polls and sent to
+    its websocket); then the page is told that it landed, and reloads."""
+    connection = queue().connection
+    progress_key = _variant_build_key(dataset_id, setting_key, margin)
+    done = 0
+
+    def report(step: str) -> None:
+        nonlocal done
+        state = {"step": step, "done": done, "total": VARIANT_STEPS}
+        done += 1
+        connection.set(progress_key, json.dumps(state), ex=PENDING_FOR)
+        broadcast(
+            group_name(dataset_id), {"type": "leaderboard.progress", "setting": setting_key, "margin": margin, **state}
+        )
+
+    try:
+        # A build of the dataset under way holds the lock: this one follows it.
+        with connection.lock(_lock_key(dataset_id), timeout=BUILD_TIMEOUT):
+            snapshot = _store_variant(dataset_id, setting_key, margin, report)
+    finally:
+        connection.delete(progress_key)
+    if snapshot is not None:
+        announce(dataset_id, [], snapshot.built_at)
+
+
+def _store_variant(dataset_id: int, setting_key: str, margin: float, report: Callable[[str], None]) -> Snapshot | None:
+    """Build and store one variant, replacing its snapshot; None when the dataset or setting is gone."""
+    dataset = Dataset.objects.filter(pk=dataset_id).first()
+    if dataset is None:
+        return None
+    scores_version = _digest(metrics.scores_version(dataset))
+    metric_ratings, score_tests = _current_score_parts(dataset, scores_version)
+    builder = contents.Builder(dataset, metric_ratings, score_tests, scores_version, progress=report)
+    newest = builder.settings[0]["key"] if builder.settings else ""
+    if setting_key and setting_key not in {setting["key"] for setting in builder.settings}:
+        return None
+    key = setting_key or newest
+    snapshot = _snapshot_of(
+        builder, key, margin, key == newest, timezone.now(), _digest(human.judgement_version(dataset)), scores_version
+    )
+    report("storing")
+    with transaction.atomic():
+        Dataset.objects.select_for_update().get(pk=dataset.pk)
+        Snapshot.objects.filter(dataset=dataset, setting=key, margin=margin).delete()
+        snapshot.save()
+    return snapshot
 
 
 def _asked_variants(connection: Redis, dataset_id: int) -> list[Variant]:
@@ -198,25 +276,10 @@ def build_snapshots(dataset: Dataset, asked: Iterable[Variant] = ()) -> tuple[li
     variants = dict.fromkeys([(newest, DEFAULT_MARGIN), *((key or newest, margin) for key, margin in asked)])
     for variant in unknown:
         variants.pop(variant, None)
-    snapshots: list[Snapshot] = []
-    for setting_key, margin in variants:
-        is_newest = setting_key == newest
-        data = builder.leaderboard(setting_key or None, margin)
-        tables = {**exports.leaderboard_json(data), "as_of": built_at.isoformat()}
-        snapshots.append(
-            Snapshot(
-                dataset=dataset,
-                setting=setting_key,
-                newest=is_newest,
-                margin=margin,
-                tables=json.dumps(tables, ensure_ascii=False),
-                plots=json.dumps(data["plots"], ensure_ascii=False),
-                summary=builder.summary(data) if is_newest and margin == DEFAULT_MARGIN else None,
-                judgement_version=judgement_version,
-                scores_version=scores_version,
-                built_at=built_at,
-            )
-        )
+    snapshots = [
+        _snapshot_of(builder, setting_key, margin, setting_key == newest, built_at, judgement_version, scores_version)
+        for setting_key, margin in variants
+    ]
     # Everything is computed and serialised before the transaction: on SQLite it holds the one
     # write lock, and annotators' saves wait for it.
     writing = time.monotonic()
@@ -232,6 +295,32 @@ def build_snapshots(dataset: Dataset, asked: Iterable[Variant] = ()) -> tuple[li
         1000 * (time.monotonic() - writing),
     )  # fmt: skip
     return snapshots, unknown
+
+
+def _snapshot_of(
+    builder: contents.Builder,
+    setting_key: str,
+    margin: float,
+    is_newest: bool,
+    built_at: datetime,
+    judgement_version: str,
+    scores_version: str,
+) -> Snapshot:
+    """The (unsaved) snapshot of one variant: its leaderboard's tables and figures, serialised."""
+    data = builder.leaderboard(setting_key or None, margin)
+    tables = {**exports.leaderboard_json(data), "as_of": built_at.isoformat()}
+    return Snapshot(
+        dataset=builder.dataset,
+        setting=setting_key,
+        newest=is_newest,
+        margin=margin,
+        tables=json.dumps(tables, ensure_ascii=False),
+        plots=json.dumps(data["plots"], ensure_ascii=False),
+        summary=builder.summary(data) if is_newest and margin == DEFAULT_MARGIN else None,
+        judgement_version=judgement_version,
+        scores_version=scores_version,
+        built_at=built_at,
+    )
 
 
 def _current_score_parts(dataset: Dataset, scores_version: str) -> tuple[dict[Variant, Any], dict[str, Any]]:

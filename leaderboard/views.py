@@ -92,19 +92,23 @@ def leaderboard_view(json: bool = False) -> Callable[[View], View]:
 
 def _snapshot(request: HttpRequest, dataset: Dataset, *deferred: str) -> Snapshot | None:
     """The last built snapshot of the setting and margin asked for; None (and a build queued) when never built."""
-    setting_key, margin = request.GET.get("setting", ""), contents.parse_margin(request.GET.get("margin"))
+    setting_key, margin = _variant(request)
     snapshot = Snapshot.objects.variant(dataset, setting_key, margin).defer(*deferred).first()
     if snapshot is None:
         contents.check_setting(dataset, setting_key)
-    jobs.ask_for_variant(dataset.pk, setting_key, margin)
-    if snapshot is None:
-        jobs.schedule_rebuild(dataset.pk)
+    jobs.ask_for_variant(dataset.pk, setting_key, margin, built=snapshot is not None)
     return snapshot
 
 
-def _being_built(dataset: Dataset) -> JsonResponse:
+def _variant(request: HttpRequest) -> tuple[str, float]:
+    """The scoring setting (empty: the newest) and margin a request asks for."""
+    return request.GET.get("setting", ""), contents.parse_margin(request.GET.get("margin"))
+
+
+def _being_built(request: HttpRequest, dataset: Dataset) -> JsonResponse:
     message = f"The {dataset.name} leaderboard is being built; it will be ready in a moment."
-    return JsonResponse({"building": True, "message": message}, status=202)
+    progress = jobs.variant_progress(dataset.pk, *_variant(request))
+    return JsonResponse({"building": True, "message": message, "progress": progress}, status=202)
 
 
 def _rendered(
@@ -156,7 +160,10 @@ def score_run_link(dataset: Dataset, request: HttpRequest) -> str:
 def dataset_page(request: HttpRequest, dataset: Dataset) -> HttpResponse:
     snapshot = _snapshot(request, dataset, "tables")
     if snapshot is None:
-        return render(request, "leaderboard/building.html", {"dataset": dataset})
+        setting_key, margin = _variant(request)
+        progress = jobs.variant_progress(dataset.pk, setting_key, margin)
+        context = {"dataset": dataset, "setting": setting_key, "margin": margin, "progress": progress}
+        return render(request, "leaderboard/building.html", context)
     links, score_run = csv_links(dataset, request), score_run_link(dataset, request)
 
     def render_body() -> str:
@@ -177,7 +184,7 @@ def dataset_sections(request: HttpRequest, dataset: Dataset) -> HttpResponse:
     """The page's sections, re-rendered, its figures and as-of time: what the live refresh fetches."""
     snapshot = _snapshot(request, dataset, "tables")
     if snapshot is None:
-        return _being_built(dataset)
+        return _being_built(request, dataset)
     links, score_run = csv_links(dataset, request), score_run_link(dataset, request)
 
     def render_sections() -> dict[str, str]:
@@ -197,7 +204,7 @@ def dataset_sections(request: HttpRequest, dataset: Dataset) -> HttpResponse:
 def dataset_json(request: HttpRequest, dataset: Dataset) -> HttpResponse:
     snapshot = _snapshot(request, dataset, "plots")
     if snapshot is None:
-        return _being_built(dataset)
+        return _being_built(request, dataset)
     return HttpResponse(snapshot.tables, content_type="application/json")
 
 
@@ -208,7 +215,7 @@ def dataset_table(request: HttpRequest, dataset: Dataset, table: str, file_forma
         raise Http404(f"No table named {table}.")
     snapshot = _snapshot(request, dataset, "plots")
     if snapshot is None:
-        return _being_built(dataset)
+        return _being_built(request, dataset)
     if file_format == "parquet":
         response = HttpResponse(exports.parquet_bytes(table, snapshot.data), content_type=PARQUET_TYPE)
     else:

@@ -24,6 +24,9 @@ TEST_PASSWORD_HASHERS = [
 ]
 
 
+UNHASHED_STATIC_STORAGE = "whitenoise.storage.CompressedStaticFilesStorage"
+
+
 def xdist_worker_number():
     """0, 1, … in a pytest-xdist worker (gw0, gw1, …); None in a run without workers."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
@@ -61,6 +64,9 @@ def pytest_configure(config):
         return  # the workers run the tests
     settings.PASSWORD_HASHERS = TEST_PASSWORD_HASHERS
     settings.VAR_DIR = Path(tempfile.mkdtemp(prefix="genres-test-var-"))
+    # Pages link static files by their own names, served from the sources: the hashed names need
+    # a collectstatic per test process first (tests/test_static_files.py checks those).
+    settings.STORAGES = {**settings.STORAGES, "staticfiles": {"BACKEND": UNHASHED_STATIC_STORAGE}}
     if os.environ.get("REDIS_URL"):
         use_redis(shared_redis_url(os.environ["REDIS_URL"], xdist_worker_number()))
         return

@@ -162,16 +162,13 @@ def ratings_by_aspect(human: RatingBoards, metric: RatingBoards, aspects: Aspect
     )
 
 
-def _label_positions(count: int) -> list[str]:
-    """Point labels alternately above and below, so neighbours' names overlap less."""
-    return ["top center" if index % 2 == 0 else "bottom center" for index in range(count)]
-
-
 def rating_vs_score(
     human: RatingBoards, mean_scores: Mapping[str, Mapping[str, Any]], aspects: Aspects, method_name: str
 ) -> Json:
     """Small multiples, one per aspect: human rating (y) against the mean metric score ×100 (x),
-    each point labelled with its system. A phone stacks them (static/js/leaderboard.js)."""
+    each point labelled with its system. The page's script places the labels where they overlap
+    nothing at the width shown, leaving a name to the hover where there is no room (the names are
+    in customdata, which the hover reads); a phone stacks the panels (static/js/leaderboard.js)."""
     panels = _panels_in_a_row(tuple(name for _, name in aspects))
     # Copies: the cached panels stay as plotly made them.
     axes = {name: dict(settings) for name, settings in panels.items() if name.startswith(("xaxis", "yaxis"))}
@@ -179,12 +176,13 @@ def rating_vs_score(
     for column, (code, name) in enumerate(aspects, start=1):
         board = human.get(code, {})
         scores = mean_scores.get(code, {})
-        # Sorted by rating: alternating label positions then separate vertical neighbours.
         systems = sorted(
             (system for system in board if scores.get(system) is not None), key=lambda system: board[system]["rating"]
         )
         suffix = "" if column == 1 else str(column)
-        hovertemplate = "%{text}<br>" + name + " score %{x:.1f}<br>human " + method_name + " %{y:.0f}<extra></extra>"
+        hovertemplate = (
+            "%{customdata}<br>" + name + " score %{x:.1f}<br>human " + method_name + " %{y:.0f}<extra></extra>"
+        )
         traces.append(
             dict(
                 type="scatter",
@@ -194,7 +192,8 @@ def rating_vs_score(
                 y=[board[system]["rating"] for system in systems],
                 mode="markers+text",
                 text=systems,
-                textposition=_label_positions(len(systems)),
+                customdata=systems,
+                textposition="top center",
                 textfont=dict(size=9, color="#4a5366"),
                 cliponaxis=False,
                 marker=dict(size=9, color=HUMAN_COLOUR, line=dict(color="#ffffff", width=1)),

@@ -23,6 +23,7 @@ from leaderboard.jobs import QUEUE as LEADERBOARD_QUEUE
 from leaderboard.jobs import build_snapshots
 from scoring.models import Dataset, System
 from scoring.models.scores import TextScore
+from tests.browser.console import console_errors as shared_console_errors
 from tests.scoring.worker_fixtures import (
     BASE_DIR,
     server_superuser,
@@ -109,17 +110,7 @@ def site(file_database):
 
 
 def console_errors(page):
-    errors = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on(
-        "console",
-        lambda message: (
-            errors.append(message.text)
-            if message.type == "error" and not message.location.get("url", "").endswith("favicon.ico")
-            else None
-        ),
-    )
-    return errors
+    return shared_console_errors(page, lambda message: message.location.get("url", "").endswith("favicon.ico"))
 
 
 def expect_plots_drawn(page):

@@ -59,6 +59,9 @@ def test_scatter_leaves_out_systems_without_a_score():
     figure = rating_vs_score(human, {"ts": {"x": 0.8, "y": None}, "us": {"x": 0.5}}, ASPECTS, "Elo")
     assert [trace["text"] for trace in figure["data"]] == [["x"], ["x"]]
     assert figure["data"][0]["mode"] == "markers+text"  # points are labelled
+    # The hover names the system from customdata: the page blanks a label that has no room.
+    assert [trace["customdata"] for trace in figure["data"]] == [["x"], ["x"]]
+    assert "%{customdata}" in figure["data"][0]["hovertemplate"]
     assert figure["data"][0]["x"] == [pytest.approx(80.0)]
 
 

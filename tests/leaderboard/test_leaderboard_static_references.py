@@ -72,9 +72,9 @@ def test_every_script_and_stylesheet_is_served_by_the_app(pages):
             assert finders.find(asset.removeprefix(static_prefix)), f"{name} page: {asset} is not a static file"
 
 
-def test_the_dataset_page_loads_plotly_from_the_plotly_package(pages):
+def test_the_dataset_page_loads_the_partial_plotly_bundle(pages):
     assets = assets_of(pages["dataset"])
-    assert static("plotly/plotly.min.js") in assets
+    assert static("vendor/plotly-leaderboard.min.js") in assets
     assert static("js/leaderboard.js") in assets
     assert static("css/leaderboard.css") in assets
 

@@ -76,19 +76,51 @@
     });
   }
 
-  /* One plot per task: between two, the page answers clicks and its websocket opens (drawing
-     all five at once held the page for seconds on a loaded machine). Each draw reads the
-     figures and the method when its turn comes, so a later call never leaves stale plots. */
-  function drawPlots(onlyByMethod) {
-    if (!window.Plotly) return;
-    var elements = Array.prototype.filter.call(root.querySelectorAll(".plot[data-plot]"), function (element) {
-      return !onlyByMethod || element.hasAttribute("data-by-method");
+  /* Figures are drawn one per task, so that between two the page answers clicks and its websocket
+     opens (drawing all at once held the page for seconds on a loaded machine): those in or near
+     the view first, the others when the browser is idle. plotly.js loads without holding the page
+     (async): the tables sort and the controls work before it arrives, and the figures are drawn
+     when it does. Each draw reads the figures and the method when its turn comes, so a later
+     call never leaves stale plots. */
+  var stale = [];
+  var inView = new Set();
+  var drawQueued = false;
+  var observer = window.IntersectionObserver ? new IntersectionObserver(function (entries) {
+    entries.forEach(function (entry) {
+      if (entry.isIntersecting) inView.add(entry.target);
+      else inView.delete(entry.target);
     });
-    (function drawFrom(index) {
-      if (index >= elements.length) return;
-      drawPlot(elements[index]);
-      window.setTimeout(function () { drawFrom(index + 1); }, 0);
-    })(0);
+    queueDraw();
+  }, { rootMargin: "300px 0px" }) : null;
+
+  function drawPlots(onlyByMethod) {
+    root.querySelectorAll(".plot[data-plot]").forEach(function (element) {
+      if (observer) observer.observe(element); // again after a refresh replaced the section: harmless
+      if ((!onlyByMethod || element.hasAttribute("data-by-method")) && stale.indexOf(element) < 0) stale.push(element);
+    });
+    queueDraw();
+  }
+
+  function connected(element) { return element.isConnected; }
+
+  function queueDraw() {
+    stale = stale.filter(connected);
+    if (drawQueued || !window.Plotly || !stale.length) return;
+    drawQueued = true;
+    var soon = stale.some(function (element) { return inView.has(element); });
+    if (soon || !window.requestIdleCallback) window.setTimeout(drawNext, 0);
+    else window.requestIdleCallback(drawNext, { timeout: 1000 });
+  }
+
+  function drawNext() {
+    drawQueued = false;
+    stale = stale.filter(connected);
+    if (!stale.length) return;
+    var visible = stale.filter(function (element) { return inView.has(element); });
+    var element = visible.length ? visible[0] : stale[0];
+    stale.splice(stale.indexOf(element), 1);
+    drawPlot(element);
+    queueDraw();
   }
 
   function drawPlot(element) {
@@ -104,7 +136,86 @@
       modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"],
       toImageButtonOptions: { format: "png", filename: "leaderboard-" + name + "-" + (byMethod ? method : "all"), scale: 2 }
     };
-    window.Plotly.react(element, data, layout, config);
+    window.Plotly.react(element, data, layout, config).then(function () {
+      if (!element.hasAttribute("data-drawn") && element.on) element.on("plotly_afterplot", function () { placeLabels(element); });
+      placeLabels(element);
+      element.setAttribute("data-drawn", "true");
+    });
+  }
+
+  /* Point labels (the human-vs-score scatter, whose traces carry the names as customdata): each
+     name goes above, below, right or left of its point, the first of these where it overlaps no
+     other name or point and stays inside its panel; a name with no such place is left to the
+     hover. Placed in pixels after every draw (a resize too), so at the width shown. */
+  var LABEL_SIDES = ["top center", "bottom center", "middle right", "middle left", "top right", "top left", "bottom right", "bottom left"];
+  var LABEL_GAP = 6; // from the point's centre: its radius and a little air
+  var textMeasure = document.createElement("canvas").getContext("2d");
+
+  function labelBox(x, y, width, height, side) {
+    var vertical = side.split(" ")[0];
+    var horizontal = side.split(" ")[1];
+    var gap = vertical === "middle" ? LABEL_GAP : 2; // a name above or below a point clears it already
+    var left = horizontal === "center" ? x - width / 2 : horizontal === "right" ? x + gap : x - gap - width;
+    var top = vertical === "top" ? y - LABEL_GAP - height : vertical === "bottom" ? y + LABEL_GAP : y - height / 2;
+    return { left: left, right: left + width, top: top, bottom: top + height };
+  }
+
+  function overlaps(a, b) { return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom; }
+
+  function labelledPoints(element) {
+    var layout = element._fullLayout;
+    var points = [];
+    element.data.forEach(function (trace, traceIndex) {
+      if (trace.type !== "scatter" || String(trace.mode).indexOf("text") < 0 || !trace.customdata) return;
+      var xaxis = layout["xaxis" + (trace.xaxis || "x").slice(1)];
+      var yaxis = layout["yaxis" + (trace.yaxis || "y").slice(1)];
+      var font = trace.textfont && trace.textfont.size ? trace.textfont.size : 10;
+      textMeasure.font = font + "px " + layout.font.family;
+      trace.customdata.forEach(function (name, index) {
+        points.push({
+          trace: traceIndex, index: index, name: name, height: font * 1.25,
+          // Its panel's plot area: a name outside it would cover the axes' numbers or a neighbour.
+          panel: { left: xaxis._offset, right: xaxis._offset + xaxis._length, top: yaxis._offset - 2, bottom: yaxis._offset + yaxis._length },
+          width: textMeasure.measureText(name).width + 2,
+          x: xaxis._offset + xaxis.l2p(trace.x[index]), y: yaxis._offset + yaxis.l2p(trace.y[index])
+        });
+      });
+    });
+    return points;
+  }
+
+  function placeLabels(element) {
+    if (!element._fullLayout || !element.data) return;
+    var points = labelledPoints(element);
+    if (!points.length) return;
+    var taken = points.map(function (point) {
+      return { left: point.x - 5, right: point.x + 5, top: point.y - 5, bottom: point.y + 5 };
+    });
+    var update = { text: [], textposition: [] };
+    var traces = [];
+    points.forEach(function (point) {
+      var at = traces.indexOf(point.trace);
+      if (at < 0) {
+        at = traces.push(point.trace) - 1;
+        update.text.push([]);
+        update.textposition.push([]);
+      }
+      var side = LABEL_SIDES.filter(function (candidate) {
+        var box = labelBox(point.x, point.y, point.width, point.height, candidate);
+        var panel = point.panel;
+        var inside = box.left >= panel.left && box.right <= panel.right && box.top >= panel.top && box.bottom <= panel.bottom;
+        return inside && !taken.some(function (other) { return overlaps(box, other); });
+      })[0];
+      if (side) taken.push(labelBox(point.x, point.y, point.width, point.height, side));
+      update.text[at].push(side ? point.name : "");
+      update.textposition[at].push(side || "top center");
+    });
+    var unchanged = traces.every(function (traceIndex, at) {
+      var trace = element.data[traceIndex];
+      return JSON.stringify(trace.text) === JSON.stringify(update.text[at]) &&
+        JSON.stringify(trace.textposition) === JSON.stringify(update.textposition[at]);
+    });
+    if (!unchanged) window.Plotly.restyle(element, update, traces);
   }
 
   /* On a phone the small multiples (one subplot per aspect side by side) are stacked, one under
@@ -157,6 +268,16 @@
   enableSorting(root);
   showMethod(currentMethod());
   drawPlots(false);
+  // plotly.js still loading (the page's script element), or missing (the export inlines it before this).
+  var plotlyScript = document.getElementById("plotly-js");
+  if (!window.Plotly && plotlyScript) {
+    plotlyScript.addEventListener("load", queueDraw);
+    plotlyScript.addEventListener("error", function () {
+      root.querySelectorAll(".plot[data-plot]").forEach(function (element) {
+        element.setAttribute("data-failed", "true");
+      });
+    });
+  }
 
   /* Live refresh: when a build lands, the server says what it changed and as of when; the page
      fetches the affected sections of its own setting and margin. */
@@ -233,6 +354,7 @@
     });
     socket.addEventListener("message", function (event) {
       var built = JSON.parse(event.data);
+      if (!built.changes) return; // a step of a variant's build, for pages waiting for it
       if (new Date(built.as_of) <= new Date(root.getAttribute("data-as-of"))) return; // already shown
       if (built.changes.length) schedule(built.changes);
     });
