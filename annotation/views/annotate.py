@@ -42,6 +42,7 @@ from annotation.services.judgements import Saved, save_judgements
 from annotation.services.quality_control import practice_pending, practice_required
 from annotation.services.queues import next_public_id, skip, text_progress
 from annotation.views.closed import closed_campaign_page, get_or_closed
+from core.compiled_queries import SAMPLE_IDS, SAMPLE_UUID, CompiledQuery
 from core.permissions import VIEW_OUTPUTS
 from core.signed_in import SignedInRequest
 from scoring.models import Output
@@ -87,32 +88,51 @@ def own_item(public_id: UUID, user: User) -> dict[str, object]:
     return {"items__assignments__public_id": public_id, "items__assignments__annotator": user}
 
 
-def get_own_assignment(request: SignedInRequest, public_id: UUID) -> AnnotatedAssignment:
-    """The annotator's assignment, with all its page shows: one query. Anyone else's is a plain
-    404; one of a closed campaign raises ``CampaignClosed``."""
-    return get_or_closed(
-        annotator_assignments(request.user)
+def _own_assignment_to_show(annotator_id: int, public_id: UUID) -> QuerySet[Assignment]:
+    return (
+        annotator_assignments(User(pk=annotator_id))
+        .filter(public_id=public_id)
         .select_related("item__campaign", "item__text", "item__system_a", "item__system_b")
         .annotate(
             **progress_annotations(OuterRef("item__campaign_id"), OuterRef("annotator_id")),
             practice_pending=has_practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id")),
-        ),
-        request.user,
-        own_item(public_id, request.user),
-        public_id=public_id,
+        )
     )
+
+
+def _own_assignment_to_save(annotator_id: int, public_id: UUID) -> QuerySet[Assignment]:
+    return (
+        annotator_assignments(User(pk=annotator_id))
+        .filter(public_id=public_id)
+        .select_related("item__campaign")
+        .annotate(practice_pending=has_practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id")))
+    )
+
+
+# Compiled once per process: building and compiling these subqueries cost more CPU than running them.
+own_assignment_to_show = CompiledQuery(_own_assignment_to_show, (SAMPLE_IDS[0], SAMPLE_UUID))
+own_assignment_to_save = CompiledQuery(_own_assignment_to_save, (SAMPLE_IDS[0], SAMPLE_UUID))
+
+
+def _own_or_closed(query: CompiledQuery[Assignment], request: SignedInRequest, public_id: UUID) -> AnnotatedAssignment:
+    """The annotator's assignment from ``query``. Anyone else's is a plain 404; one of a closed
+    campaign raises ``CampaignClosed``."""
+    found = query(request.user.pk, public_id)
+    if found:
+        return found[0]
+    return get_or_closed(
+        annotator_assignments(request.user), request.user, own_item(public_id, request.user), public_id=public_id
+    )
+
+
+def get_own_assignment(request: SignedInRequest, public_id: UUID) -> AnnotatedAssignment:
+    """The annotator's assignment, with all its page shows: one query."""
+    return _own_or_closed(own_assignment_to_show, request, public_id)
 
 
 def get_own_assignment_to_save(request: SignedInRequest, public_id: UUID) -> AnnotatedAssignment:
     """The annotator's assignment with what a save reads: no text, no outputs."""
-    return get_or_closed(
-        annotator_assignments(request.user)
-        .select_related("item__campaign")
-        .annotate(practice_pending=has_practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id"))),
-        request.user,
-        own_item(public_id, request.user),
-        public_id=public_id,
-    )
+    return _own_or_closed(own_assignment_to_save, request, public_id)
 
 
 def continue_url(campaign_id: int) -> str:
