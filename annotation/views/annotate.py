@@ -15,7 +15,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.paginator import Paginator
-from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Max, OuterRef, Q, Subquery
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -32,17 +32,22 @@ from annotation.models import (
     MAX_COMMENT_CHARS,
     Aspect,
     Assignment,
-    Campaign,
     Item,
     Label,
 )
 from annotation.queue_progress import progress_annotations, queue_progress
 from annotation.services.errors import AnnotationError, VersionConflict
 from annotation.services.judgements import Saved, save_judgements
-from annotation.services.quality_control import practice_pending, practice_required
+from annotation.services.quality_control import practice_required
 from annotation.services.queues import next_public_id, skip, text_progress
 from annotation.views.closed import closed_campaign_page, get_or_closed
-from core.compiled_queries import SAMPLE_IDS, SAMPLE_UUID, CompiledQuery
+from annotation.views.own_assignments import (
+    annotator_assignments,
+    annotator_campaigns,
+    get_own_assignment,
+    get_own_assignment_to_save,
+    has_practice_pending,
+)
 from core.permissions import VIEW_OUTPUTS
 from core.signed_in import SignedInRequest
 from scoring.models import Output
@@ -54,19 +59,6 @@ AnnotatedAssignment = Any
 REVIEW_PAGE_SIZE = 50
 
 
-def annotator_campaigns(user: User) -> QuerySet[Campaign]:
-    """Open campaigns in which ``user`` is an active annotator."""
-    return Campaign.objects.filter(
-        is_open=True, is_imported=False, memberships__annotator=user, memberships__active=True
-    )
-
-
-def annotator_assignments(user: User) -> QuerySet[Assignment]:
-    """The assignments ``user`` may open: their own, in campaigns they still annotate, but none
-    withheld from them (their text's gold was shown to them in another campaign)."""
-    return Assignment.objects.filter(annotator=user, item__campaign__in=annotator_campaigns(user)).not_withheld()
-
-
 def _queue_count(**filters: Any) -> Subquery:
     """How many assignments of the same annotator and campaign match ``filters``, as a subquery."""
     queue = Assignment.objects.filter(
@@ -75,64 +67,6 @@ def _queue_count(**filters: Any) -> Subquery:
     # The filter sits in the count, not the WHERE: the group always has a row, so no count is NULL.
     counted = queue.order_by().values("annotator_id").annotate(count=Count("pk", filter=Q(**filters)))
     return Subquery(counted.values("count"))
-
-
-def has_practice_pending(campaign_id: int | OuterRef, annotator_id: int | OuterRef) -> Exists:
-    """Whether the annotator has a practice round still to pass in the campaign, as a subquery
-    (the ids may be ``OuterRef``)."""
-    return Exists(practice_pending().filter(campaign_id=campaign_id, annotator_id=annotator_id))
-
-
-def own_item(public_id: UUID, user: User) -> dict[str, object]:
-    """The lookup of ``get_or_closed`` for an assignment of ``user``."""
-    return {"items__assignments__public_id": public_id, "items__assignments__annotator": user}
-
-
-def _own_assignment_to_show(annotator_id: int, public_id: UUID) -> QuerySet[Assignment]:
-    return (
-        annotator_assignments(User(pk=annotator_id))
-        .filter(public_id=public_id)
-        .select_related("item__campaign", "item__text", "item__system_a", "item__system_b")
-        .annotate(
-            **progress_annotations(OuterRef("item__campaign_id"), OuterRef("annotator_id")),
-            practice_pending=has_practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id")),
-        )
-    )
-
-
-def _own_assignment_to_save(annotator_id: int, public_id: UUID) -> QuerySet[Assignment]:
-    return (
-        annotator_assignments(User(pk=annotator_id))
-        .filter(public_id=public_id)
-        .select_related("item__campaign")
-        .annotate(practice_pending=has_practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id")))
-    )
-
-
-# Compiled once per process: building and compiling these subqueries cost more CPU than running them.
-own_assignment_to_show = CompiledQuery(_own_assignment_to_show, (SAMPLE_IDS[0], SAMPLE_UUID))
-own_assignment_to_save = CompiledQuery(_own_assignment_to_save, (SAMPLE_IDS[0], SAMPLE_UUID))
-
-
-def _own_or_closed(query: CompiledQuery[Assignment], request: SignedInRequest, public_id: UUID) -> AnnotatedAssignment:
-    """The annotator's assignment from ``query``. Anyone else's is a plain 404; one of a closed
-    campaign raises ``CampaignClosed``."""
-    found = query(request.user.pk, public_id)
-    if found:
-        return found[0]
-    return get_or_closed(
-        annotator_assignments(request.user), request.user, own_item(public_id, request.user), public_id=public_id
-    )
-
-
-def get_own_assignment(request: SignedInRequest, public_id: UUID) -> AnnotatedAssignment:
-    """The annotator's assignment, with all its page shows: one query."""
-    return _own_or_closed(own_assignment_to_show, request, public_id)
-
-
-def get_own_assignment_to_save(request: SignedInRequest, public_id: UUID) -> AnnotatedAssignment:
-    """The annotator's assignment with what a save reads: no text, no outputs."""
-    return _own_or_closed(own_assignment_to_save, request, public_id)
 
 
 def continue_url(campaign_id: int) -> str:

@@ -4,7 +4,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from annotation.services.queues import _pending_pairs, _text_pairs, pending_pairs, text_pairs
-from annotation.views.annotate import _own_assignment_to_show, own_assignment_to_show
+from annotation.views.own_assignments import _own_assignment_to_show, own_assignment_to_show
 from core.compiled_queries import SAMPLE_IDS, SAMPLE_UUID, CompiledQuery
 from tests.annotation.annotator_fixtures import FIRST_FOUR_LEFT, make_annotation_setup, make_user
 
@@ -56,7 +56,7 @@ def test_values_list_rows_come_back_converted_as_the_querysets(study):
 
 
 def test_the_queryset_is_built_once_whatever_the_values(study):
-    setup, annotators = study
+    _setup, annotators = study
     built = []
 
     def users(user_id):
