@@ -1,7 +1,8 @@
 """Load benchmark: annotators saving judgements and a researcher watching the leaderboard, over HTTP.
 
     python -m benchmarks.load [--annotators 20] [--duration 60] [--database sqlite|postgres://…]
-                              [--redis-url redis://…] [--think 0] [--web-workers N]
+                              [--redis-url redis://…] [--think 0 | --think 2-5] [--web-workers N]
+                              [--cost-seconds 30] [--baseline REV]
 
 Starts the app as a lab would (``python -m genres_site.serve --demo`` on a free port, in a
 temporary GENRES_VAR_DIR; ``--web-workers`` when the server has it), then sets up a study
@@ -16,7 +17,7 @@ redirect), the item page, a save of the aspects it asks for (the form POSTed wit
 application/json``, as static/js/annotate.js sends it; the first four aspects, and
 completeness in a second POST once the text's reference triples are shown), then on to the
 page the answer names. The labels are random; the think time before each save is ``--think``
-(0: a closed loop). The researcher polls leaderboard.json and the leaderboard page of that
+(0: a closed loop; ``2-5``: drawn evenly between 2 and 5 s before each save, paced annotators). The researcher polls leaderboard.json and the leaderboard page of that
 dataset all along, and on after the end until every acknowledged judgement is counted there
 (at most ``--visible-wait``).
 
@@ -25,7 +26,14 @@ before and after; the client runs on the same machine), the CPU time the web ser
 request and the leaderboard worker's (from /proc: steadier than latencies on a shared machine), and checks against the database:
 every acknowledged judgement stored once with the label sent (0 lost, 0 duplicated), and how
 long a saved judgement took to show in leaderboard.json's judgement count, and how long the
-leaderboard builds took (from the worker's log). Exits 1 when a judgement was lost or duplicated.
+leaderboard builds took (from the worker's log). Then, for ``--cost-seconds``, one annotator
+alone: the web server's CPU read before and after each request gives its CPU per request kind
+(next item, item page, save), the stack's whole cost with nothing else served. Exits 1 when a
+judgement was lost or duplicated.
+
+``--baseline REV`` runs everything twice: first on an export of that git revision (its server,
+its set-up commands; this file's client), then on the working tree, and ends with a table of
+both runs' headline figures side by side.
 
 With ``--database postgres://…/NAME`` the database NAME is dropped and created afresh (and
 dropped at the end); with ``--redis-url`` that Redis database is flushed first (use a
@@ -479,6 +487,8 @@ async def request_costs(base_url, study, password, options, cpu_seconds, figures
     await annotate(session, continue_url, time.monotonic() + options.cost_seconds, (0, 0), random.Random(0))
     await session.client.aclose()
     figures.costs, figures.costed = alone.costs, alone.costed
+    # Checked against the database with the others; not in the leaderboard's delays (no one watched).
+    figures.acknowledged.update(alone.acknowledged)
 
 
 # --- Report -------------------------------------------------------------------------------------------
@@ -603,7 +613,7 @@ def parse_arguments(argv):
     parser.add_argument(
         "--cost-seconds",
         type=float,
-        default=20,
+        default=30,
         help="after the run, seconds of one annotator alone to read the server's CPU per request kind (0: none)",
     )
     parser.add_argument(
