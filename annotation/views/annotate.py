@@ -15,7 +15,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.paginator import Paginator
-from django.db.models import Count, Max, OuterRef, Q, Subquery
+from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -48,6 +48,7 @@ from annotation.views.own_assignments import (
     get_own_assignment_to_save,
     has_practice_pending,
 )
+from core.compiled_queries import SAMPLE_IDS, CompiledQuery
 from core.permissions import VIEW_OUTPUTS
 from core.signed_in import SignedInRequest
 from scoring.models import Output
@@ -112,17 +113,23 @@ def shown_triples(assignment: Assignment) -> tuple[list[list[str]], list[list[st
     return (a_triples, b_triples) if assignment.a_on_left else (b_triples, a_triples)
 
 
+def _pair_outputs(text_id: int, system_a_id: int, system_b_id: int) -> QuerySet[Output, tuple[int, Any]]:
+    """(system id, triples) of the two systems' outputs of the text."""
+    return Output.objects.filter(text_id=text_id, system_id__in=[system_a_id, system_b_id]).values_list(
+        "system_id", "triples"
+    )
+
+
+# Every item page reads it: compiled once per process (``core.compiled_queries``).
+pair_outputs = CompiledQuery(_pair_outputs, SAMPLE_IDS)
+
+
 def item_triples(item: Item) -> tuple[list[list[str]], list[list[str]]]:
     """The triples of system A's and system B's extraction, in canonical order.
 
     The ground-truth system has no stored outputs: its extraction is the text's gold triples.
     """
-    triples = {
-        output.system_id: output.triples
-        for output in Output.objects.filter(text=item.text, system__in=[item.system_a_id, item.system_b_id]).only(
-            "system_id", "triples"
-        )
-    }
+    triples = dict(pair_outputs(item.text_id, item.system_a_id, item.system_b_id))
     for system in (item.system_a, item.system_b):
         if system.is_ground_truth:
             triples[system.pk] = item.text.gold

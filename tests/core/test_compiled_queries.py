@@ -4,6 +4,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from annotation.services.queues import _pending_pairs, _text_pairs, pending_pairs, text_pairs
+from annotation.views.annotate import _pair_outputs, pair_outputs
 from annotation.views.own_assignments import _own_assignment_to_show, own_assignment_to_show
 from core.compiled_queries import SAMPLE_IDS, SAMPLE_UUID, CompiledQuery
 from tests.annotation.annotator_fixtures import FIRST_FOUR_LEFT, make_annotation_setup, make_user
@@ -53,6 +54,11 @@ def test_values_list_rows_come_back_converted_as_the_querysets(study):
         first = setup.assignments(annotator)[0]
         progress_rows = text_pairs(setup.campaign.pk, annotator.pk, first.item.text_id)
         assert progress_rows == list(_text_pairs(setup.campaign.pk, annotator.pk, first.item.text_id))
+        # JSON fields come back decoded.
+        item = first.item
+        outputs = dict(pair_outputs(item.text_id, item.system_a_id, item.system_b_id))
+        assert outputs == dict(_pair_outputs(item.text_id, item.system_a_id, item.system_b_id))
+        assert all(isinstance(triples, list) for triples in outputs.values())
 
 
 def test_the_queryset_is_built_once_whatever_the_values(study):
