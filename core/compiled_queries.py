@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar, cast
 from uuid import UUID
 
+from django.core.exceptions import EmptyResultSet
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import QuerySet
 from django.db.models.sql import Query
@@ -27,8 +28,10 @@ from django.db.models.sql.compiler import SQLCompiler
 # A row of the query: a model instance, or a tuple of a values_list query.
 Row = TypeVar("Row")
 
-# Samples to compile with: ids and a UUID that no row has (ids are positive).
-SAMPLE_IDS = (-7_000_000_001, -7_000_000_002, -7_000_000_003)
+# Samples to compile with: ids and a UUID that no query holds as a constant. The ids stay within
+# a 32-bit integer column's range: PostgreSQL's backend compiles a lookup of a value outside it
+# to "no rows" (EmptyResultSet), with no parameter left to replace.
+SAMPLE_IDS = (2_000_000_001, 2_000_000_002, 2_000_000_003)
 SAMPLE_UUID = UUID("7e57c0de-0000-4000-8000-00000000a001")
 
 
@@ -46,7 +49,10 @@ class _Compiled:
     def __init__(self, queryset: QuerySet[Any], samples: Sequence[object]) -> None:
         self.queryset = queryset
         self.compiler = queryset.query.get_compiler(using=queryset.db)
-        self.sql, params = self.compiler.as_sql()
+        try:
+            self.sql, params = self.compiler.as_sql()
+        except EmptyResultSet:
+            raise ValueError("the samples make the query empty before it runs: choose others") from None
         self.params = list(params)
         # (parameter position, value index, form): where each call's values replace the samples.
         self.slots: list[tuple[int, int, Callable[[Any], object]]] = []
