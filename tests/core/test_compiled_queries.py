@@ -84,3 +84,10 @@ def test_samples_must_differ_and_appear_in_the_query():
     unused = CompiledQuery(lambda user_id, public_id: User.objects.filter(pk=user_id), (SAMPLE_IDS[0], SAMPLE_UUID))
     with pytest.raises(ValueError, match="not among"):
         unused(1, SAMPLE_UUID)
+
+
+def test_samples_that_make_the_query_empty_are_refused():
+    # Django compiles an empty "in" (or, on PostgreSQL, an id beyond the column's range) to no query at all.
+    empty = CompiledQuery(lambda user_id: User.objects.filter(pk=user_id, groups__in=[]), SAMPLE_IDS[:1])
+    with pytest.raises(ValueError, match="empty"):
+        empty(1)
