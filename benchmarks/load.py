@@ -1,7 +1,8 @@
 """Load benchmark: annotators saving judgements and a researcher watching the leaderboard, over HTTP.
 
     python -m benchmarks.load [--annotators 20] [--duration 60] [--database sqlite|postgres://…]
-                              [--redis-url redis://…] [--think 0] [--web-workers N]
+                              [--redis-url redis://…] [--think 0 | --think 2-5] [--web-workers N]
+                              [--cost-seconds 30] [--baseline REV]
 
 Starts the app as a lab would (``python -m genres_site.serve --demo`` on a free port, in a
 temporary GENRES_VAR_DIR; ``--web-workers`` when the server has it), then sets up a study
@@ -16,7 +17,7 @@ redirect), the item page, a save of the aspects it asks for (the form POSTed wit
 application/json``, as static/js/annotate.js sends it; the first four aspects, and
 completeness in a second POST once the text's reference triples are shown), then on to the
 page the answer names. The labels are random; the think time before each save is ``--think``
-(0: a closed loop). The researcher polls leaderboard.json and the leaderboard page of that
+(0: a closed loop; ``2-5``: drawn evenly between 2 and 5 s before each save, paced annotators). The researcher polls leaderboard.json and the leaderboard page of that
 dataset all along, and on after the end until every acknowledged judgement is counted there
 (at most ``--visible-wait``).
 
@@ -25,7 +26,14 @@ before and after; the client runs on the same machine), the CPU time the web ser
 request and the leaderboard worker's (from /proc: steadier than latencies on a shared machine), and checks against the database:
 every acknowledged judgement stored once with the label sent (0 lost, 0 duplicated), and how
 long a saved judgement took to show in leaderboard.json's judgement count, and how long the
-leaderboard builds took (from the worker's log). Exits 1 when a judgement was lost or duplicated.
+leaderboard builds took (from the worker's log). Then, for ``--cost-seconds``, one annotator
+alone: the web server's CPU read before and after each request gives its CPU per request kind
+(next item, item page, save), the stack's whole cost with nothing else served. Exits 1 when a
+judgement was lost or duplicated.
+
+``--baseline REV`` runs everything twice: first on an export of that git revision (its server,
+its set-up commands; this file's client), then on the working tree, and ends with a table of
+both runs' headline figures side by side.
 
 With ``--database postgres://…/NAME`` the database NAME is dropped and created afresh (and
 dropped at the end); with ``--redis-url`` that Redis database is flushed first (use a
@@ -173,9 +181,19 @@ def recreate_postgres_database(url, drop_only=False):
 
 def serve_options(checkout=REPOSITORY):
     """What this checkout's serve command accepts (``--web-workers`` arrived with the multi-process server)."""
+def serve_options(checkout):
+    """What the checkout's serve command accepts (``--web-workers`` arrived with the multi-process server)."""
     return subprocess.run(
         [sys.executable, "-m", "genres_site.serve", "--help"], cwd=checkout, capture_output=True, text=True
     ).stdout
+
+
+def export_revision(revision):
+    """A copy of this repository's ``revision`` in a temporary directory (the files git tracks)."""
+    directory = Path(tempfile.mkdtemp(prefix="genres-load-baseline-"))
+    archive = subprocess.run(["git", "archive", revision], cwd=REPOSITORY, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(directory)], input=archive, check=True)
+    return directory
 
 
 class App:
@@ -186,6 +204,8 @@ class App:
 
     def __init__(self, options, checkout=REPOSITORY):
         self.checkout = checkout
+    def __init__(self, options, checkout=REPOSITORY, checkout_name="working tree"):
+        self.checkout, self.checkout_name = checkout, checkout_name
         self.var_dir = Path(tempfile.mkdtemp(prefix="genres-load-"))
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -305,12 +325,17 @@ class Figures:
     acks: list = field(default_factory=list)  # (time, judgements acknowledged so far)
     polls: list = field(default_factory=list)  # (time answered, judgement count on the leaderboard)
     cpu: Counter = field(default_factory=Counter)  # role → CPU seconds the server used during the run
+    costs: Counter = field(default_factory=Counter)  # kind → web server CPU seconds, read around each request
+    costed: Counter = field(default_factory=Counter)  # kind → requests whose CPU was read
 
 
 class Session:
     """One signed-in browser: its own cookies and one connection (a new one per request without keep-alive)."""
 
-    def __init__(self, base_url, figures, keep_alive=True):
+    def __init__(self, base_url, figures, keep_alive=True, web_cpu=None):
+        # Given, the web server's CPU seconds so far: read before and after each request, which
+        # is then the server's only one (``request_costs``).
+        self.web_cpu = web_cpu
         self.client = httpx.AsyncClient(
             base_url=base_url,
             timeout=REQUEST_TIMEOUT_SECONDS,
@@ -332,6 +357,7 @@ class Session:
 
     async def request(self, kind, method, url, expected, **arguments):
         """The response when its status is one of ``expected``; otherwise the error is counted and None returned."""
+        cpu_before = self.web_cpu() if self.web_cpu else 0.0
         started = time.monotonic()
         try:
             response = await self.client.request(method, url, **arguments)
@@ -339,6 +365,9 @@ class Session:
             self.figures.errors[kind, type(error).__name__] += 1
             return None
         self.figures.latencies[kind].append(time.monotonic() - started)
+        if self.web_cpu:
+            self.figures.costs[kind] += self.web_cpu() - cpu_before
+            self.figures.costed[kind] += 1
         if response.status_code not in expected:
             self.figures.errors[kind, f"HTTP {response.status_code}"] += 1
             return None
@@ -378,11 +407,12 @@ async def annotate(session, continue_url, deadline, think, rng):
         url = continue_url
         if not to_judge:
             continue
-        await asyncio.sleep(think)
+        waited = rng.uniform(*think)
+        await asyncio.sleep(waited)
         labels = {code: side or rng.choice(SIDES) for code, side in aspects.items()}
         answer = await session.request(
             "save completeness" if "cs" in to_judge else "save", "POST", action, (200,),
-            data={**form, **labels, "seconds": f"{think:.1f}"},
+            data={**form, **labels, "seconds": f"{waited:.1f}"},
             headers={"Accept": "application/json"},
         )  # fmt: skip
         if answer is None:
@@ -445,7 +475,27 @@ async def run_load(base_url, study, password, options, cpu_seconds):
     await watcher
     for session in [*annotators, researcher]:
         await session.client.aclose()
+    if options.cost_seconds:
+        await request_costs(base_url, study, password, options, cpu_seconds, figures)
     return figures, elapsed, load_before, load_after
+
+
+async def request_costs(base_url, study, password, options, cpu_seconds, figures):
+    """The web server's CPU per request kind: one annotator alone, no think time, for
+    ``--cost-seconds``, the server's CPU read from /proc before and after each request.
+
+    /proc counts in clock ticks (10 ms): each reading is off by less than one, evenly either way,
+    so the mean over a few hundred requests is within a fraction of a millisecond.
+    """
+    alone = Figures()
+    session = Session(base_url, alone, web_cpu=lambda: cpu_seconds()["web"])
+    await session.sign_in(study["annotators"][0], password)
+    continue_url = f"/annotate/campaigns/{study['campaign']}/next/"
+    await annotate(session, continue_url, time.monotonic() + options.cost_seconds, (0, 0), random.Random(0))
+    await session.client.aclose()
+    figures.costs, figures.costed = alone.costs, alone.costed
+    # Checked against the database with the others; not in the leaderboard's delays (no one watched).
+    figures.acknowledged.update(alone.acknowledged)
 
 
 # --- Report -------------------------------------------------------------------------------------------
@@ -469,7 +519,9 @@ def visibility_delays(acks, polls):
 def report(figures, elapsed, load_before, load_after, stored, options, app):
     database = "SQLite" if options.database == "sqlite" else "PostgreSQL"
     redis = "external" if options.redis_url else "embedded"
-    print(f"\n{options.annotators} annotators × {options.duration:.0f} s, think {options.think:g} s; "
+    least, most = options.think
+    think = f"{least:g}" if least == most else f"{least:g}-{most:g}"
+    print(f"\n{app.checkout_name}: {options.annotators} annotators × {options.duration:.0f} s, think {think} s; "
           f"{database}, Redis {redis}, {app.server_name}; {os.cpu_count()} cores")  # fmt: skip
     print(f"{'request':<20}{'count':>8}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'max ms':>9}{'errors':>8}")
     errors_by_kind = Counter()
@@ -487,6 +539,11 @@ def report(figures, elapsed, load_before, load_after, stored, options, app):
         print(f"server CPU during the run: web {figures.cpu['web']:.1f} s, "
               f"{1000 * figures.cpu['web'] / requests:.1f} ms per request; "
               f"leaderboard worker {figures.cpu['leaderboard']:.1f} s")  # fmt: skip
+    costs = {kind: 1000 * figures.costs[kind] / count for kind, count in figures.costed.items() if count}
+    if costs:
+        print("web server CPU per request, one annotator alone: "
+              + ", ".join(f"{kind} {ms:.1f} ms ({figures.costed[kind]})" for kind, ms in sorted(costs.items()))
+              + f"; load {os.getloadavg()[0]:.2f}")  # fmt: skip
     for (kind, reason), count in sorted(figures.errors.items()):
         print(f"  error: {kind}: {reason} × {count}")
     for line, count in app.logged_errors().most_common(5):
@@ -506,6 +563,16 @@ def report(figures, elapsed, load_before, load_after, stored, options, app):
 
     delays = visibility_delays(figures.acks, figures.polls)
     seen = [delay for delay in delays if delay is not None]
+    summary = {
+        "load": f"{load_before[0]:.1f} → {load_after[0]:.1f}",
+        **{f"{kind} p50 / p95 ms": quantiles_ms(figures.latencies[kind]) for kind in ("item page", "save")},
+        **{f"{kind}: web CPU ms": f"{ms:.1f}" for kind, ms in sorted(costs.items())},
+        "web CPU ms per request in the run": f"{1000 * figures.cpu['web'] / requests:.1f}" if figures.cpu else "",
+        "new judgement on leaderboard.json p50 / p95 s": (
+            f"{percentile(seen, 0.5):.1f} / {percentile(seen, 0.95):.1f}" if seen else "never"
+        ),
+        "errors, lost": f"{sum(figures.errors.values())}, {len([k for k in figures.acknowledged if k not in stored_sides])}",
+    }
     if seen:
         print(f"new judgement on leaderboard.json after: p50 {percentile(seen, .5):.1f} s, "
               f"p95 {percentile(seen, .95):.1f} s, max {max(seen):.1f} s; "
@@ -525,14 +592,42 @@ def report(figures, elapsed, load_before, load_after, stored, options, app):
         milliseconds = [ms for _kb, ms in writes]
         print(f"snapshot writes (one transaction; on SQLite it holds the write lock): {percentile(milliseconds, 0.5):.0f} ms "
               f"(p50), {max(milliseconds):.0f} ms at most, {max(kb for kb, _ms in writes):.0f} kB at most")  # fmt: skip
-    return not (lost or duplicated or changed)
+    return not (lost or duplicated or changed), summary
+
+
+def quantiles_ms(values):
+    if not values:
+        return "-"
+    return f"{1000 * percentile(values, 0.5):.0f} / {1000 * percentile(values, 0.95):.0f}"
+
+
+def think_range(text):
+    """``2`` or ``2-5``: the seconds an annotator thinks before a save, as (least, most)."""
+    least, _, most = text.partition("-")
+    return float(least), float(most or least)
 
 
 def parse_arguments(argv):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.load", description=__doc__.split("\n\n")[0])
     parser.add_argument("--annotators", type=int, default=20)
     parser.add_argument("--duration", type=float, default=60, help="seconds of annotating (default 60)")
-    parser.add_argument("--think", type=float, default=0.0, help="seconds before each save (default 0: closed loop)")
+    parser.add_argument(
+        "--think",
+        type=think_range,
+        default=(0.0, 0.0),
+        help="seconds before each save, or a range drawn from evenly, e.g. 2-5 (default 0: closed loop)",
+    )
+    parser.add_argument(
+        "--cost-seconds",
+        type=float,
+        default=30,
+        help="after the run, seconds of one annotator alone to read the server's CPU per request kind (0: none)",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="REV",
+        help="measure this git revision first, then the working tree, and print both side by side",
+    )
     parser.add_argument("--database", default="sqlite", help="sqlite (default) or a postgres:// URL, recreated")
     parser.add_argument("--redis-url", default="", help="a Redis database to use and flush (default: embedded)")
     parser.add_argument("--web-workers", type=int, default=0, help="web worker processes (default: the server's)")
@@ -543,12 +638,12 @@ def parse_arguments(argv):
     return parser.parse_args(argv)
 
 
-def main(argv=None):
-    options = parse_arguments(argv)
-    app = App(options)
+def measure(options, checkout, name):
+    """Serve ``checkout``, run the study against it and report; (judgements intact, summary)."""
+    app = App(options, checkout, name)
     password = secrets.token_urlsafe(12)
     try:
-        print(f"starting the app ({' '.join(app.command[1:])}) in {app.var_dir}", flush=True)
+        print(f"{name}: starting the app ({' '.join(app.command[1:])}) in {app.var_dir}", flush=True)
         app.start()
         setup_started = time.monotonic()
         app.manage("load_demo", "--manifest", str(write_dataset(app.var_dir, options.copies)), "--json")
@@ -561,9 +656,37 @@ def main(argv=None):
         stored = app.shell(
             f"from benchmarks.load import print_stored_judgements; print_stored_judgements({study['campaign']})"
         )
-        intact = report(figures, elapsed, load_before, load_after, stored, options, app)
+        return report(figures, elapsed, load_before, load_after, stored, options, app)
     finally:
         app.stop()
+
+
+def side_by_side(summaries):
+    """The runs' headline figures in one table, a column a run."""
+    names = list(summaries)
+    rows = list(dict.fromkeys(row for summary in summaries.values() for row in summary))
+    width = max(len(row) for row in rows) + 2
+    print(f"\n{'':<{width}}" + "".join(f"{name:>18}" for name in names))
+    for row in rows:
+        print(f"{row:<{width}}" + "".join(f"{summaries[name].get(row, '-'):>18}" for name in names))
+
+
+def main(argv=None):
+    options = parse_arguments(argv)
+    checkouts = {"working tree": REPOSITORY}
+    if options.baseline:
+        checkouts = {options.baseline: export_revision(options.baseline), **checkouts}
+    summaries, intact = {}, True
+    try:
+        for name, checkout in checkouts.items():
+            run_intact, summaries[name] = measure(options, checkout, name)
+            intact = intact and run_intact
+    finally:
+        for checkout in checkouts.values():
+            if checkout != REPOSITORY:
+                shutil.rmtree(checkout, ignore_errors=True)
+    if len(summaries) > 1:
+        side_by_side(summaries)
     if not intact:
         sys.exit("judgements were lost, duplicated or changed")
 

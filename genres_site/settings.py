@@ -119,6 +119,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         # server's 30 s timeout, so a request that still fails answers with an error page.
         "timeout": 25,
     }
+    # One connection per request thread, kept: opening one (connect, the PRAGMAs above) per request
+    # was a quarter of the item page's CPU through the WSGI handler (docs/deployment.md, Serving).
+    DATABASES["default"]["CONN_MAX_AGE"] = None
     # Tests: an in-memory database per test process, as Django does for its own SQLite backend;
     # named, since test runners derive a file name from NAME for any other backend.
     DATABASES["default"]["TEST"] = {"NAME": ":memory:"}
@@ -132,9 +135,7 @@ elif env_bool("DATABASE_POOL", "rqworker" not in sys.argv[1:2]):
         # Seconds a request waits for a free connection, below the web server's timeout.
         "timeout": 10,
     }
-# No persistent connections otherwise (CONN_MAX_AGE 0): PostgreSQL's are pooled above, and a
-# SQLite connection opens in far less than a request takes (keeping one per request thread
-# changed nothing in the load benchmark).
+# PostgreSQL's connections are pooled above, and returned to the pool at the end of each request.
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

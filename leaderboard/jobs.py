@@ -259,6 +259,32 @@ def build_leaderboards(dataset_id: int) -> None:
     announce(dataset_id, changes(previous, snapshots[0]), snapshots[0].built_at)
 
 
+def warm_up() -> None:
+    """What a build imports and sets up on first use, done once in the worker that forks the
+    builds' work horses (``scoring.workers.HealingWorker.warm_up_for``): without it each build
+    paid 2 s of CPU for it, ten times the build itself after a new judgement."""
+    import pandas  # noqa: F401  (imported for its side effect: loaded once, inherited by the forks)
+    import scipy.stats  # noqa: F401
+    from plotly.subplots import make_subplots
+
+    from leaderboard.plots.style import figure
+
+    make_subplots(rows=1, cols=2)
+    shared = {"hovertemplate": "%{x}", "text": ["a"], "customdata": [[1]], "marker": {"color": "#000000"}}
+    figure(
+        [
+            {"type": "bar", "x": [1], "y": [1], "error_x": {"array": [1]}, **shared},
+            {"type": "scatter", "x": [1], "y": [1], "mode": "markers+text", **shared},
+            {"type": "heatmap", "z": [[1]], "colorscale": "Blues", "texttemplate": "%{text}", "text": [["a"]]},
+        ],
+        height=100,
+        margin={"l": 10},
+        updatemenus=[{"buttons": [{"label": "a", "method": "update", "args": [{"visible": [True]}]}]}],
+        annotations=[{"text": "a", "x": 0, "y": 0}],
+        shapes=[{"type": "line", "x0": 0, "x1": 1, "y0": 0, "y1": 1}],
+    )
+
+
 def build_snapshots(dataset: Dataset, asked: Iterable[Variant] = ()) -> tuple[list[Snapshot], list[Variant]]:
     """Build and store the default leaderboard and the ``asked`` (setting key, margin) variants.
 

@@ -13,6 +13,7 @@ mid-way wrote is deleted and the import started again. Workers run at a lower CP
 """
 
 import ctypes
+import importlib
 import os
 import signal
 import sys
@@ -64,7 +65,12 @@ class HealingWorker(Worker):
     """
 
     healed_at: float | None = None  # time.monotonic() of this worker's last turn
+    warmed_up: set[str]  # modules of the jobs whose warm_up() this worker has run (``warm_up_for``)
     worker_pid = 0  # of the worker process, which its work horses die with
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.warmed_up = set()
 
     @property
     def niceness(self) -> int:
@@ -100,9 +106,30 @@ class HealingWorker(Worker):
         # A work horse ends with its job: what it builds is lost. The run's scorer is built here
         # instead, once, and every work horse forked for the run's chunks inherits it.
         build_run_scorer_for(job)
+        self.warm_up_for(job)
         connections.close_all()  # a work horse must not share this process's connection
         self.worker_pid = os.getpid()
         super().fork_work_horse(job, queue)
+
+    def warm_up_for(self, job: Job) -> None:
+        """Run the ``warm_up()`` of the job's module, once per worker process, where it has one.
+
+        What a job imports and sets up on first use (scipy, plotly and its figure classes for a
+        leaderboard build: 2 s of CPU) would be paid again by every work horse, which ends with
+        its job; done here, every work horse forked afterwards inherits it.
+        """
+        module_name = (job.func_name or "").rpartition(".")[0]
+        if not module_name or module_name in self.warmed_up:
+            return
+        self.warmed_up.add(module_name)
+        warm_up = getattr(importlib.import_module(module_name), "warm_up", None)
+        if warm_up is None:
+            return
+        try:
+            warm_up()
+        except Exception:
+            # Only the first job of each work horse pays for it then: never worth failing a job.
+            self.log.exception("Worker %s: warming up for %s failed", self.name, module_name)
 
     def main_work_horse(self, job: Job, queue: Queue) -> None:
         die_with(self.worker_pid)

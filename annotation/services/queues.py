@@ -13,14 +13,17 @@ still lacking a first aspect (``Assignment.objects.not_withheld``).
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Exists, F, Max, Min, OuterRef, Q, Subquery
+from django.db.models import Exists, F, Max, Min, OuterRef, Q, QuerySet, Subquery
 
 from annotation.adaptive_queue import next_adaptive_assignment
 from annotation.models import FIRST_ASPECTS, Aspect, Assignment, Campaign, CampaignAnnotator, PracticeItem
 from annotation.services.errors import AssignmentClosed
+from core.compiled_queries import SAMPLE_IDS, CompiledQuery
 
 # One pair's judgements: {aspect: (judgement id, canonical label)}.
 StoredAspects = dict[str, tuple[int, str]]
@@ -71,15 +74,15 @@ class TextProgress:
         return self.compares_with_ground_truth and self.gold_seen
 
 
-def text_progress(assignment: Assignment) -> TextProgress:
-    """The ``TextProgress`` of the annotator of ``assignment`` on its text: one query, which reads
-    their pairs of the text in every campaign to know whether its gold was shown in another."""
-    campaign_id = assignment.item.campaign_id
-    rows = (
+def _text_pairs(
+    campaign_id: int, annotator_id: int, text_id: int
+) -> QuerySet[Any, tuple[int, int, int, str, str, bool]]:
+    """The annotator's pairs of the text, in this campaign and any other not imported, with their judgements."""
+    return (
         Assignment.objects.filter(
             Q(item__campaign_id=campaign_id) | Q(item__campaign__is_imported=False),
-            annotator_id=assignment.annotator_id,
-            item__text_id=assignment.item.text_id,
+            annotator_id=annotator_id,
+            item__text_id=text_id,
         )
         .annotate(
             ground_truth=Exists(
@@ -93,6 +96,17 @@ def text_progress(assignment: Assignment) -> TextProgress:
             "pk", "item__campaign_id", "judgements__pk", "judgements__aspect", "judgements__label", "ground_truth"
         )
     )
+
+
+# The item page and every save read these: compiled once per process (``core.compiled_queries``).
+text_pairs = CompiledQuery(_text_pairs, SAMPLE_IDS)
+
+
+def text_progress(assignment: Assignment) -> TextProgress:
+    """The ``TextProgress`` of the annotator of ``assignment`` on its text: one query, which reads
+    their pairs of the text in every campaign to know whether its gold was shown in another."""
+    campaign_id = assignment.item.campaign_id
+    rows = text_pairs(campaign_id, assignment.annotator_id, assignment.item.text_id)
     campaigns: dict[int, StoredJudgements] = {campaign_id: {}}
     ground_truth = False
     for assignment_id, row_campaign_id, judgement_id, aspect, label, row_ground_truth in rows:
@@ -111,8 +125,15 @@ def text_progress(assignment: Assignment) -> TextProgress:
 def joined_several_campaigns(annotator: User) -> bool:
     """Whether the annotator joined more than one campaign (imported ones aside), so that a pair of
     theirs can be withheld (``Assignment.objects.not_withheld``): one query."""
-    memberships = CampaignAnnotator.objects.filter(annotator=annotator, campaign__is_imported=False)
-    return len(memberships.values_list("pk", flat=True)[:2]) > 1
+    return len(first_two_memberships(annotator.pk)) > 1
+
+
+def _first_two_memberships(annotator_id: int) -> QuerySet[CampaignAnnotator, int]:
+    memberships = CampaignAnnotator.objects.filter(annotator_id=annotator_id, campaign__is_imported=False)
+    return memberships.values_list("pk", flat=True)[:2]
+
+
+first_two_memberships = CompiledQuery(_first_two_memberships, SAMPLE_IDS[:1])
 
 
 @dataclass(frozen=True)
@@ -126,6 +147,39 @@ class PendingPair:
     adaptive: bool = False  # its campaign orders pairs by uncertainty (Campaign.PairOrder.ADAPTIVE)
 
 
+def _pending_pairs(
+    annotator_id: int, campaign_id: int, *, withholding: bool
+) -> QuerySet[Assignment, tuple[int, uuid.UUID, int, str, str]]:
+    """The annotator's pending pairs of their current text in the campaign, one row per judgement
+    (see ``current_text_pairs``); ``withholding``: leave out the withheld pairs."""
+    pending = Assignment.objects.filter(
+        annotator_id=annotator_id, item__campaign_id=campaign_id, status=Assignment.Status.PENDING
+    )
+    if withholding:
+        pending = pending.not_withheld()
+    current_text = pending.order_by("queue_position", "pk").values("item__text_id")[:1]
+    practice_passed = Q(item__campaign__memberships__practice_passed_at__isnull=False) | ~Exists(
+        PracticeItem.objects.filter(campaign_id=OuterRef("item__campaign_id"))
+    )
+    return (
+        pending.filter(
+            practice_passed,
+            item__text_id=Subquery(current_text),
+            item__campaign__is_open=True,
+            item__campaign__memberships__annotator_id=annotator_id,
+            item__campaign__memberships__active=True,
+        )
+        .order_by("queue_position", "pk")
+        # One row per judgement of each pair; a pair with none: one row, aspect None.
+        .values_list("pk", "public_id", "item_id", "item__campaign__pair_order", "judgements__aspect")
+    )
+
+
+# Every "next item" and every save asks for these: compiled once per process (``core.compiled_queries``).
+pending_pairs = CompiledQuery(partial(_pending_pairs, withholding=False), SAMPLE_IDS[:2])
+pending_pairs_withheld = CompiledQuery(partial(_pending_pairs, withholding=True), SAMPLE_IDS[:2])
+
+
 def current_text_pairs(annotator: User, campaign: Campaign | int) -> list[PendingPair]:
     """The annotator's pending pairs of their current text in ``campaign`` (an instance or an id),
     in queue order: one query, of plain values (no model instances, no per-pair count in SQL).
@@ -133,26 +187,10 @@ def current_text_pairs(annotator: User, campaign: Campaign | int) -> list[Pendin
     The current text is the text of the first pending assignment in queue order. A closed
     campaign, one the annotator left, or one whose practice round they have still to pass has none.
     """
-    pending = Assignment.objects.filter(annotator=annotator, item__campaign=campaign, status=Assignment.Status.PENDING)
-    # Building the withholding test costs more CPU than a query that says it cannot apply.
-    if joined_several_campaigns(annotator):
-        pending = pending.not_withheld()
-    current_text = pending.order_by("queue_position", "pk").values("item__text_id")[:1]
-    practice_passed = Q(item__campaign__memberships__practice_passed_at__isnull=False) | ~Exists(
-        PracticeItem.objects.filter(campaign_id=OuterRef("item__campaign_id"))
-    )
-    rows = (
-        pending.filter(
-            practice_passed,
-            item__text_id=Subquery(current_text),
-            item__campaign__is_open=True,
-            item__campaign__memberships__annotator=annotator,
-            item__campaign__memberships__active=True,
-        )
-        .order_by("queue_position", "pk")
-        # One row per judgement of each pair; a pair with none: one row, aspect None.
-        .values_list("pk", "public_id", "item_id", "item__campaign__pair_order", "judgements__aspect")
-    )
+    campaign_id = campaign.pk if isinstance(campaign, Campaign) else campaign
+    # Running the withholding test costs more than a query that says it cannot apply.
+    query = pending_pairs_withheld if joined_several_campaigns(annotator) else pending_pairs
+    rows = query(annotator.pk, campaign_id)
     pairs: dict[int, tuple[uuid.UUID, int, str, set[str | None]]] = {}
     for assignment_id, public_id, item_id, pair_order, aspect in rows:
         pairs.setdefault(assignment_id, (public_id, item_id, pair_order, set()))[3].add(aspect)

@@ -16,6 +16,8 @@ from django.contrib.auth.models import User
 from django.core.paginator import Paginator
 from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet, Subquery
 from django.http import HttpResponse, JsonResponse
+from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -30,17 +32,24 @@ from annotation.models import (
     MAX_COMMENT_CHARS,
     Aspect,
     Assignment,
-    Campaign,
     Item,
     Label,
 )
 from annotation.queue_progress import progress_annotations, queue_progress
 from annotation.services.errors import AnnotationError, VersionConflict
 from annotation.services.judgements import Saved, save_judgements
-from annotation.services.quality_control import practice_pending, practice_required
+from annotation.services.quality_control import practice_required
 from annotation.services.queues import next_public_id, skip, text_progress
 from annotation.views.closed import closed_campaign_page, get_or_closed
 from annotation.views.guidelines import guideline_html, guidelines_html
+from annotation.views.own_assignments import (
+    annotator_assignments,
+    annotator_campaigns,
+    get_own_assignment,
+    get_own_assignment_to_save,
+    has_practice_pending,
+)
+from core.compiled_queries import SAMPLE_IDS, CompiledQuery
 from core.permissions import VIEW_OUTPUTS
 from core.signed_in import SignedInRequest
 from scoring.models import Output
@@ -52,19 +61,6 @@ AnnotatedAssignment = Any
 REVIEW_PAGE_SIZE = 50
 
 
-def annotator_campaigns(user: User) -> QuerySet[Campaign]:
-    """Open campaigns in which ``user`` is an active annotator."""
-    return Campaign.objects.filter(
-        is_open=True, is_imported=False, memberships__annotator=user, memberships__active=True
-    )
-
-
-def annotator_assignments(user: User) -> QuerySet[Assignment]:
-    """The assignments ``user`` may open: their own, in campaigns they still annotate, but none
-    withheld from them (their text's gold was shown to them in another campaign)."""
-    return Assignment.objects.filter(annotator=user, item__campaign__in=annotator_campaigns(user)).not_withheld()
-
-
 def _queue_count(**filters: Any) -> Subquery:
     """How many assignments of the same annotator and campaign match ``filters``, as a subquery."""
     queue = Assignment.objects.filter(
@@ -73,45 +69,6 @@ def _queue_count(**filters: Any) -> Subquery:
     # The filter sits in the count, not the WHERE: the group always has a row, so no count is NULL.
     counted = queue.order_by().values("annotator_id").annotate(count=Count("pk", filter=Q(**filters)))
     return Subquery(counted.values("count"))
-
-
-def has_practice_pending(campaign_id: int | OuterRef, annotator_id: int | OuterRef) -> Exists:
-    """Whether the annotator has a practice round still to pass in the campaign, as a subquery
-    (the ids may be ``OuterRef``)."""
-    return Exists(practice_pending().filter(campaign_id=campaign_id, annotator_id=annotator_id))
-
-
-def own_item(public_id: UUID, user: User) -> dict[str, object]:
-    """The lookup of ``get_or_closed`` for an assignment of ``user``."""
-    return {"items__assignments__public_id": public_id, "items__assignments__annotator": user}
-
-
-def get_own_assignment(request: SignedInRequest, public_id: UUID) -> AnnotatedAssignment:
-    """The annotator's assignment, with all its page shows: one query. Anyone else's is a plain
-    404; one of a closed campaign raises ``CampaignClosed``."""
-    return get_or_closed(
-        annotator_assignments(request.user)
-        .select_related("item__campaign", "item__text", "item__system_a", "item__system_b")
-        .annotate(
-            **progress_annotations(OuterRef("item__campaign_id"), OuterRef("annotator_id")),
-            practice_pending=has_practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id")),
-        ),
-        request.user,
-        own_item(public_id, request.user),
-        public_id=public_id,
-    )
-
-
-def get_own_assignment_to_save(request: SignedInRequest, public_id: UUID) -> AnnotatedAssignment:
-    """The annotator's assignment with what a save reads: no text, no outputs."""
-    return get_or_closed(
-        annotator_assignments(request.user)
-        .select_related("item__campaign")
-        .annotate(practice_pending=has_practice_pending(OuterRef("item__campaign_id"), OuterRef("annotator_id"))),
-        request.user,
-        own_item(public_id, request.user),
-        public_id=public_id,
-    )
 
 
 def continue_url(campaign_id: int) -> str:
@@ -157,17 +114,23 @@ def shown_triples(assignment: Assignment) -> tuple[list[list[str]], list[list[st
     return (a_triples, b_triples) if assignment.a_on_left else (b_triples, a_triples)
 
 
+def _pair_outputs(text_id: int, system_a_id: int, system_b_id: int) -> QuerySet[Output, tuple[int, Any]]:
+    """(system id, triples) of the two systems' outputs of the text."""
+    return Output.objects.filter(text_id=text_id, system_id__in=[system_a_id, system_b_id]).values_list(
+        "system_id", "triples"
+    )
+
+
+# Every item page reads it: compiled once per process (``core.compiled_queries``).
+pair_outputs = CompiledQuery(_pair_outputs, SAMPLE_IDS)
+
+
 def item_triples(item: Item) -> tuple[list[list[str]], list[list[str]]]:
     """The triples of system A's and system B's extraction, in canonical order.
 
     The ground-truth system has no stored outputs: its extraction is the text's gold triples.
     """
-    triples = {
-        output.system_id: output.triples
-        for output in Output.objects.filter(text=item.text, system__in=[item.system_a_id, item.system_b_id]).only(
-            "system_id", "triples"
-        )
-    }
+    triples = dict(pair_outputs(item.text_id, item.system_a_id, item.system_b_id))
     for system in (item.system_a, item.system_b):
         if system.is_ground_truth:
             triples[system.pk] = item.text.gold

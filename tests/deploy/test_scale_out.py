@@ -363,7 +363,7 @@ async def judge_whole_queues(base_url, accounts, campaign_id):
         await session.sign_in(account["username"], account["password"])
     deadline = time.monotonic() + RUN_SECONDS  # an upper bound for a stuck server, not a speed check
     await asyncio.gather(
-        *(annotate(session, f"/annotate/campaigns/{campaign_id}/next/", deadline, 0, random.Random(n))
+        *(annotate(session, f"/annotate/campaigns/{campaign_id}/next/", deadline, (0, 0), random.Random(n))
           for n, session in enumerate(sessions))
     )  # fmt: skip
     for session in sessions:
