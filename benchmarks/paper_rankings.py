@@ -15,12 +15,12 @@ models only (14 per dataset). nyt10m's llama-2-7b has only a seed-44 file, which
 Nothing of the release is copied into this repository: the script reads a clone given by path.
 
     python -m benchmarks.paper_rankings --release ~/GenRES --paper ../shared/paper/published-tables.json
-        [--datasets cdr,docred] [--settings default,paper] [--lda-dir DIR] [--vectors FILE]
+        [--datasets cdr,docred] [--settings default,reference,paper] [--lda-dir DIR] [--vectors FILE]
 
 ``--lda-dir`` keeps the trained LDA models and ``--vectors`` the embedders' vectors (a pickle
-file, written after each dataset), so that a second run trains and embeds nothing: on this
-2-core machine shared with other jobs, MiniLM's first pass over the six datasets takes most of
-the run's time (the figures in docs/reproducing.md are of a first run).
+file, written after each dataset), so that a second run trains and embeds nothing: on a
+2-core machine shared with other jobs, training the paper's LDA models (150 topics on up to
+14,000 texts) and MiniLM's first pass take most of a run's time.
 """
 
 import argparse
@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--release", type=Path, required=True, help="a clone of the authors' repository")
     parser.add_argument("--paper", type=Path, required=True, help="published-tables.json: the printed tables")
     parser.add_argument("--datasets", default=",".join(DATASETS), help="comma-separated, of the six")
-    parser.add_argument("--settings", default="default,paper", help=f"of {', '.join(SETTINGS)}")
+    parser.add_argument("--settings", default="default,reference", help=f"comma-separated, of {', '.join(SETTINGS)}")
     parser.add_argument("--lda-dir", type=Path, help="where trained LDA models are kept (default: a temporary one)")
     parser.add_argument("--vectors", type=Path, help="a pickle file of embedding vectors, read and kept up to date")
     args = parser.parse_args(argv)
