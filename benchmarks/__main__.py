@@ -14,6 +14,8 @@ import benchmarks
 NOT_RUN = {
     "endpoint": "the local endpoint judge_stage starts, not a benchmark",
     "reproduce_paper": "needs a clone of the paper's repository: python -m benchmarks.reproduce_paper --release PATH",
+    "paper_rankings": "needs a clone of the paper's repository and its printed tables: "
+    "python -m benchmarks.paper_rankings --release PATH --paper published-tables.json",
 }
 
 

@@ -61,5 +61,9 @@ class InMemoryRequestCache:
                 for key in oldest:
                     del self._values[key]
 
+    def keys(self) -> list[str]:
+        with self._lock:
+            return list(self._values)
+
     def __len__(self) -> int:
         return len(self._values)

@@ -2,7 +2,7 @@
 
 ``app`` (the default) is the rule set of docs/metrics.md. ``reference`` follows what the
 GENRES authors' released code computes, so that their published tables can be reproduced
-from their released files. It differs from ``app`` in four places (docs/metrics.md lists why
+from their released files. It differs from ``app`` in these places (docs/metrics.md lists why
 the app's own default is what it is):
 
 - granularity: n is the number of bracketed sub-triples in the judge's reply
@@ -16,7 +16,11 @@ the app's own default is what it is):
   non-string element as 0 tokens), and, when its three elements are strings or numbers,
   judged for factualness and granularity like any triple (``judged_item``).
 
-Everything else (ts, us, cs, P/R/F1, fs per text) is the same under both.
+- an output with no triples: uniqueness 1 instead of 0 (``similarity.reference_uniqueness``), and
+  topical similarity that of an empty document, the prior mixture, instead of 0
+  (``TopicModel.reference_topical_similarity``).
+
+Everything else (ts and us of an output with triples, cs, P/R/F1, fs per text) is the same under both.
 """
 
 from __future__ import annotations

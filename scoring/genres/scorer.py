@@ -7,11 +7,12 @@ receives every triple of the chunk in one call (and can send its requests concur
 Values per text (``TextScores.values``), None where not applicable or not requested:
 ts, us, fs, gs, cs, precision, recall, f1, relaxed_precision, relaxed_recall, relaxed_f1, and the
 statistics triples (count) and tokens_per_triple, which are always filled in. The edge cases are
-those of the metric modules: no triples gives ts = us = fs = gs = cs = 0 and P = R = F1 = 0; one
+those of the metric modules: no triples gives ts = us = fs = gs = cs = 0 (app rules) and P = R = F1 = 0; one
 triple gives us = 1; no gold gives cs and every P/R/F1 value None.
 
 ``ScoreSettings.rules`` picks the app's own rules or the reference rules of the GENRES authors'
-code (``rules``): they differ in granularity, tokens per triple and malformed items only.
+code (``rules``): they differ in granularity, tokens per triple, malformed items, and the ts and
+us of an output with no triples only.
 """
 
 import hashlib
@@ -37,6 +38,7 @@ from scoring.genres.similarity import (
     EMBEDDING_MODES,
     completeness,
     embed_triple_lists,
+    reference_uniqueness,
     uniqueness,
 )
 from scoring.genres.stats import empty_share
@@ -189,8 +191,13 @@ class Scorer:
             )
         if "ts" in wanted:
             assert self.topic_model is not None  # _checked_metrics refused ts without one
+            topical_similarity = (
+                self.topic_model.reference_topical_similarity
+                if self.settings.rules == REFERENCE
+                else self.topic_model.topical_similarity
+            )
             for record, text_scores in zip(records, scores, strict=True):
-                text_scores.values["ts"] = self.topic_model.topical_similarity(record.text, record.triples)
+                text_scores.values["ts"] = topical_similarity(record.text, record.triples)
         if "us" in wanted or "cs" in wanted:
             self._score_embeddings(records, scores, wanted)
         if "fs" in wanted:
@@ -223,10 +230,11 @@ class Scorer:
         if with_gold:
             triple_lists += [record.gold for record in records]
         embeddings = embed_triple_lists(triple_lists, self.embedder, self.settings.embedding_mode)
+        uniqueness_rule = reference_uniqueness if self.settings.rules == REFERENCE else uniqueness
         for index, text_scores in enumerate(scores):
             extracted = embeddings[index]
             if "us" in metrics:
-                text_scores.values["us"] = uniqueness(extracted, self.threshold)
+                text_scores.values["us"] = uniqueness_rule(extracted, self.threshold)
             if with_gold:
                 text_scores.values["cs"] = completeness(extracted, embeddings[len(records) + index], self.threshold)
 

@@ -56,6 +56,16 @@ def uniqueness(embeddings: np.ndarray, threshold: float) -> float:
     return float(distinct_pairs / (count * (count - 1)))
 
 
+def reference_uniqueness(embeddings: np.ndarray, threshold: float) -> float:
+    """us under the reference rules: as ``uniqueness``, except that an output with no triple scores 1.
+
+    The authors' code returns 1 for a text without triples (and their printed US column follows it,
+    except for galactica-30b on cdr and docred: docs/reproducing.md), where the app's rules give an
+    empty answer 0. A system that often answers nothing ranks high on the paper's uniqueness.
+    """
+    return 1.0 if len(embeddings) == 0 else uniqueness(embeddings, threshold)
+
+
 def completeness(extracted: np.ndarray, gold: np.ndarray, threshold: float) -> float | None:
     """Share of gold triples whose most similar extracted triple has cosine ≥ ``threshold``.
 

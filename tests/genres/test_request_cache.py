@@ -40,3 +40,11 @@ def test_in_memory_cache_returns_only_what_it_holds():
     cache.set_many({"a": {"reply": "False"}, "b": {"reply": "True"}})
     assert cache.get_many(["b", "a"]) == {"a": {"reply": "False"}, "b": {"reply": "True"}}
     assert len(cache) == 2
+
+
+def test_in_memory_cache_lists_its_keys_oldest_first():
+    cache = InMemoryRequestCache(max_entries=2)
+    cache.set_many({"a": 1, "b": 2})
+    cache.set_many({"c": 3})
+    assert cache.keys() == ["b", "c"]
+    assert cache.get_many(cache.keys()) == {"b": 2, "c": 3}

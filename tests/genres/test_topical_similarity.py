@@ -86,6 +86,15 @@ def test_no_triples_scores_zero(model):
     assert model.topical_similarity(TEXTS[0], []) == 0.0
 
 
+def test_reference_rules_compare_no_triples_as_an_empty_document(model):
+    # The authors infer the topics of the empty string: the prior (uniform) mixture, so an empty
+    # output scores exp(-KL(θ_D ‖ uniform)), small but above 0; with triples both rules agree.
+    expected = math.exp(-kl_divergence(model.mixture(text_tokens(TEXTS[0])), np.full(3, 1 / 3)))
+    assert model.reference_topical_similarity(TEXTS[0], []) == pytest.approx(expected)
+    assert 0 < model.reference_topical_similarity(TEXTS[0], []) < model.topical_similarity(TEXTS[0], SPORT)
+    assert model.reference_topical_similarity(TEXTS[0], SPORT) == model.topical_similarity(TEXTS[0], SPORT)
+
+
 def test_triples_without_known_words_get_the_prior_mixture(model):
     mixture = model.mixture(triple_tokens([["xyzzy", "the", "plugh"]]))
     assert mixture == pytest.approx(np.full(3, 1 / 3))

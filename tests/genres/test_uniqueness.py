@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from scoring.genres.embedders import HashingEmbedder
-from scoring.genres.similarity import embed_triple_lists, uniqueness
+from scoring.genres.similarity import embed_triple_lists, reference_uniqueness, uniqueness
 
 
 def unit(*values):
@@ -42,3 +42,11 @@ def test_distinct_facts_are_unique():
     triples = [["Marie Curie", "born in", "Warsaw"], ["Danube", "flows into", "Black Sea"]]
     [embeddings] = embed_triple_lists([triples], HashingEmbedder())
     assert uniqueness(embeddings, 0.6) == 1.0
+
+
+def test_reference_rules_give_an_empty_output_one_and_agree_otherwise():
+    # The authors' code returns 1 for a text without triples; the app's rules give 0.
+    assert reference_uniqueness(np.zeros((0, 4), dtype=np.float32), 0.5) == 1.0
+    embeddings = np.array([unit(1, 0, 0), unit(1, 0, 0), unit(0, 1, 0)])
+    assert reference_uniqueness(embeddings, 0.5) == uniqueness(embeddings, 0.5) == pytest.approx(4 / 6)
+    assert reference_uniqueness(embeddings[:1], 0.5) == 1.0
