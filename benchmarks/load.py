@@ -179,8 +179,6 @@ def recreate_postgres_database(url, drop_only=False):
             connection.execute(f'CREATE DATABASE "{name}"')
 
 
-def serve_options(checkout=REPOSITORY):
-    """What this checkout's serve command accepts (``--web-workers`` arrived with the multi-process server)."""
 def serve_options(checkout):
     """What the checkout's serve command accepts (``--web-workers`` arrived with the multi-process server)."""
     return subprocess.run(
@@ -188,22 +186,9 @@ def serve_options(checkout):
     ).stdout
 
 
-def export_revision(revision):
-    """A copy of this repository's ``revision`` in a temporary directory (the files git tracks)."""
-    directory = Path(tempfile.mkdtemp(prefix="genres-load-baseline-"))
-    archive = subprocess.run(["git", "archive", revision], cwd=REPOSITORY, capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(directory)], input=archive, check=True)
-    return directory
-
-
 class App:
-    """The app under test, started as ``make demo`` starts it, plus manage.py commands on its database.
+    """The app under test, started as ``make demo`` starts it, plus manage.py commands on its database."""
 
-    ``checkout``: the source tree to run, this one by default (another commit's, to compare).
-    """
-
-    def __init__(self, options, checkout=REPOSITORY):
-        self.checkout = checkout
     def __init__(self, options, checkout=REPOSITORY, checkout_name="working tree"):
         self.checkout, self.checkout_name = checkout, checkout_name
         self.var_dir = Path(tempfile.mkdtemp(prefix="genres-load-"))
@@ -675,7 +660,9 @@ def main(argv=None):
     options = parse_arguments(argv)
     checkouts = {"working tree": REPOSITORY}
     if options.baseline:
-        checkouts = {options.baseline: export_revision(options.baseline), **checkouts}
+        from benchmarks.hot_paths import export_revision
+
+        checkouts = {options.baseline: export_revision(options.baseline, Path(__file__)), **checkouts}
     summaries, intact = {}, True
     try:
         for name, checkout in checkouts.items():

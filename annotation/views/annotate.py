@@ -14,10 +14,8 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.paginator import Paginator
-from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet, Subquery
-from django.http import HttpResponse, JsonResponse
 from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
