@@ -132,8 +132,9 @@ def import_dataset(
         return lambda: write(dataset, parsed)
 
     def write(dataset: Dataset, parsed: formats.ParsedFile) -> ImportSummary:
+        records = parsed.records
         with staged(dataset) as batches:
-            texts = [
+            texts = (
                 Text(
                     dataset=dataset,
                     position=position,
@@ -142,11 +143,11 @@ def import_dataset(
                     content_sha256=text_hash(record.text),
                     gold=record.triples,
                 )
-                for position, record in enumerate(parsed.records)
-            ]
-            batches.store(Text, texts, on_progress)
+                for position, record in enumerate(records)
+            )
+            batches.store(Text, texts, len(records), on_progress)
             text_pks = dict(Text.objects.filter(dataset=dataset).values_list("position", "pk"))
-            with_gold = [text for text in texts if text.gold]
+            with_gold = [position for position, record in enumerate(records) if record.triples]
             count(upload, parsed)
             upload.message = (
                 f'Imported dataset "{name}": {upload.texts} text{plural(upload.texts)}, '
@@ -154,11 +155,13 @@ def import_dataset(
             )
             save_running(upload)
             ground_truth = System.ground_truth()
-            gold_outputs = [
-                Output(system=ground_truth, text_id=text_pks[text.position], triples=text.gold, upload=upload)
-                for text in with_gold
-            ]
-            batches.store(Output, gold_outputs, ignore_progress)
+            gold_outputs = (
+                Output(
+                    system=ground_truth, text_id=text_pks[position], triples=records[position].triples, upload=upload
+                )
+                for position in with_gold
+            )
+            batches.store(Output, gold_outputs, len(with_gold), ignore_progress)
             with batches.finishing():
                 record_imported(upload)
                 dataset_imported.send(sender=Dataset, dataset=dataset)
@@ -210,7 +213,7 @@ def import_outputs(
                 describe(target, system, parsed, 0)
                 save_running(upload)
                 created, _ = outputs_to_store(system, {}, upload, parsed, text_pks)
-                batches.store(Output, created, on_progress)
+                batches.store(Output, created, len(created), on_progress)
                 with batches.finishing():
                     record_imported(upload)
                     outputs_imported.send(sender=Output, dataset=target)
