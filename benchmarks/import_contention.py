@@ -132,7 +132,7 @@ def run_checkout(label, checkout, data, options):
         figures, seconds, state = asyncio.run(import_while_busy(app, study, password, key, data, options))
         load_after = os.getloadavg()
         batches = re.search(
-            r"Imported .* in (\d+) batches, the longest (\d+) ms",
+            rf"Imported {DATASET} in (\d+) batches, the longest (\d+) ms",
             (app.var_dir / "serve.log").read_text(errors="replace"),
         )
     finally:
@@ -150,20 +150,24 @@ ISSUE_ADMIN_TOKEN = (
 
 
 def column(figures, seconds, state, load_before, load_after):
-    saves = [1000 * value for kind in SAVES for value in figures.latencies[kind]] or [float("nan")]
+    saves = [1000 * value for kind in SAVES for value in figures.latencies[kind]]
+
+    def saves_at(share):
+        return f"{percentile(saves, share):.0f} ms" if saves else "none answered"
+
     token_kinds = [kind for kind in figures.latencies if kind.startswith("token")]
     token_requests = sum(len(figures.latencies[kind]) for kind in token_kinds)
     token_errors = sum(count for (kind, _reason), count in figures.errors.items() if kind.startswith("token"))
     other_errors = sum(count for (kind, _reason), count in figures.errors.items() if not kind.startswith("token"))
     return {
-        "import outcome": state["outcome"],
+        "import outcome": state["outcome"] if state["outcome"] != "failed" else f"failed: {state['message'][:200]}",
         "import total": f"{seconds:.1f} s",
         "import writes": state["batches"],
         "storing began at": f"{state['stages'].get('storing', float('nan')):.1f} s",
-        "saves": f"{len(saves)}",
-        "save p50": f"{percentile(saves, 0.5):.0f} ms",
-        "save p95": f"{percentile(saves, 0.95):.0f} ms",
-        "save max": f"{max(saves):.0f} ms",
+        "saves answered": f"{len(saves)}",
+        "save p50": saves_at(0.5),
+        "save p95": saves_at(0.95),
+        "save max": saves_at(1.0),
         "token API requests": f"{token_requests + token_errors}",
         "token API errors": f"{token_errors}",
         "other errors": f"{other_errors}",

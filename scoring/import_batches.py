@@ -8,7 +8,7 @@ system, now writes it like this:
       .store(model, instances)   a transaction per batch (about BATCH_SECONDS), each refreshing ``importing_at``
       .finishing()               one short transaction: the upload's record, ``importing_at`` cleared
 
-The rows' parameters are prepared before the batches (``scoring.sql.prepared_inserts``), so a
+Each batch's parameters are prepared before its transaction (``scoring.sql.insert_params``), so a
 transaction holds the lock for the database's own work: an INSERT run for each row of its batch.
 
 Between two batches the write gate (``genres_site.sqlite_backend``) lets the writers waiting for
@@ -23,16 +23,17 @@ starts the import again, and the next import of the same name deletes it too.
 
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
+from itertools import islice
 from typing import Any
 
 from django.db import connection, models, transaction
 from django.utils import timezone
 
 from scoring.models import Dataset, Output, System, Text, Upload
-from scoring.sql import prepared_inserts
+from scoring.sql import insert_params, insert_statement
 
 logger = logging.getLogger(__name__)
 
@@ -46,8 +47,9 @@ BATCH_SECONDS = 0.1
 # After each batch the import sleeps this long, so that a writer the write gate has just woken
 # takes the lock before the import's next batch does (its wake-up is not instant on a busy machine).
 PAUSE_SECONDS = 0.01
-# An import whose last batch is older than this is dead (a batch takes well under a second).
-ABANDONED_AFTER = timedelta(minutes=2)
+# An import whose last batch is older than this is dead. A batch takes well under a second, the
+# steps between them a few, but a niced worker on a saturated machine was seen 20 times slower.
+ABANDONED_AFTER = timedelta(minutes=5)
 
 Staged = Dataset | System
 
@@ -64,21 +66,26 @@ class StagedImport:
         self.batches, self.longest = 0, 0.0  # batches written, and the longest one's seconds
 
     def store(
-        self, model: type[models.Model], instances: list[Any], on_progress: Callable[[str, int, int], object]
+        self,
+        model: type[models.Model],
+        instances: Iterable[Any],
+        total: int,
+        on_progress: Callable[[str, int, int], object],
     ) -> None:
-        """Insert ``instances`` a batch per transaction, reporting ``on_progress("storing", done, total)`` after each."""
-        statement, rows = prepared_inserts(model, instances)
-        start, size = 0, BATCH_ROWS
-        while start < len(rows):
+        """Insert the ``total`` ``instances`` a batch per transaction, reporting ``on_progress("storing",
+        done, total)`` after each. Each batch's instances are made (``instances`` may be a generator)
+        and its parameters prepared just before its transaction, so the import beats all along."""
+        statement, fields = insert_statement(model)
+        remaining, done, size = iter(instances), 0, BATCH_ROWS
+        while params := insert_params(fields, islice(remaining, size)):
             began = time.monotonic()
             with transaction.atomic():
                 self.beat()
-                insert(statement, rows[start : start + size])
-            start += size
+                insert(statement, params)
             seconds = time.monotonic() - began
-            self.batches, self.longest = self.batches + 1, max(self.longest, seconds)
+            done, self.batches, self.longest = done + len(params), self.batches + 1, max(self.longest, seconds)
             size = next_size(size, seconds)
-            on_progress("storing", min(start, len(rows)), len(rows))
+            on_progress("storing", done, total)
             time.sleep(PAUSE_SECONDS)
 
     def beat(self) -> None:

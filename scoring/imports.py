@@ -132,8 +132,9 @@ def import_dataset(
         return lambda: write(dataset, parsed)
 
     def write(dataset: Dataset, parsed: formats.ParsedFile) -> ImportSummary:
+        records = parsed.records
         with staged(dataset) as batches:
-            texts = [
+            texts = (
                 Text(
                     dataset=dataset,
                     position=position,
@@ -142,25 +143,27 @@ def import_dataset(
                     content_sha256=text_hash(record.text),
                     gold=record.triples,
                 )
-                for position, record in enumerate(parsed.records)
-            ]
-            batches.store(Text, texts, on_progress)
+                for position, record in enumerate(records)
+            )
+            batches.store(Text, texts, len(records), on_progress)
             text_pks = dict(Text.objects.filter(dataset=dataset).values_list("position", "pk"))
-            with_gold = [text for text in texts if text.gold]
+            with_gold = [position for position, record in enumerate(records) if record.triples]
             count(upload, parsed)
             upload.message = (
                 f'Imported dataset "{name}": {upload.texts} text{plural(upload.texts)}, '
                 f"{upload.triples} gold triple{plural(upload.triples)} ({len(with_gold)} with gold triples)."
             )
-            save_running(upload)
+            upload.save_running()
             ground_truth = System.ground_truth()
-            gold_outputs = [
-                Output(system=ground_truth, text_id=text_pks[text.position], triples=text.gold, upload=upload)
-                for text in with_gold
-            ]
-            batches.store(Output, gold_outputs, ignore_progress)
+            gold_outputs = (
+                Output(
+                    system=ground_truth, text_id=text_pks[position], triples=records[position].triples, upload=upload
+                )
+                for position in with_gold
+            )
+            batches.store(Output, gold_outputs, len(with_gold), ignore_progress)
             with batches.finishing():
-                record_imported(upload)
+                upload.record_imported()
                 dataset_imported.send(sender=Dataset, dataset=dataset)
             upload.outcome = Upload.Outcome.IMPORTED
         return summary(upload, parsed)
@@ -208,11 +211,11 @@ def import_outputs(
         if system.pk is None:  # replaces nothing: written in batches, hidden until complete
             with staged(system) as batches:
                 describe(target, system, parsed, 0)
-                save_running(upload)
+                upload.save_running()
                 created, _ = outputs_to_store(system, {}, upload, parsed, text_pks)
-                batches.store(Output, created, on_progress)
+                batches.store(Output, created, len(created), on_progress)
                 with batches.finishing():
-                    record_imported(upload)
+                    upload.record_imported()
                     outputs_imported.send(sender=Output, dataset=target)
                 upload.outcome = Upload.Outcome.IMPORTED
             return summary(upload, parsed)
@@ -270,18 +273,6 @@ def store(write: Callable[[list[Any]], object], rows: list[Any], on_progress: St
     for start in range(0, len(rows), STORE_BATCH):
         write(rows[start : start + STORE_BATCH])
         on_progress("storing", min(start + STORE_BATCH, len(rows)), len(rows))
-
-
-def save_running(upload: Upload) -> None:
-    """Save the upload before a staged import's batches, which refer to it, as still running."""
-    upload.outcome = Upload.Outcome.RUNNING
-    upload.save()
-
-
-def record_imported(upload: Upload) -> None:
-    """In a staged import's last transaction: the upload's row says imported (the instance still
-    says running, which a failure keeps: ``record_failure``)."""
-    Upload.objects.filter(pk=upload.pk).update(outcome=Upload.Outcome.IMPORTED)
 
 
 def attempt(upload: Upload, prepare: Callable[[], Write]) -> ImportSummary:

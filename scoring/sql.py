@@ -71,19 +71,21 @@ def update_in_place(model: type[Model], instances: Iterable[Model], field_names:
         cursor.executemany(statement, rows)
 
 
-def prepared_inserts(model: type[Model], instances: Iterable[Model]) -> tuple[str, list[list[Any]]]:
-    """One INSERT of every column of ``model`` but its primary key, and each instance's parameters
-    for it: the Python work of a bulk insert, done before the transaction that runs it with
-    ``executemany`` (on SQLite, the write lock is held for the database's work only)."""
+def insert_statement(model: type[Model]) -> tuple[str, list[Any]]:
+    """One INSERT of every column of ``model`` but its primary key, and those columns' fields, for
+    ``insert_params``: a bulk insert's Python work done before the transaction that runs it with
+    ``executemany`` (on SQLite, the write lock is then held for the database's work only)."""
     meta: Any = model._meta
     fields = [field for field in meta.concrete_fields if not field.primary_key]
     quote = connection.ops.quote_name
     columns = ", ".join(quote(field.column) for field in fields)
     placeholders = ", ".join(["%s"] * len(fields))
-    statement = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({placeholders})"
+    return f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({placeholders})", fields
+
+
+def insert_params(fields: list[Any], instances: Iterable[Model]) -> list[list[Any]]:
     # pre_save as an insert would: auto_now fields take the time, the others their value.
-    rows = [
+    return [
         [field.get_db_prep_save(field.pre_save(instance, True), connection) for field in fields]
         for instance in instances
     ]
-    return statement, rows

@@ -241,6 +241,16 @@ class Upload(models.Model):
     def in_progress(self) -> bool:
         return self.outcome in self.IN_PROGRESS
 
+    def save_running(self) -> None:
+        """Save the upload as still running, before a staged import's batches, which refer to it."""
+        self.outcome = self.Outcome.RUNNING
+        self.save()
+
+    def record_imported(self) -> None:
+        """In a staged import's last transaction: the row says imported. The instance still says
+        running, which a failure keeps (``scoring.imports.record_failure``)."""
+        Upload.objects.filter(pk=self.pk).update(outcome=self.Outcome.IMPORTED)
+
     def keep_file(self, source: File) -> None:
         """Store ``source`` in the database, chunk by chunk, for the job that imports it."""
         source.seek(0)
