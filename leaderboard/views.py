@@ -231,7 +231,7 @@ def dataset_ratings(request: HttpRequest, dataset: Dataset) -> HttpResponse:
     bootstrap intervals, and the single pass of online Elo) and the metric battles'."""
     snapshot = _snapshot(request, dataset, "plots")
     if snapshot is None:
-        return _being_built(dataset)
+        return _being_built(request, dataset)
     data, human = snapshot.data, snapshot.data["human"]
     return JsonResponse(
         {
