@@ -25,6 +25,7 @@ def test_the_top_bar_folds_into_a_menu_on_a_phone(live_server, sized_page, scree
         expect(menu).to_be_hidden()
         expect(leaderboards).to_be_visible()
         expect(bar.get_by_role("button", name="Sign out")).to_be_visible()
+        page.screenshot(path=str(screenshot_dir / "top-bar-desktop.png"))
         assert bar.bounding_box()["height"] < 60
         return
 
