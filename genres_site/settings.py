@@ -151,10 +151,7 @@ RQ_QUEUES = {
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        # channels_redis waits for a message with a 5 s blocking pop, and redis-py 8 gives every
-        # socket a 5 s read timeout: an idle websocket's wait raced its own timeout and its consumer
-        # died (a 500 at the handshake, a live page dropped). The read outlasts the pop.
-        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 15}]},
+        "CONFIG": {"hosts": [REDIS_URL]},
     }
 }
 

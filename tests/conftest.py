@@ -52,7 +52,7 @@ def use_redis(url):
     settings.REDIS_URL = url
     for queue in settings.RQ_QUEUES.values():
         queue["URL"] = url
-    settings.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"][0]["address"] = url
+    settings.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"] = [url]
     if "LOCATION" in settings.CACHES["default"]:
         settings.CACHES["default"]["LOCATION"] = url
 
