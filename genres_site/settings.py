@@ -150,7 +150,7 @@ RQ_QUEUES = {
 
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "BACKEND": "genres_site.channel_layer.ChannelLayer",
         "CONFIG": {"hosts": [REDIS_URL]},
     }
 }

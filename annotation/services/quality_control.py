@@ -154,27 +154,30 @@ def _holders(campaign: Campaign) -> dict[int, set[int]]:
 def _pair_to_displace(
     text_pairs: list[Assignment],
     holders: Mapping[int, set[int]],
-    copied_count: int,
+    check_counts: tuple[int, int],
     counts: Callable[[Item], tuple[int, int]],
     rng: random.Random,
 ) -> Assignment | None:
-    """Which real pair of a text a check takes the place of, or None when none may give way.
+    """Which real pair of a text a check showing ``check_counts`` takes the place of, or None when
+    none may give way.
 
-    Only an untouched pending pair gives way. One that another annotator holds too comes first
-    (it is still judged, by them); and one whose two counts are the check's comes last, so that a
-    real pair showing the check's counts stays beside it.
+    Only an untouched pending pair gives way, and never the last real pair of the text that shows
+    the check's counts: that twin stays beside the check. One that another annotator holds too comes
+    first (it is still judged, by them); and a twin comes last.
     """
+    real = [assignment for assignment in text_pairs if not assignment.item.is_attention_check]
+    twins = [assignment for assignment in real if counts(assignment.item) == check_counts]
     pending = [
         assignment
-        for assignment in text_pairs
-        if not assignment.item.is_attention_check and assignment.status == Assignment.Status.PENDING
+        for assignment in real
+        if assignment.status == Assignment.Status.PENDING and (len(twins) > 1 or assignment not in twins)
     ]
     rng.shuffle(pending)  # then a stable sort: the place among the text's pairs stays random
     ranked = sorted(
         pending,
         key=lambda assignment: (
             len(holders.get(assignment.item_id, ())) < 2,
-            counts(assignment.item) == (copied_count, copied_count),
+            assignment in twins,
         ),
     )
     return ranked[0] if ranked else None
@@ -190,9 +193,9 @@ def add_attention_checks(campaign: Campaign) -> int:
     position: were it added, a text with a check would count one pair more than the others
     ("pair 3 of 7" where the rest read "of 6"), and an annotator who noticed could answer checks
     carefully and the rest carelessly. The pair given up is one that another annotator of the text
-    (an overlap text) judges too where possible, so it is still judged. Only texts where two
-    compared systems gave as many triples carry checks, so a check's two triple counts are those
-    of a real pair of its text.
+    (an overlap text) judges too where possible, so it is still judged. A check goes only where the
+    queue holds a real pair of its text whose two sides show as many triples as the copied output,
+    and that pair stays: a check's two triple counts are always those of a real pair beside it.
     """
     if campaign.attention_share <= 0:
         return 0
@@ -204,6 +207,10 @@ def add_attention_checks(campaign: Campaign) -> int:
     contents = dict(campaign.texts.values_list("pk", "content"))
     gold_counts = {text_id: len(gold) for text_id, gold in campaign.texts.values_list("pk", "gold")}
     holders = _holders(campaign)
+
+    def pair_counts(item: Item) -> tuple[int, int]:
+        return _pair_counts(item, outputs, gold_counts)
+
     foreign: dict[int, list[list[str]]] = {}
     made = 0
     for annotator_id in campaign.active_annotator_ids():
@@ -216,18 +223,34 @@ def add_attention_checks(campaign: Campaign) -> int:
             assignment.item.is_attention_check for assignment in queue
         )
         rng = sampling.seeded_random(campaign.sample_seed, "attention", annotator_id)
-        texts = [
-            text_id for text_id in dict.fromkeys(assignment.item.text_id for assignment in queue) if candidates[text_id]
-        ]
+        text_pairs: dict[int, list[Assignment]] = {}
+        for assignment in queue:
+            text_pairs.setdefault(assignment.item.text_id, []).append(assignment)
+        # A system is copied on a text only where this queue holds a real pair of that text showing
+        # the copy's count on both sides: the check's counts are then those of a pair beside it.
+        copyable = {
+            text_id: [
+                system_id
+                for system_id in candidates[text_id]
+                if any(
+                    pair_counts(assignment.item) == (len(outputs[(text_id, system_id)]),) * 2
+                    for assignment in pairs
+                    if not assignment.item.is_attention_check
+                )
+            ]
+            for text_id, pairs in text_pairs.items()
+        }
+        texts = [text_id for text_id in text_pairs if copyable[text_id]]
         rng.shuffle(texts)
         # Only overlap texts where the queue has some, so the pair a check displaces is still judged.
         shared = [
-            text_id for text_id in texts if any(len(holders[a.item_id]) > 1 for a in queue if a.item.text_id == text_id)
+            text_id for text_id in texts if any(len(holders[a.item_id]) > 1 for a in text_pairs[text_id])
         ]
         texts = shared or texts
         for count in range(max(wanted, 0) if texts else 0):
             text_id = texts[count % len(texts)]
-            system_id = candidates[text_id][rng.randrange(len(candidates[text_id]))]
+            system_id = copyable[text_id][rng.randrange(len(copyable[text_id]))]
+            copied_count = len(outputs[(text_id, system_id)])
             # Read once per text: setdefault would run the two queries on every check.
             if text_id not in foreign:
                 foreign[text_id] = _foreign_triples(campaign, text_id)
@@ -237,8 +260,8 @@ def add_attention_checks(campaign: Campaign) -> int:
             displaced = _pair_to_displace(
                 [assignment for assignment in queue if assignment.item.text_id == text_id],
                 holders,
-                len(outputs[(text_id, system_id)]),
-                lambda item: _pair_counts(item, outputs, gold_counts),
+                (copied_count, copied_count),
+                pair_counts,
                 rng,
             )
             if copy is None or displaced is None:

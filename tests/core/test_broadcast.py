@@ -11,7 +11,7 @@ from core.live import broadcast
 def unreachable_channel_layer(settings, tmp_path):
     settings.CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": "genres_site.channel_layer.ChannelLayer",
             "CONFIG": {"hosts": [f"unix://{tmp_path / 'nobody-listens.sock'}"]},
         }
     }

@@ -114,7 +114,9 @@ def test_an_annotator_of_the_open_campaign_is_refused(campaign):
     annotator = campaign.annotators.first()
 
     async def scenario():
-        connected, code = await communicator(campaign.dataset, annotator).connect()
+        connection = communicator(campaign.dataset, annotator)
+        connected, code = await connection.connect()
+        await connection.disconnect()
         assert not connected
         assert code == 4403
 
@@ -128,8 +130,7 @@ def test_anonymous_visitors_only_when_public(campaign, settings, public):
     async def scenario():
         connection = communicator(campaign.dataset, AnonymousUser())
         connected, _ = await connection.connect()
+        await connection.disconnect()
         assert connected is public
-        if connected:
-            await connection.disconnect()
 
     async_to_sync(scenario)()

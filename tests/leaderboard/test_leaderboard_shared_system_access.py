@@ -86,8 +86,7 @@ def test_the_websocket_refuses_them(study, admin_user):
         connection = WebsocketCommunicator(application, "/ws/leaderboard/toy/")
         connection.scope["user"] = user
         connected, code = await connection.connect()
-        if connected:
-            await connection.disconnect()
+        await connection.disconnect()
         return connected, code
 
     assert async_to_sync(connect)(study) == (False, 4403)

@@ -83,6 +83,7 @@ def test_outsiders_are_turned_away(run, annotator_user, who):
     async def scenario():
         connection = communicator(run, user)
         connected, code = await connection.connect()
+        await connection.disconnect()
         assert not connected and code == 4403
 
     async_to_sync(scenario)()
@@ -93,6 +94,7 @@ def test_an_unknown_run_is_turned_away(researcher):
         connection = WebsocketCommunicator(application, "/ws/runs/999999/")
         connection.scope["user"] = researcher
         connected, code = await connection.connect()
+        await connection.disconnect()
         assert not connected and code == 4403
 
     async_to_sync(scenario)()

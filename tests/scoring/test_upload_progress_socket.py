@@ -54,7 +54,9 @@ def test_staff_get_the_state_then_each_progress_message(queued_upload, admin_use
 
 def test_annotators_are_turned_away(queued_upload, annotator_user):
     async def scenario():
-        connected, code = await communicator(queued_upload, annotator_user).connect()
+        connection = communicator(queued_upload, annotator_user)
+        connected, code = await connection.connect()
+        await connection.disconnect()
         assert not connected and code == 4403
 
     async_to_sync(scenario)()
