@@ -243,9 +243,7 @@ def add_attention_checks(campaign: Campaign) -> int:
         texts = [text_id for text_id in text_pairs if copyable[text_id]]
         rng.shuffle(texts)
         # Only overlap texts where the queue has some, so the pair a check displaces is still judged.
-        shared = [
-            text_id for text_id in texts if any(len(holders[a.item_id]) > 1 for a in text_pairs[text_id])
-        ]
+        shared = [text_id for text_id in texts if any(len(holders[a.item_id]) > 1 for a in text_pairs[text_id])]
         texts = shared or texts
         for count in range(max(wanted, 0) if texts else 0):
             text_id = texts[count % len(texts)]
