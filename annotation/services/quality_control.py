@@ -183,6 +183,29 @@ def _pair_to_displace(
     return ranked[0] if ranked else None
 
 
+def _copyable_in_queue(
+    text_pairs: Mapping[int, list[Assignment]],
+    candidates: Mapping[int, list[int]],
+    outputs: Mapping[tuple[int, int], list[list[str]]],
+    pair_counts: Callable[[Item], tuple[int, int]],
+) -> dict[int, list[int]]:
+    """By text of one queue: the candidate systems whose output a check may copy there, those for
+    which the queue holds a real pair of the text showing the copy's count on both sides, so that
+    the check's counts are those of a pair beside it."""
+    return {
+        text_id: [
+            system_id
+            for system_id in candidates[text_id]
+            if any(
+                pair_counts(assignment.item) == (len(outputs[(text_id, system_id)]),) * 2
+                for assignment in pairs
+                if not assignment.item.is_attention_check
+            )
+        ]
+        for text_id, pairs in text_pairs.items()
+    }
+
+
 @transaction.atomic
 def add_attention_checks(campaign: Campaign) -> int:
     """Make ``campaign.attention_share`` of every queue attention checks; returns how many were made.
@@ -226,20 +249,7 @@ def add_attention_checks(campaign: Campaign) -> int:
         text_pairs: dict[int, list[Assignment]] = {}
         for assignment in queue:
             text_pairs.setdefault(assignment.item.text_id, []).append(assignment)
-        # A system is copied on a text only where this queue holds a real pair of that text showing
-        # the copy's count on both sides: the check's counts are then those of a pair beside it.
-        copyable = {
-            text_id: [
-                system_id
-                for system_id in candidates[text_id]
-                if any(
-                    pair_counts(assignment.item) == (len(outputs[(text_id, system_id)]),) * 2
-                    for assignment in pairs
-                    if not assignment.item.is_attention_check
-                )
-            ]
-            for text_id, pairs in text_pairs.items()
-        }
+        copyable = _copyable_in_queue(text_pairs, candidates, outputs, pair_counts)
         texts = [text_id for text_id in text_pairs if copyable[text_id]]
         rng.shuffle(texts)
         # Only overlap texts where the queue has some, so the pair a check displaces is still judged.
