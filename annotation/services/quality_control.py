@@ -4,6 +4,7 @@ annotators' judgements left out of ratings and agreement."""
 import hashlib
 import json
 import random
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -161,49 +162,42 @@ def _pair_to_displace(
     """Which real pair of a text a check showing ``check_counts`` takes the place of, or None when
     none may give way.
 
-    Only an untouched pending pair gives way, and never the last real pair of the text that shows
-    the check's counts: that twin stays beside the check. One that another annotator holds too comes
-    first (it is still judged, by them); and a twin comes last.
+    Only an untouched pending pair gives way, and never the last real pair of the text showing the
+    counts of this check or of a check already there: each check keeps a twin beside it. One that
+    another annotator holds too comes first (it is still judged, by them); and a twin comes last.
     """
     real = [assignment for assignment in text_pairs if not assignment.item.is_attention_check]
-    twins = [assignment for assignment in real if counts(assignment.item) == check_counts]
+    shown = Counter(counts(assignment.item) for assignment in real)
+    kept = {check_counts} | {counts(pair.item) for pair in text_pairs if pair.item.is_attention_check}
     pending = [
         assignment
         for assignment in real
-        if assignment.status == Assignment.Status.PENDING and (len(twins) > 1 or assignment not in twins)
+        if assignment.status == Assignment.Status.PENDING
+        and not (counts(assignment.item) in kept and shown[counts(assignment.item)] == 1)
     ]
     rng.shuffle(pending)  # then a stable sort: the place among the text's pairs stays random
     ranked = sorted(
         pending,
         key=lambda assignment: (
             len(holders.get(assignment.item_id, ())) < 2,
-            assignment in twins,
+            counts(assignment.item) in kept,
         ),
     )
     return ranked[0] if ranked else None
 
 
-def _copyable_in_queue(
-    text_pairs: Mapping[int, list[Assignment]],
-    candidates: Mapping[int, list[int]],
+def _copyable_on_text(
+    text_id: int,
+    text_pairs: list[Assignment],
+    candidates: list[int],
     outputs: Mapping[tuple[int, int], list[list[str]]],
     pair_counts: Callable[[Item], tuple[int, int]],
-) -> dict[int, list[int]]:
-    """By text of one queue: the candidate systems whose output a check may copy there, those for
-    which the queue holds a real pair of the text showing the copy's count on both sides, so that
-    the check's counts are those of a pair beside it."""
-    return {
-        text_id: [
-            system_id
-            for system_id in candidates[text_id]
-            if any(
-                pair_counts(assignment.item) == (len(outputs[(text_id, system_id)]),) * 2
-                for assignment in pairs
-                if not assignment.item.is_attention_check
-            )
-        ]
-        for text_id, pairs in text_pairs.items()
-    }
+) -> list[int]:
+    """The candidate systems whose output a check may copy on a text of one queue (its pairs there,
+    checks included): those for which a real pair of the text shows the copy's count on both
+    sides, so that the check's counts are those of a pair beside it."""
+    shown = {pair_counts(pair.item) for pair in text_pairs if not pair.item.is_attention_check}
+    return [system_id for system_id in candidates if (len(outputs[(text_id, system_id)]),) * 2 in shown]
 
 
 @transaction.atomic
@@ -234,6 +228,12 @@ def add_attention_checks(campaign: Campaign) -> int:
     def pair_counts(item: Item) -> tuple[int, int]:
         return _pair_counts(item, outputs, gold_counts)
 
+    def pairs_of(queue: list[Assignment], text_id: int) -> list[Assignment]:
+        return [assignment for assignment in queue if assignment.item.text_id == text_id]
+
+    def copyable(queue: list[Assignment], text_id: int) -> list[int]:
+        return _copyable_on_text(text_id, pairs_of(queue, text_id), candidates[text_id], outputs, pair_counts)
+
     foreign: dict[int, list[list[str]]] = {}
     made = 0
     for annotator_id in campaign.active_annotator_ids():
@@ -246,18 +246,22 @@ def add_attention_checks(campaign: Campaign) -> int:
             assignment.item.is_attention_check for assignment in queue
         )
         rng = sampling.seeded_random(campaign.sample_seed, "attention", annotator_id)
-        text_pairs: dict[int, list[Assignment]] = {}
-        for assignment in queue:
-            text_pairs.setdefault(assignment.item.text_id, []).append(assignment)
-        copyable = _copyable_in_queue(text_pairs, candidates, outputs, pair_counts)
-        texts = [text_id for text_id in text_pairs if copyable[text_id]]
+        texts = [
+            text_id
+            for text_id in dict.fromkeys(assignment.item.text_id for assignment in queue)
+            if copyable(queue, text_id)
+        ]
         rng.shuffle(texts)
         # Only overlap texts where the queue has some, so the pair a check displaces is still judged.
-        shared = [text_id for text_id in texts if any(len(holders[a.item_id]) > 1 for a in text_pairs[text_id])]
+        shared = [text_id for text_id in texts if any(len(holders[a.item_id]) > 1 for a in pairs_of(queue, text_id))]
         texts = shared or texts
         for count in range(max(wanted, 0) if texts else 0):
             text_id = texts[count % len(texts)]
-            system_id = copyable[text_id][rng.randrange(len(copyable[text_id]))]
+            # Again for each check: an earlier check on the text may have taken a twin's place.
+            systems = copyable(queue, text_id)
+            if not systems:
+                continue
+            system_id = systems[rng.randrange(len(systems))]
             copied_count = len(outputs[(text_id, system_id)])
             # Read once per text: setdefault would run the two queries on every check.
             if text_id not in foreign:
@@ -266,7 +270,7 @@ def add_attention_checks(campaign: Campaign) -> int:
                 outputs[(text_id, system_id)], contents[text_id], foreign[text_id], rng.random()
             )
             displaced = _pair_to_displace(
-                [assignment for assignment in queue if assignment.item.text_id == text_id],
+                pairs_of(queue, text_id),
                 holders,
                 (copied_count, copied_count),
                 pair_counts,

@@ -121,3 +121,27 @@ def test_on_a_campaign_of_forty_triple_outputs():
         attention_share=0.2,
     )
     assert_checks_look_like_real_pairs(created.campaign)
+
+
+def test_when_every_check_falls_on_the_one_text_with_twins():
+    """Several checks on one text, whose two twin pairs ((1, 1) and (4, 4)) each have no other:
+    a later check never shows counts whose twin an earlier one took the place of."""
+    counts = {"alpha": 1, "beta": 4, "gamma": 4, "delta": 1}
+
+    def outputs(position, system):
+        count = counts[system.name] if position == 0 else 1 + list(counts).index(system.name) * 2
+        return [[f"{system.name} subject {k}", "relates to", f"object {k}"] for k in range(count)]
+
+    dataset, systems = make_dataset(texts=3, systems=tuple(counts), outputs=outputs)
+    for seed in range(6):
+        created = create_campaign(
+            name=f"twins {seed}",
+            dataset=dataset,
+            systems=systems,
+            annotators=make_annotators(2, prefix=f"twin-reader{seed}-"),  # a text is read in one campaign
+            seed=seed,
+            overlap_share=1.0,
+            sample_size=3,
+            attention_share=0.2,
+        )
+        assert_checks_look_like_real_pairs(created.campaign)
