@@ -200,6 +200,28 @@ def _copyable_on_text(
     return [system_id for system_id in candidates if (len(outputs[(text_id, system_id)]),) * 2 in shown]
 
 
+def _texts_for_checks(
+    queue: list[Assignment],
+    holders: Mapping[int, set[int]],
+    copyable: Callable[[list[Assignment], int], list[int]],
+    rng: random.Random,
+) -> list[int]:
+    """The texts of a queue on which some system is ``copyable`` for a check, in a drawn order; only overlap texts where the
+    queue has some, so that the pair a check displaces is still judged (by the other annotator)."""
+    texts = [
+        text_id
+        for text_id in dict.fromkeys(assignment.item.text_id for assignment in queue)
+        if copyable(queue, text_id)
+    ]
+    rng.shuffle(texts)
+    shared = [
+        text_id
+        for text_id in texts
+        if any(len(holders[assignment.item_id]) > 1 for assignment in queue if assignment.item.text_id == text_id)
+    ]
+    return shared or texts
+
+
 @transaction.atomic
 def add_attention_checks(campaign: Campaign) -> int:
     """Make ``campaign.attention_share`` of every queue attention checks; returns how many were made.
@@ -246,15 +268,7 @@ def add_attention_checks(campaign: Campaign) -> int:
             assignment.item.is_attention_check for assignment in queue
         )
         rng = sampling.seeded_random(campaign.sample_seed, "attention", annotator_id)
-        texts = [
-            text_id
-            for text_id in dict.fromkeys(assignment.item.text_id for assignment in queue)
-            if copyable(queue, text_id)
-        ]
-        rng.shuffle(texts)
-        # Only overlap texts where the queue has some, so the pair a check displaces is still judged.
-        shared = [text_id for text_id in texts if any(len(holders[a.item_id]) > 1 for a in pairs_of(queue, text_id))]
-        texts = shared or texts
+        texts = _texts_for_checks(queue, holders, copyable, rng)
         for count in range(max(wanted, 0) if texts else 0):
             text_id = texts[count % len(texts)]
             # Again for each check: an earlier check on the text may have taken a twin's place.
