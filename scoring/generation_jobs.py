@@ -200,7 +200,8 @@ def estimate(dataset: Dataset, run_settings: GenerationSettings, template: str, 
     """What a run would ask, before it starts: requests, how many the cache holds, tokens and a cost ceiling."""
     contents = list(dataset.texts.order_by("position").values_list("content", flat=True))
     questions = [(render(template, content), seed) for seed in sorted(set(seeds)) for content in contents]
-    cached = generator_for(run_settings).cached_count(questions)
+    keys = {run_settings.cache_key(prompt, seed) for prompt, seed in questions}
+    cached = len(DatabaseRequestCache().get_many(keys))
     prompt_tokens = sum(estimated_tokens(prompt) for prompt, _seed in questions)
     completion_tokens = len(questions) * run_settings.max_tokens
     return {

@@ -41,8 +41,9 @@ Triples:"""
 # A reply is stored up to this length: postprocess reads no further, and an endpoint gone astray
 # must not fill the database.
 MAX_STORED_REPLY_CHARS = 200_000
-# Replies go to the request cache every this many: a worker that dies keeps what it was sent.
-CACHE_EVERY = 16
+# Replies go to the request cache every this many: one, so a worker that dies has lost no reply
+# it was sent, and the chunk asked again asks for none of them twice.
+CACHE_EVERY = 1
 # Four characters a token: OpenAI's rule of thumb for English, for the estimate before a run.
 CHARS_PER_TOKEN = 4
 NAME_UNSAFE = re.compile(r"[^\w .+()-]+")
@@ -120,6 +121,9 @@ class GenerationSettings:
         del settings["base_url"]
         return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
 
+    def cache_key(self, prompt: str, seed: int) -> str:
+        return request_key(self.model, self.payload(prompt, seed))
+
     def payload(self, prompt: str, seed: int) -> dict[str, Any]:
         """The request body, less the model: what is sent and cached."""
         parameters = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": seed}
@@ -164,17 +168,11 @@ class Generator:
         self.cache = cache
         self.service = OpenAIService(base_url=settings.base_url, **service)
 
-    def key(self, prompt: str, seed: int) -> str:
-        return request_key(self.settings.model, self.settings.payload(prompt, seed))
-
-    def cached_count(self, questions: Sequence[tuple[str, int]]) -> int:
-        return len(self.cache.get_many({self.key(prompt, seed) for prompt, seed in questions}))
-
     def generate(
         self, questions: Sequence[tuple[str, int]], on_reply: Callable[[int], object] = lambda _done: None
     ) -> list[Reply]:
         """One reply per (prompt, seed), in order: from the cache, else asked and cached as it comes."""
-        keys = [self.key(prompt, seed) for prompt, seed in questions]
+        keys = [self.settings.cache_key(prompt, seed) for prompt, seed in questions]
         cached = self.cache.get_many(set(keys))
         self.service.usage.cache_hits += len(cached)
         replies: dict[str, Reply] = {key: Reply(raw=value["reply"], cached=True) for key, value in cached.items()}
