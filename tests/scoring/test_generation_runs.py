@@ -7,6 +7,9 @@ import json
 import pytest
 
 from devtools.fake_openai import CHAT, COMPLETIONS, FakeOpenAIServer
+from leaderboard.exports import provenance_rows
+from leaderboard.metrics import metric_scores
+from leaderboard.presenters import generated_systems
 from scoring.generation_jobs import enqueue_generation, estimate, generate_in_process, parse_run
 from scoring.genres.generation import NO_LIST, GenerationSettings
 from scoring.models import GenerationReply, GenerationRun, GenerationTemplate, Output, System
@@ -107,6 +110,13 @@ def test_a_run_that_scores_when_done_makes_its_scoring_run(dataset, server):
     assert run.scoring_run is not None
     assert run.scoring_run.status == ScoringRun.Status.DONE
     assert list(run.scoring_run.systems.values_list("name", flat=True)) == ["scored seed 3"]
+    # The provenance follows the scores into leaderboard.json, its CSV export and its page.
+    rows = metric_scores(dataset, run.scoring_run.fingerprint)["rows"]
+    generated = next(row for row in rows if row["system"] == "scored seed 3")
+    assert generated["provenance"]["model"] == "fake/model:7b" and generated["provenance"]["seed"] == 3
+    header, *exported = list(provenance_rows({"scores": rows}))
+    assert [dict(zip(header, row, strict=True))["template"] for row in exported] == ["open-gre"]
+    assert generated_systems({"scores": rows})[0]["settings"] == "chat, temperature 0.7, max tokens 512, seed 3"
 
 
 def test_refusals_and_the_estimate(dataset, server):
