@@ -160,6 +160,9 @@ class ChunkedRun(models.Model):
     def finish_if_complete(self) -> bool:
         raise NotImplementedError
 
+    def get_absolute_url(self) -> str:
+        raise NotImplementedError
+
     def is_stalled(self, last_activity: datetime | None, now: datetime | None = None) -> bool:
         """Active, with unfinished chunks, and no chunk has started, beaten or finished for a while:
         its workers are gone, and only a resume (or the heal pass) moves it on."""

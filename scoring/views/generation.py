@@ -15,12 +15,11 @@ from core.permissions import VIEW_OUTPUTS, check_not_blind, staff_required
 from core.signed_in import SignedInRequest
 from scoring.generation_forms import GenerationForm
 from scoring.generation_jobs import SystemTaken, parse_run
-from scoring.healing import resume_run
 from scoring.models import Dataset, GenerationRun
 from scoring.models.runs import RunRefused
-from scoring.progress import publish_progress
 from scoring.views.api import allow_methods, error, invalid_form, token_required
 from scoring.views.api_catalogue import OUTPUT_READERS, readable_dataset
+from scoring.views.runs import cancel_and_say, resume_and_say
 
 STAFF_ONLY = "Only staff can run generation."
 UNPARSED_SHOWN = 200
@@ -81,26 +80,13 @@ def generation_progress(request: HttpRequest, pk: int) -> JsonResponse:
 @staff_required(STAFF_ONLY)
 @require_POST
 def generation_cancel(request: HttpRequest, pk: int) -> HttpResponse:
-    run = run_for(pk)
-    if run.cancel():
-        publish_progress(run)
-        messages.success(request, f"Generation run {run.pk} cancelled.")
-    else:
-        messages.error(request, f"Generation run {run.pk} is {run.get_status_display().lower()}: nothing to cancel.")
-    return redirect(run)
+    return cancel_and_say(request, run_for(pk), "running chunks stop once their requests are answered")
 
 
 @staff_required(STAFF_ONLY)
 @require_POST
 def generation_resume(request: HttpRequest, pk: int) -> HttpResponse:
-    run = run_for(pk)
-    try:
-        queued = resume_run(run)
-    except ValueError as refused:
-        messages.error(request, str(refused))
-    else:
-        messages.success(request, f"Generation run {run.pk} resumed: {queued} chunk{pluralize(queued)} queued again.")
-    return redirect(run)
+    return resume_and_say(request, run_for(pk))
 
 
 @staff_required(STAFF_ONLY)

@@ -1,16 +1,15 @@
 """python manage.py generate_outputs --dataset NAME --model MODEL: make systems by asking a model."""
 
 import json
-import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from tqdm import tqdm
 
 from scoring.generation_jobs import enqueue_generation, estimate, generate_in_process, parse_run
 from scoring.genres.generation import API_CHOICES, GenerationSettings
 from scoring.genres.openai_backend import OPENAI_BASE_URL, environment
 from scoring.genres.prompts import TemplateError
+from scoring.management.progress_bar import work_here_with_a_bar
 from scoring.models import Dataset, GenerationRun, GenerationTemplate
 from scoring.models.chunked import DEFAULT_CHUNK_TEXTS
 from scoring.models.runs import RunRefused
@@ -121,17 +120,7 @@ class Command(BaseCommand):
             raise CommandError(f"the template {path}: {error}") from error
 
     def run_here(self, run: GenerationRun) -> GenerationRun:
-        with tqdm(total=run.chunks.count(), unit="chunk", desc=f"generation {run.pk}", file=sys.stderr) as bar:
-
-            def show(progress_run: GenerationRun) -> None:
-                state = progress_run.progress_state()
-                bar.update(state["chunks_done"] - bar.n)
-                bar.set_postfix(requests=state["requests"], cache_hits=state["cache_hits"], refresh=False)
-
-            try:
-                return generate_in_process(run, on_chunk=show)
-            except Exception as error:
-                raise CommandError(f"generation run {run.pk} failed: {type(error).__name__}: {error}") from error
+        return work_here_with_a_bar(run, generate_in_process, f"generation {run.pk}", "generation run")
 
     def reparse(self, run_id: int, as_json: bool) -> None:
         run = GenerationRun.objects.filter(pk=run_id, status=GenerationRun.Status.DONE).first()
