@@ -576,6 +576,9 @@ def study_schemas() -> Schema:
                 "seed": {"type": "string"},
                 **counts("outputs", "triples", "empty_outputs", "parse_warnings"),
                 "last_upload_at": nullable({"type": "string", "format": "date-time"}),
+                "provenance": nullable(
+                    {"type": "object", "description": "What generated a system made from an endpoint."}
+                ),
             }
         ),
         "SystemList": page_of("systems", ref("System")),

@@ -94,6 +94,9 @@ class GenerationSettings:
         url = urllib.parse.urlsplit(self.base_url)
         if url.scheme not in ("http", "https") or not url.hostname:
             raise ValueError(f"{self.base_url!r} is not an http:// or https:// URL")
+        if url.username or url.password or url.query or url.fragment:
+            # The URL is stored and shown: a key belongs in GENRES_GENERATION_API_KEY.
+            raise ValueError("the endpoint's URL holds credentials or a query: give the key by environment instead")
         if not self.model.strip():
             raise ValueError("name the model")
         if self.api not in API_CHOICES:

@@ -45,7 +45,8 @@ FAILURES_IN_WORDS = (
     ),
     (
         re.compile(r"(?:APIConnectionError|ConnectError|ConnectionError)\b"),
-        "The judge's or embedder's endpoint could not be reached: check OPENAI_BASE_URL and that the server runs.",
+        "The endpoint could not be reached: check its URL (OPENAI_BASE_URL for the judge and embedder) and "
+        "that the server runs.",
     ),
     (
         re.compile(r"AuthenticationError\b"),
@@ -100,6 +101,9 @@ class ChunkedRun(models.Model):
     class Meta:
         abstract = True
         ordering = ["-created_at", "-pk"]
+
+    def get_absolute_url(self) -> str:
+        raise NotImplementedError
 
     @property
     def is_active(self) -> bool:
@@ -158,9 +162,6 @@ class ChunkedRun(models.Model):
         )
 
     def finish_if_complete(self) -> bool:
-        raise NotImplementedError
-
-    def get_absolute_url(self) -> str:
         raise NotImplementedError
 
     def is_stalled(self, last_activity: datetime | None, now: datetime | None = None) -> bool:

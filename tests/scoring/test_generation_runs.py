@@ -125,6 +125,8 @@ def test_refusals_and_the_estimate(dataset, server):
         GenerationRun.create(dataset, run_settings, [])
     with pytest.raises(RunRefused, match="URL"):
         GenerationRun.create(dataset, GenerationSettings(base_url="ftp://x", model="m"), [1])
+    with pytest.raises(RunRefused, match="credentials"):  # the URL is stored and shown; a key never is
+        GenerationRun.create(dataset, GenerationSettings(base_url="https://h/v1?api-key=secret", model="m"), [1])
     System.objects.create(name="m seed 1")
     with pytest.raises(RunRefused, match="exist already"):
         GenerationRun.create(dataset, run_settings, [1])
