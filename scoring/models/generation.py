@@ -122,7 +122,12 @@ class GenerationRun(ChunkedRun):
         except ValueError as error:
             raise RunRefused(str(error)) from None
         names = [name for name, _seed in system_names(group, seeds).values()]
-        taken = sorted(System.with_importing.filter(name__in=names).values_list("name", flat=True))
+        labels = [label for _name, label in system_names(group, seeds).values()]
+        taken = sorted(
+            System.with_importing.filter(
+                models.Q(name__in=names) | models.Q(replicate_group=group, seed__in=labels)
+            ).values_list("name", flat=True)
+        )
         if taken:
             raise RunRefused(f"system(s) {', '.join(taken)} exist already: choose another group name")
         text_ids = list(dataset.texts.order_by("position").values_list("pk", flat=True))

@@ -130,6 +130,9 @@ def test_refusals_and_the_estimate(dataset, server):
     System.objects.create(name="m seed 1")
     with pytest.raises(RunRefused, match="exist already"):
         GenerationRun.create(dataset, run_settings, [1])
+    System.objects.create(name="uploaded m", replicate_group="m", seed="2")
+    with pytest.raises(RunRefused, match="uploaded m exist already"):  # its group's seed 2 is taken
+        GenerationRun.create(dataset, run_settings, [2])
     with pytest.raises(ValueError, match=r"\$TEXT\$"):
         GenerationTemplate.save_version("mine", "no placeholder")
     first = GenerationTemplate.save_version("mine", "Triples of $TEXT$")
