@@ -14,8 +14,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from core.permissions import VIEW_OUTPUTS, check_not_blind, staff_required
 from core.signed_in import SignedInRequest
 from scoring.generation_forms import GenerationForm
+from scoring.genres.generation import DEFAULT_TEMPLATE_TEXT
 from scoring.generation_jobs import SystemTaken, parse_run
-from scoring.models import Dataset, GenerationRun
+from scoring.models import Dataset, GenerationRun, GenerationTemplate
 from scoring.models.runs import RunRefused
 from scoring.views.api import allow_methods, error, invalid_form, token_required
 from scoring.views.api_catalogue import OUTPUT_READERS, readable_dataset
@@ -44,9 +45,14 @@ def generation_new(request: SignedInRequest, name: str) -> HttpResponse:
             messages.success(request, f"Generation run {run.pk} queued: {run.chunks.count()} chunk(s).")
             return redirect(run)
     status = 400 if form.errors else 200
-    return render(
-        request, "scoring/generation_new.html", {"dataset": dataset, "form": form, "estimate": estimate}, status=status
-    )
+    context = {
+        "dataset": dataset,
+        "form": form,
+        "estimate": estimate,
+        "templates": GenerationTemplate.objects.select_related("created_by"),
+        "default_template": DEFAULT_TEMPLATE_TEXT,  # shown while not yet stored (on its first use)
+    }
+    return render(request, "scoring/generation_new.html", context, status=status)
 
 
 @login_required

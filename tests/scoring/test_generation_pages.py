@@ -33,7 +33,8 @@ def fields(server, **more):
 def test_staff_estimate_start_and_watch_a_run_then_see_its_systems_and_provenance(admin_client, dataset, server):
     page = reverse("scoring:generation_new", args=[dataset.name])
     assert "Generate outputs" in admin_client.get(dataset.get_absolute_url()).content.decode()
-    assert admin_client.get(page).status_code == 200
+    form = admin_client.get(page)
+    assert form.status_code == 200 and "open-gre v1" in form.content.decode()  # the stored templates, shown
     estimated = admin_client.post(page, {**fields(server), "action": "estimate"})
     assert estimated.status_code == 200 and estimated.context["estimate"]["to_send"] == 6
     asked_before = server.count()
