@@ -14,8 +14,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from core.permissions import VIEW_OUTPUTS, check_not_blind, staff_required
 from core.signed_in import SignedInRequest
 from scoring.generation_forms import GenerationForm
-from scoring.genres.generation import DEFAULT_TEMPLATE_TEXT
 from scoring.generation_jobs import SystemTaken, parse_run
+from scoring.genres.generation import DEFAULT_TEMPLATE_TEXT
 from scoring.models import Dataset, GenerationRun, GenerationTemplate
 from scoring.models.runs import RunRefused
 from scoring.views.api import allow_methods, error, invalid_form, token_required
