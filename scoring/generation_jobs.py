@@ -10,6 +10,7 @@ heartbeat, retries and heal pass. Replies enter the shared request cache as they
 answered, and a second identical run sends nothing.
 """
 
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -39,6 +40,7 @@ from scoring.models.generation import GenerationChunk, GenerationReply, Generati
 from scoring.models.runs import ScoringRun
 from scoring.progress import publish_progress
 
+LIVE_COUNTS_SECONDS = 2.0
 # The endpoint's key comes from here (else OPENAI_API_KEY): it is never stored with the run.
 API_KEY_VARIABLE = "GENRES_GENERATION_API_KEY"
 
@@ -73,6 +75,21 @@ def questions_of(run: GenerationRun, text_ids: Sequence[int]) -> list[tuple[int,
     return [(text_id, seed, render(template, contents[text_id])) for seed in run.seeds for text_id in text_ids]
 
 
+class LiveCounts:
+    """While a chunk asks, its requests and cache hits so far reach its run's page every
+    LIVE_COUNTS_SECONDS: a chunk of slow replies would otherwise show nothing until it is done."""
+
+    def __init__(self, chunk: GenerationChunk, publish: Callable[[], object]) -> None:
+        self.chunk, self.publish = chunk, publish
+        self.last = time.monotonic()
+
+    def reply(self, answered: int, cached: int) -> None:
+        if time.monotonic() - self.last >= LIVE_COUNTS_SECONDS:
+            self.last = time.monotonic()
+            self.chunk.count_so_far(answered, cached)
+            self.publish()
+
+
 def run_generation_chunk(
     chunk_id: int,
     job_id: str,
@@ -91,7 +108,8 @@ def run_generation_chunk(
         else:
             questions = questions_of(run, chunk.text_ids)
             generator = generator_for(run.settings_object())
-            replies = generator.generate([(prompt, seed) for _text, seed, prompt in questions])
+            live = LiveCounts(chunk, lambda: on_progress(run))
+            replies = generator.generate([(prompt, seed) for _text, seed, prompt in questions], live.reply)
             rows = [
                 GenerationReply(
                     run=run, text_id=text_id, seed=seed, raw=reply.raw, error=reply.error, cached=reply.cached

@@ -15,7 +15,7 @@ import hashlib
 import json
 import re
 import urllib.parse
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
 from typing import Any
@@ -171,8 +171,13 @@ class Generator:
         self.cache = cache
         self.service = OpenAIService(base_url=settings.base_url, **service)
 
-    def generate(self, questions: Sequence[tuple[str, int]]) -> list[Reply]:
-        """One reply per (prompt, seed), in order: from the cache, else asked and cached as it comes."""
+    def generate(
+        self,
+        questions: Sequence[tuple[str, int]],
+        on_reply: Callable[[int, int], object] = lambda _asked, _cached: None,
+    ) -> list[Reply]:
+        """One reply per (prompt, seed), in order: from the cache, else asked and cached as it comes;
+        ``on_reply(replies asked so far, replies from the cache)`` after each reply asked."""
         keys = [self.settings.cache_key(prompt, seed) for prompt, seed in questions]
         cached = self.cache.get_many(set(keys))
         self.service.usage.cache_hits += len(cached)
@@ -193,6 +198,7 @@ class Generator:
             if len(fresh) >= CACHE_EVERY:
                 self.cache.set_many(fresh)
                 fresh.clear()
+            on_reply(len(replies) - len(cached), len(cached))
         self.cache.set_many(fresh)
         return [replies[key] for key in keys]
 

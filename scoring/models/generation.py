@@ -208,6 +208,11 @@ class GenerationChunk(Chunk):
     class Meta(Chunk.Meta):
         constraints = [models.UniqueConstraint(fields=["run", "index"], name="unique_generation_chunk_index")]
 
+    def count_so_far(self, requests: int, cache_hits: int) -> None:
+        """The counters of a chunk still asking (requests answered so far), for its run's live progress;
+        ``complete`` sets the final ones (requests sent, retries included)."""
+        self._held().update(requests=requests, cache_hits=cache_hits)
+
     @transaction.atomic
     def complete(self, replies: Iterable["GenerationReply"], usage: dict[str, Any]) -> bool:
         """Store the chunk's replies and mark it done, together; False if another job took it over."""

@@ -38,9 +38,9 @@ def server():
         yield running
 
 
-def start(dataset, server, seeds=(1, 54), api="chat", **options):
+def start(dataset, server, seeds=(1, 54), api="chat", chunk_texts=2, **options):
     run_settings = GenerationSettings(base_url=server.base_url, model="fake/model:7b", api=api, temperature=0.7)
-    return GenerationRun.create(dataset, run_settings, seeds, chunk_texts=2, **options)
+    return GenerationRun.create(dataset, run_settings, seeds, chunk_texts=chunk_texts, **options)
 
 
 def test_two_seeds_make_two_replicate_systems_whose_outputs_are_the_parsed_replies(dataset, server):
@@ -88,9 +88,12 @@ def test_two_seeds_make_two_replicate_systems_whose_outputs_are_the_parsed_repli
     assert {system.name for system in again.systems.all()} == {"again seed 1", "again seed 54"}
 
 
-def test_parsing_again_asks_nothing_and_keeps_the_outputs(dataset, server):
-    run = start(dataset, server, seeds=[7], api="completions", group="reparsed")
-    generate_in_process(run)
+def test_parsing_again_asks_nothing_and_keeps_the_outputs(dataset, server, monkeypatch):
+    monkeypatch.setattr("scoring.generation_jobs.LIVE_COUNTS_SECONDS", 0)
+    run = start(dataset, server, seeds=[7], api="completions", group="reparsed", chunk_texts=3)
+    seen = []
+    generate_in_process(run, on_chunk=lambda progress: seen.append(progress.progress_state()["requests"]))
+    assert seen == [1, 2, 3, 3]  # live while the one chunk asks, then once it is done
     asked_before = server.count()
     GenerationReply.objects.filter(run=run, text__content=ASPIRIN).update(raw='[["aspirin", "relieves", "headache"]]')
 
