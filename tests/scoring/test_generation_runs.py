@@ -7,7 +7,7 @@ import json
 import pytest
 
 from devtools.fake_openai import CHAT, COMPLETIONS, FakeOpenAIServer
-from leaderboard.exports import provenance_rows
+from leaderboard.exports import parquet_bytes, provenance_rows
 from leaderboard.metrics import metric_scores
 from leaderboard.presenters import generated_systems
 from scoring.generation_jobs import enqueue_generation, estimate, generate_in_process, parse_run
@@ -119,6 +119,7 @@ def test_a_run_that_scores_when_done_makes_its_scoring_run(dataset, server):
     assert generated["provenance"]["model"] == "fake/model:7b" and generated["provenance"]["seed"] == 3
     header, *exported = list(provenance_rows({"scores": rows}))
     assert [dict(zip(header, row, strict=True))["template"] for row in exported] == ["open-gre"]
+    assert parquet_bytes("provenance", {"scores": rows}).startswith(b"PAR1")
     assert generated_systems({"scores": rows})[0]["settings"] == "chat, temperature 0.7, max tokens 512, seed 3"
 
 
