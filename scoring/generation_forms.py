@@ -20,7 +20,9 @@ class GenerationForm(forms.Form):
     )
     model = forms.CharField(max_length=200)
     api = forms.ChoiceField(
-        choices=[("auto", "auto (completions for *-instruct)"), *[(api, api) for api in API_CHOICES]], initial="auto"
+        label="API",
+        choices=[("auto", "auto (completions for *-instruct)"), *[(api, api) for api in API_CHOICES]],
+        initial="auto",
     )
     template = forms.ModelChoiceField(
         GenerationTemplate.objects.all(), required=False, empty_label="the app's template (open-gre v1)"
