@@ -16,7 +16,8 @@ from scoring.models import GenerationReply, GenerationRun, GenerationTemplate, O
 from scoring.models.runs import RunRefused, ScoringRun
 from tests.scoring.run_fixtures import ASPIRIN, CURIE, PARIS, work
 
-pytestmark = [pytest.mark.django_db(transaction=True)]
+# postgres_relevant: the parse upserts outputs (ON CONFLICT) and a new template version locks the latest.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres_relevant]
 
 REPLIES = {
     CURIE: '[["Marie Curie", "born in", "Warsaw"]]',
