@@ -1,4 +1,4 @@
-"""Healing and resuming scoring runs: queuing again what a run needs and no live job does.
+"""Healing and resuming runs, scoring and generation runs alike: queuing again what a run needs and no live job does.
 
 The database, not Redis, says what a run still needs. ``heal_runs`` (run by every
 ``scoring.workers.HealingWorker`` on start and every few seconds) hands each unfinished chunk
