@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from devtools.fake_openai import CHAT, COMPLETIONS, FakeOpenAIServer
+from devtools.fake_openai import CHAT, COMPLETIONS, Failure, FakeOpenAIServer
 from leaderboard.exports import parquet_bytes, provenance_rows
 from leaderboard.metrics import metric_scores
 from leaderboard.presenters import generated_systems
@@ -147,3 +147,18 @@ def test_refusals_and_the_estimate(dataset, server):
     counted = estimate(dataset, run_settings, first.text, [1, 2])
     assert counted["requests"] == 6 and counted["cached"] == 0 and counted["to_send"] == 6
     assert counted["completion_tokens_at_most"] == 6 * 512
+
+
+def test_a_request_that_fails_for_good_is_listed_and_only_it_is_asked_again(dataset, server):
+    run_settings = GenerationSettings(base_url=server.base_url, model="flaky")
+    server.script(Failure(400))  # not worth retrying: the request fails for good at once
+    run = GenerationRun.create(dataset, run_settings, [5], chunk_texts=3)
+    generate_in_process(run)
+    [failed] = run.replies.exclude(error="")
+    assert failed.problem.startswith("the request failed: HTTP 400") and failed.raw == ""
+    assert Output.objects.get(system__name="flaky seed 5", text=failed.text).triples == []
+    assert run.systems.get().outputs.count() == 3  # nothing else lost
+
+    asked_before = server.count()
+    generate_in_process(GenerationRun.create(dataset, run_settings, [5], group="flaky again"))
+    assert server.count() - asked_before == 1
