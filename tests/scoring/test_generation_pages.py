@@ -50,6 +50,8 @@ def test_staff_estimate_start_and_watch_a_run_then_see_its_systems_and_provenanc
     assert "gpt-4o-mini seed 54" in shown and "gpt-4o-mini seed 64" in shown
     assert server.base_url.split("/")[2] in shown and "open-gre v1" in shown
     assert "Replies without triples (2)" in shown and "no list of triples in the reply" in shown
+    listed = admin_client.get(dataset.get_absolute_url()).content.decode()  # each system links to what made it
+    assert listed.count(f'href="{run.get_absolute_url()}"') == 2 and "gpt-4o-mini at 127.0.0.1" in listed
     assert admin_client.post(reverse("scoring:generation_reparse", args=[run.pk])).status_code == 302
     assert server.count() - asked_before == 6
 
