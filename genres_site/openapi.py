@@ -22,7 +22,7 @@ from scoring.views.api_pages import MAX_PAGE_SIZE
 Schema = dict[str, Any]
 
 # The API's own version: the minor part grows with additions, the major one with changes that break callers.
-API_VERSION = "1.1"
+API_VERSION = "1.2"
 
 NAME_LENGTH = Dataset._meta.get_field("name").max_length
 
@@ -174,6 +174,39 @@ def outputs_upload_form() -> Schema:
     )
 
 
+def chunked_run_progress() -> Schema:
+    """What the progress of every chunked run (scoring, generation) holds."""
+    return {
+        "run": {"type": "integer"},
+        "status": choices(ScoringRun.Status.values),
+        "status_label": {"type": "string"},
+        **counts("chunks_total", "chunks_done"),
+        "percent": {"type": "integer", "minimum": 0, "maximum": 100},
+        **counts("requests", "cache_hits", "tokens"),
+        "cost_usd": {"type": "number", "minimum": 0},
+        "error": {"type": "string", "description": "The failure in words; empty when none."},
+        "error_detail": {"type": "string"},
+        **{flag: {"type": "boolean"} for flag in ("active", "can_resume", "can_cancel", "offer_resume")},
+        "stalled": {"type": "boolean"},
+        "started_at": {"type": "string", "description": "Local time, or empty when not yet."},
+        "finished_at": {"type": "string"},
+        "chunks": {
+            "type": "array",
+            "items": obj(
+                {
+                    "number": {"type": "integer", "minimum": 1},
+                    **counts("texts"),
+                    "status": choices(RunChunk.Status.values),
+                    "status_label": {"type": "string"},
+                    **counts("attempts", "requests", "cache_hits"),
+                    "finished_at": {"type": "string"},
+                    "error": {"type": "string"},
+                }
+            ),
+        },
+    }
+
+
 def schemas() -> Schema:
     return {
         "Error": obj({"error": {"type": "string"}}),
@@ -217,34 +250,23 @@ def schemas() -> Schema:
         ),
         "RunProgress": obj(
             {
-                "run": {"type": "integer"},
-                "status": choices(ScoringRun.Status.values),
-                "status_label": {"type": "string"},
-                **counts("chunks_total", "chunks_done"),
-                "percent": {"type": "integer", "minimum": 0, "maximum": 100},
-                **counts("requests", "cache_hits", "tokens", "missing_verdicts"),
-                "cost_usd": {"type": "number", "minimum": 0},
-                "error": {"type": "string", "description": "The failure in words; empty when none."},
-                "error_detail": {"type": "string"},
-                **{flag: {"type": "boolean"} for flag in ("active", "can_resume", "can_cancel", "offer_resume")},
-                "stalled": {"type": "boolean"},
-                "started_at": {"type": "string", "description": "Local time, or empty when not yet."},
-                "finished_at": {"type": "string"},
+                **chunked_run_progress(),
+                **counts("missing_verdicts"),
                 "has_provenance": {"type": "boolean"},
-                "chunks": {
-                    "type": "array",
-                    "items": obj(
-                        {
-                            "number": {"type": "integer", "minimum": 1},
-                            **counts("texts"),
-                            "status": choices(RunChunk.Status.values),
-                            "status_label": {"type": "string"},
-                            **counts("attempts", "requests", "cache_hits"),
-                            "finished_at": {"type": "string"},
-                            "error": {"type": "string"},
-                        }
-                    ),
+            }
+        ),
+        "GenerationStatus": obj(
+            {
+                **chunked_run_progress(),
+                "systems": {"type": "array", "items": obj({"name": {"type": "string"}, **counts("outputs")})},
+                **counts("unparsed"),
+                "parsed": {"type": "boolean", "description": "True once the replies are parsed into the systems."},
+                "dataset": {"type": "string"},
+                "provenance": {
+                    "type": "object",
+                    "description": "Endpoint host (never the key), model, template, settings.",
                 },
+                "status_url": {"type": "string"},
             }
         ),
         "Leaderboard": obj(
@@ -554,6 +576,9 @@ def study_schemas() -> Schema:
                 "seed": {"type": "string"},
                 **counts("outputs", "triples", "empty_outputs", "parse_warnings"),
                 "last_upload_at": nullable({"type": "string", "format": "date-time"}),
+                "provenance": nullable(
+                    {"type": "object", "description": "What generated a system made from an endpoint."}
+                ),
             }
         ),
         "SystemList": page_of("systems", ref("System")),
@@ -672,6 +697,27 @@ def run_form() -> Schema:
     )
 
 
+def generation_form() -> Schema:
+    """The generation form's fields (scoring.generation_forms.GenerationForm)."""
+    return obj(
+        {
+            "base_url": {"type": "string", "description": "The OpenAI-compatible endpoint, …/v1."},
+            "model": {"type": "string"},
+            "api": choices(["auto", "chat", "completions"]),
+            "template": {"type": "integer", "description": "A stored template's id; default: the app's."},
+            "new_template_name": {"type": "string"},
+            "new_template": {"type": "string", "description": "A new template (version), with $TEXT$."},
+            "temperature": {"type": "number", "minimum": 0, "maximum": 2},
+            "max_tokens": {"type": "integer", "minimum": 1, "maximum": 32768},
+            "seeds": {"type": "string", "description": "Comma-separated integers, one system each."},
+            "group": {"type": "string"},
+            "chunk_texts": {"type": "integer", "minimum": 1},
+            "score_when_done": {"type": "string", "description": "true or on: score the systems when done."},
+        },
+        required=("base_url", "model", "api", "temperature", "max_tokens", "seeds", "chunk_texts"),
+    )
+
+
 def study_paths() -> Schema:
     return {
         "/api/datasets/{name}/": {
@@ -730,6 +776,37 @@ def study_paths() -> Schema:
                     "200": json_reply("The run's state.", ref("RunStatus")),
                     **OUTPUT_READERS_ERRORS,
                     "404": error("No run with that id."),
+                },
+            },
+        },
+        "/api/datasets/{name}/generations/": {
+            "parameters": [DATASET_NAME],
+            "post": {
+                "operationId": "startGeneration",
+                "summary": "Start a generation run on the dataset (staff), as the generation form does",
+                "security": TOKEN,
+                "requestBody": {
+                    "required": True,
+                    "content": {"multipart/form-data": {"schema": generation_form()}},
+                },
+                "responses": {
+                    "202": json_reply("Queued: poll its status_url.", ref("GenerationStatus")),
+                    "400": FORM_ERROR,
+                    **TOKEN_ERRORS,
+                    "404": error("No dataset of that name."),
+                },
+            },
+        },
+        "/api/generations/{pk}/": {
+            "parameters": [path_parameter("pk", {"type": "integer", "minimum": 1}, "The generation run's id.")],
+            "get": {
+                "operationId": "generationStatus",
+                "summary": "A generation run's status and provenance: what its page shows",
+                "security": TOKEN,
+                "responses": {
+                    "200": json_reply("The run's state.", ref("GenerationStatus")),
+                    **OUTPUT_READERS_ERRORS,
+                    "404": error("No generation run with that id."),
                 },
             },
         },

@@ -144,6 +144,27 @@ def replicate_rows(data: Data) -> Iterator[list[Any]]:
             yield [group["group"], "", "", statistic, *(_number(group[statistic][key]) for key in COLUMN_KEYS)]
 
 
+PROVENANCE_FIELDS = ("endpoint_host", "model", "api", "temperature", "max_tokens", "seed", "generation_run")
+
+
+def provenance_rows(data: Data) -> Iterator[list[Any]]:
+    """What generated each scored system made from an endpoint (the endpoint's host, never a key)."""
+    yield ["system", "replicate_group", *PROVENANCE_FIELDS, "template", "template_version", "created_at", "finished_at"]
+    for row in data["scores"]:
+        provenance = row.get("provenance")
+        if provenance:
+            template = provenance.get("template") or {}
+            yield [
+                row["system"],
+                row["replicate_group"],
+                *(provenance.get(field, "") for field in PROVENANCE_FIELDS),
+                template.get("name", ""),
+                template.get("version", ""),
+                provenance.get("created_at") or "",
+                provenance.get("finished_at") or "",
+            ]
+
+
 CSV_TABLES = {
     "scores": scores_rows,
     "human-ratings": human_rows,
@@ -154,6 +175,7 @@ CSV_TABLES = {
     "score-intervals": score_interval_rows,
     "significance": significance_rows,
     "replicates": replicate_rows,
+    "provenance": provenance_rows,
 }
 # The table holding each figure's numbers: its "data as CSV" link.
 PLOT_TABLES = {
@@ -188,6 +210,7 @@ def section_context(data: Data, links: dict[str, str], score_run: str = "") -> d
         "human_tables": presenters.human_tables(data),
         "single_pass_table": presenters.single_pass_table(data),
         "replicate_table": presenters.replicate_table(data),
+        "generated_systems": presenters.generated_systems(data),
         "agreement_rows": presenters.agreement_rows(data),
         "comparison_tables": presenters.comparison_tables(data),
         "interval_table": presenters.interval_table(data),

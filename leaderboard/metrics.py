@@ -93,7 +93,8 @@ def metric_scores(dataset: Dataset, fingerprint: str) -> dict[str, Any]:
     """Aggregated rows per system, and per-text scores of the five aspects, for one setting.
 
     ``rows``: ``[{"system", "ground_truth", "replicate_group", "seed", "current", "run", "texts",
-    "values": {column: value}}]``,
+    "values": {column: value}, "provenance"}]``, the provenance being what generated a system made
+    from an endpoint (None for an uploaded one),
     Ground truth first; ``per_text``: ``{aspect: {text id: {system: score}}}`` from current scores;
     ``unscored``: ``unscored_systems``.
     """
@@ -103,6 +104,7 @@ def metric_scores(dataset: Dataset, fingerprint: str) -> dict[str, Any]:
             "ground_truth": row.system.is_ground_truth,
             "replicate_group": row.system.replicate_group,
             "seed": row.system.seed,
+            "provenance": row.system.provenance,
             "current": row.is_current,
             "run": row.run_id,
             "texts": row.values.get("texts"),

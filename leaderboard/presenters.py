@@ -217,6 +217,26 @@ def replicate_table(data: dict[str, Any]) -> dict[str, Any] | None:
     return {"aspects": [aspect["name"] for aspect in data["aspects"]], "rows": rows}
 
 
+def generated_systems(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The scored systems made from an endpoint, with what made them (older builds have no provenance)."""
+    rows = []
+    for row in data.get("scores", []):
+        provenance = row.get("provenance")
+        if provenance:
+            template = provenance.get("template") or {}
+            settings = f"temperature {provenance.get('temperature')}, max tokens {provenance.get('max_tokens')}"
+            rows.append(
+                {
+                    "system": row["system"],
+                    "model": provenance.get("model", ""),
+                    "host": provenance.get("endpoint_host", ""),
+                    "template": f"{template.get('name', '')} v{template.get('version', '')}",
+                    "settings": f"{provenance.get('api', '')}, {settings}, seed {provenance.get('seed', '')}",
+                }
+            )
+    return rows
+
+
 def agreement_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
     names = {aspect["code"]: aspect["name"] for aspect in data["aspects"]}
     return [

@@ -45,7 +45,7 @@ class SystemAdmin(admin.ModelAdmin):
     list_display = ["name", "family", "replicate_group", "seed", "is_ground_truth", "output_count"]
     list_filter = ["is_ground_truth", "family"]
     search_fields = ["name", "family", "notes", "replicate_group"]
-    readonly_fields = ["is_ground_truth"]
+    readonly_fields = ["is_ground_truth", "provenance"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[System]:
         return super().get_queryset(request).annotate(output_count=Count("outputs"))

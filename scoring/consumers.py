@@ -10,19 +10,31 @@ from django.contrib.auth.models import AnonymousUser, User
 from core.permissions import VIEW_OUTPUTS, blind_dataset_ids
 from scoring.import_jobs import upload_state
 from scoring.models import Upload
+from scoring.models.chunked import ChunkedRun
+from scoring.models.generation import GenerationRun
 from scoring.models.runs import ScoringRun
-from scoring.progress import group_name, upload_group_name
+from scoring.progress import generation_group_name, group_name, upload_group_name
 
 
-@database_sync_to_async
-def state_for(user: User | AnonymousUser, run_id: int) -> dict[str, Any] | None:
+def readable_state(user: User | AnonymousUser, run_model: type[ChunkedRun], run_id: int) -> dict[str, Any] | None:
     """The run's progress state, or None when there is no such run or the user may not see it
     (the run page names systems, so its socket asks for the same permission as the page, and
     refuses an annotator judging its dataset's systems blind)."""
     if not (user.is_authenticated and user.has_perm(VIEW_OUTPUTS)):
         return None
-    run = ScoringRun.objects.filter(pk=run_id).first()
-    return run.progress_state() if run and run.dataset_id not in blind_dataset_ids(user) else None
+    run = run_model.objects.filter(pk=run_id).first()
+    readable = run is not None and run.dataset_id not in blind_dataset_ids(user)
+    return run.progress_state() if readable else None  # type: ignore[union-attr]
+
+
+@database_sync_to_async
+def state_for(user: User | AnonymousUser, run_id: int) -> dict[str, Any] | None:
+    return readable_state(user, ScoringRun, run_id)
+
+
+@database_sync_to_async
+def generation_state_for(user: User | AnonymousUser, run_id: int) -> dict[str, Any] | None:
+    return readable_state(user, GenerationRun, run_id)
 
 
 @database_sync_to_async
@@ -66,3 +78,8 @@ class RunProgressConsumer(ProgressConsumer):
 class UploadProgressConsumer(ProgressConsumer):
     group_of = staticmethod(upload_group_name)
     state_of = staticmethod(upload_state_for)
+
+
+class GenerationProgressConsumer(ProgressConsumer):
+    group_of = staticmethod(generation_group_name)
+    state_of = staticmethod(generation_state_for)

@@ -1,4 +1,4 @@
-"""Healing and resuming scoring runs: queuing again what a run needs and no live job does.
+"""Healing and resuming runs, scoring and generation runs alike: queuing again what a run needs and no live job does.
 
 The database, not Redis, says what a run still needs. ``heal_runs`` (run by every
 ``scoring.workers.HealingWorker`` on start and every few seconds) hands each unfinished chunk
@@ -7,7 +7,7 @@ data, failed, was stopped, or started and then stopped sending heartbeats (its w
 worker died). A chunk whose attempt failed waits a backoff first, and after MAX_CHUNK_ATTEMPTS
 failed attempts it fails, and its run with it. ``resume_run`` (the Resume button) queues again
 the same chunks at once, failed ones included. Which job may commit a chunk is decided by the
-chunk itself (``RunChunk.claim``/``complete``), so re-queuing a chunk whose old job is in fact
+chunk itself (``Chunk.claim`` and its ``complete``), so re-queuing a chunk whose old job is in fact
 still alive costs work, never correctness.
 
 A job a worker has taken from its queue but not yet started is still "queued" in rq: rq moves it
@@ -16,7 +16,7 @@ work horse marks it started. A worker killed in between leaves it there, and rq'
 fails it some 10-20 minutes later. The heal pass counts such a job alive only while the worker
 that took it beats (``taken_job_is_alive``), so its chunk is queued again within a minute.
 
-Retries are counted by the chunk (``RunChunk.attempts``) rather than by rq's ``Retry``: the count
+Retries are counted by the chunk (``Chunk.attempts``) rather than by rq's ``Retry``: the count
 lives where the scores are, survives a Redis that lost its data, needs no rq scheduler process
 for the backoff, and covers the killed work horse, for which rq calls no failure callback; and
 a retried rq job keeps its id, which the chunk would have to let claim it twice.
@@ -41,7 +41,9 @@ from scoring.jobs import (
     prepare_job_id,
     queue,
 )
-from scoring.models.runs import STALE_AFTER, RunChunk, ScoringRun
+from scoring.models.chunked import STALE_AFTER, Chunk, ChunkedRun
+from scoring.models.generation import GenerationRun
+from scoring.models.runs import ScoringRun
 from scoring.progress import publish_progress
 
 # After a failed attempt a chunk waits this long from its last heartbeat, doubled each attempt.
@@ -87,7 +89,7 @@ def waiting_job_is_alive(job: Job, now: datetime, taken: AbstractSet[str]) -> bo
 
 
 def chunk_job_is_alive(
-    chunk: RunChunk, job: Job | None, stale_after: timedelta, now: datetime, taken: AbstractSet[str]
+    chunk: Chunk, job: Job | None, stale_after: timedelta, now: datetime, taken: AbstractSet[str]
 ) -> bool:
     """Whether ``job`` (None when Redis does not know it) will still run the chunk.
 
@@ -98,19 +100,17 @@ def chunk_job_is_alive(
     status = job.get_status(refresh=False) if job else None
     if job is not None and status in WAITING_JOB_STATES:
         return waiting_job_is_alive(job, now, taken)
-    if status == JobStatus.STARTED or (status is None and chunk.status == RunChunk.Status.RUNNING):
+    if status == JobStatus.STARTED or (status is None and chunk.status == Chunk.Status.RUNNING):
         # Dequeued but not yet claimed, the chunk's heartbeat is still its last attempt's.
-        running = chunk.status == RunChunk.Status.RUNNING
+        running = chunk.status == Chunk.Status.RUNNING
         last_sign = chunk.heartbeat_at if running or job is None else job.started_at
         return last_sign is not None and now - last_sign < stale_after
     return False
 
 
-def chunks_without_live_job(
-    run: ScoringRun, stale_after: timedelta, now: datetime
-) -> list[tuple[RunChunk, Job | None]]:
+def chunks_without_live_job(run: ChunkedRun, stale_after: timedelta, now: datetime) -> list[tuple[Chunk, Job | None]]:
     """The run's unfinished chunks that no live job holds, each with its job (None when lost)."""
-    chunks = list(run.chunks.exclude(status=RunChunk.Status.DONE))
+    chunks = list(run.chunks.exclude(status=Chunk.Status.DONE))
     jobs = Job.fetch_many([chunk.job_id for chunk in chunks], connection=queue().connection)
     taken = taken_jobs()
     return [
@@ -152,14 +152,14 @@ def heal_preparation(run: ScoringRun) -> int:
     return 1
 
 
-def retry_is_due(chunk: RunChunk, backoff: timedelta, now: datetime) -> bool:
+def retry_is_due(chunk: Chunk, backoff: timedelta, now: datetime) -> bool:
     """A chunk waits ``backoff`` after its first attempt's last heartbeat, twice that after the second..."""
     if chunk.heartbeat_at is None:
         return True
     return now - chunk.heartbeat_at >= backoff * 2 ** max(chunk.attempts - 1, 0)
 
 
-def requeue(run: ScoringRun, chunks: Iterable[RunChunk]) -> int:
+def requeue(run: ChunkedRun, chunks: Iterable[Chunk]) -> int:
     """Hand ``chunks`` to new jobs, or finish the run when none is left; the number queued."""
     queued = enqueue_chunks(chunks)
     if not queued:
@@ -168,19 +168,19 @@ def requeue(run: ScoringRun, chunks: Iterable[RunChunk]) -> int:
     return queued
 
 
-def heal_run(run: ScoringRun, stale_after: timedelta = STALE_AFTER, backoff: timedelta = RETRY_BACKOFF) -> int:
+def heal_run(run: ChunkedRun, stale_after: timedelta = STALE_AFTER, backoff: timedelta = RETRY_BACKOFF) -> int:
     """Queue again what the run needs and no live job does; the number of jobs queued.
 
     A chunk whose attempt died fails with its run once it has had MAX_CHUNK_ATTEMPTS, else it
     is queued again once its backoff has passed.
     """
-    if not run.fingerprint:
-        return heal_preparation(run)
+    if not run.fingerprint:  # a scoring run not yet prepared (a generation run has its fingerprint from the start)
+        return heal_preparation(run)  # type: ignore[arg-type]
     now = timezone.now()
-    due: list[RunChunk] = []
+    due: list[Chunk] = []
     for chunk, job in chunks_without_live_job(run, stale_after, now):
-        if chunk.status == RunChunk.Status.RUNNING and chunk.attempts >= MAX_CHUNK_ATTEMPTS:
-            attempt_failed(chunk.pk, chunk.job_id, why_job_ended(job))
+        if chunk.status == Chunk.Status.RUNNING and chunk.attempts >= MAX_CHUNK_ATTEMPTS:
+            attempt_failed(type(chunk), chunk.pk, chunk.job_id, why_job_ended(job))
         elif retry_is_due(chunk, backoff, now):
             due.append(chunk)
     run.refresh_from_db()
@@ -188,11 +188,15 @@ def heal_run(run: ScoringRun, stale_after: timedelta = STALE_AFTER, backoff: tim
 
 
 def heal_runs(stale_after: timedelta = STALE_AFTER, backoff: timedelta = RETRY_BACKOFF) -> int:
-    """Heal every queued or running run (``heal_run``); the number of jobs queued again."""
-    return sum(heal_run(run, stale_after, backoff) for run in ScoringRun.objects.filter(status__in=ScoringRun.ACTIVE))
+    """Heal every queued or running scoring or generation run (``heal_run``); the number of jobs queued again."""
+    return sum(
+        heal_run(run, stale_after, backoff)
+        for run_model in (ScoringRun, GenerationRun)
+        for run in run_model.objects.filter(status__in=ChunkedRun.ACTIVE)
+    )
 
 
-def resume_run(run: ScoringRun, stale_after: timedelta = STALE_AFTER) -> int:
+def resume_run(run: ChunkedRun, stale_after: timedelta = STALE_AFTER) -> int:
     """Queue again, now, what a run still needs: its preparation, or each chunk without a live job.
 
     Unlike the heal pass, a resume waits no backoff and queues failed chunks too, whatever their
@@ -201,7 +205,7 @@ def resume_run(run: ScoringRun, stale_after: timedelta = STALE_AFTER) -> int:
     if not run.can_resume:
         raise ValueError(f"run {run.pk} is {run.get_status_display().lower()}; only unfinished runs can be resumed")
     if not run.fingerprint:
-        enqueue_run(run)
+        enqueue_run(run)  # type: ignore[arg-type]
         return 0
     run.start()
     return requeue(run, [chunk for chunk, _job in chunks_without_live_job(run, stale_after, timezone.now())])

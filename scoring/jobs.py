@@ -38,6 +38,8 @@ from scoring.genres.scorer import Scorer, TextRecord
 from scoring.genres.topics import TopicModel
 from scoring.models import Dataset, Output, System
 from scoring.models.cache import DatabaseRequestCache
+from scoring.models.chunked import Chunk
+from scoring.models.generation import GenerationChunk, GenerationRun
 from scoring.models.runs import RunChunk, ScoringRun
 from scoring.models.scores import TextScore
 from scoring.progress import publish_progress
@@ -210,14 +212,15 @@ def prepare_run(run_id: int) -> None:
     publish_progress(run)
 
 
-def enqueue_chunks(chunks: Iterable[RunChunk]) -> int:
-    """Hand each chunk not yet done to a new job; the number queued."""
+def enqueue_chunks(chunks: Iterable[Chunk]) -> int:
+    """Hand each chunk not yet done (of a scoring or a generation run) to a new job; the number queued."""
     queued = 0
     for chunk in chunks:
-        job_id = f"genres-run-{chunk.run_id}-chunk-{chunk.index}-{uuid.uuid4().hex[:8]}"
+        run_model = chunk.run_model()
+        job_id = f"{run_model.JOB_PREFIX}-{chunk.run_id}-chunk-{chunk.index}-{uuid.uuid4().hex[:8]}"
         # The chunk names its job before the job exists, so the job always finds itself named.
         if chunk.hand_to(job_id):
-            queue().enqueue(score_chunk, chunk.pk, job_id=job_id, on_failure=Callback(chunk_job_failed))
+            queue().enqueue(run_model.CHUNK_JOB, chunk.pk, job_id=job_id, on_failure=Callback(chunk_job_failed))
             queued += 1
     return queued
 
@@ -237,7 +240,7 @@ class ChunkHeartbeat:
     is its own: a dropped one is closed and opened again at the next beat, and closed at the end.
     """
 
-    def __init__(self, chunk: RunChunk, seconds: float = HEARTBEAT_SECONDS) -> None:
+    def __init__(self, chunk: Chunk, seconds: float = HEARTBEAT_SECONDS) -> None:
         self.chunk = chunk
         self.seconds = seconds
         self.stopped = threading.Event()
@@ -338,21 +341,22 @@ def chunk_job_failed(
         "Attempt at chunk %s failed: %s", job.args[0], reason,
         extra={"event": "chunk_attempt_failed", "chunk": job.args[0], "job": job.id},
     )  # fmt: skip
-    on_fresh_connection(lambda: attempt_failed(job.args[0], job.id, reason))
+    chunk_model = GenerationChunk if job.func_name == GenerationRun.CHUNK_JOB else RunChunk
+    on_fresh_connection(lambda: attempt_failed(chunk_model, job.args[0], job.id, reason))
 
 
-def attempt_failed(chunk_id: int, job_id: str, reason: str) -> None:
+def attempt_failed(chunk_model: type[Chunk], chunk_id: int, job_id: str, reason: str) -> None:
     """Job ``job_id``'s attempt at the chunk ended without committing it.
 
     The chunk, and its run, fail once it has had MAX_CHUNK_ATTEMPTS; before that, the heal pass
     queues it again after a backoff.
     """
-    chunk = RunChunk.objects.select_related("run").get(pk=chunk_id)
+    chunk = chunk_model.objects.select_related("run").get(pk=chunk_id)
     if chunk.job_id != job_id or chunk.status != RunChunk.Status.RUNNING or chunk.attempts < MAX_CHUNK_ATTEMPTS:
         return  # superseded, never started, or with attempts left
     message = f"{chunk}: {reason} (attempt {chunk.attempts} of {MAX_CHUNK_ATTEMPTS})"
     logger.error(
-        "Scoring run %s failed: %s", chunk.run_id, message,
+        "%s failed: %s", chunk.run, message,
         extra={"event": "run_failed", "run": chunk.run_id, "chunk": chunk_id},
     )  # fmt: skip
     chunk.fail(message)
@@ -368,10 +372,15 @@ def run_in_process(run: ScoringRun, on_chunk: Callable[[ScoringRun], object] | N
     run.start()
     built = run_scorer(run)
     run.record_provenance(built.scorer.provenance(), built.fingerprint())
-    for chunk in run.chunks.exclude(status=RunChunk.Status.DONE):
+    return work_chunks_here(run, run_chunk, on_chunk)
+
+
+def work_chunks_here(run: Any, work: Callable[..., None], on_chunk: Callable[[Any], object] | None) -> Any:
+    """Work the run's unfinished chunks here, one after the other, with ``work(chunk id, job id, on_progress)``."""
+    for chunk in run.chunks.exclude(status=Chunk.Status.DONE):
         chunk.hand_to(f"in-process-{uuid.uuid4().hex}")
         try:
-            run_chunk(chunk.pk, chunk.job_id, on_progress=on_chunk or (lambda _run: None))
+            work(chunk.pk, chunk.job_id, on_progress=on_chunk or (lambda _run: None))
         except Exception as error:
             message = f"{chunk}: {type(error).__name__}: {error}"
             chunk.fail(message)

@@ -146,6 +146,9 @@ class System(models.Model):
     seed = models.CharField(
         max_length=40, blank=True, validators=[name_validator], help_text="Labels the run in its group."
     )
+    provenance = models.JSONField(
+        null=True, blank=True, editable=False, help_text="What generated the outputs, for a system from an endpoint."
+    )
     # While an import writes a new system's outputs in batches: the time of its last batch; null
     # once complete (as ``Dataset.importing_at``).
     importing_at = models.DateTimeField(null=True, blank=True, editable=False)

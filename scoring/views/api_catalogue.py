@@ -79,6 +79,7 @@ def system_records(systems: list[Any]) -> list[dict[str, Any]]:
             "empty_outputs": system.empty_count,
             "parse_warnings": system.warning_count,
             "last_upload_at": system.last_upload_at.isoformat() if system.last_upload_at else None,
+            "provenance": system.provenance,
         }
         for system in systems
     ]

@@ -16,6 +16,7 @@ from scoring.genres.prompts import templates_from_texts
 from scoring.healing import resume_run
 from scoring.jobs import enqueue_run, estimate_judge_requests
 from scoring.models import Dataset
+from scoring.models.chunked import ChunkedRun
 from scoring.models.runs import RunRefused, ScoringRun
 from scoring.progress import publish_progress
 from scoring.score_tables import score_table
@@ -109,23 +110,31 @@ def run_progress(request: HttpRequest, pk: int) -> JsonResponse:
 @staff_required(STAFF_ONLY)
 @require_POST
 def run_cancel(request: HttpRequest, pk: int) -> HttpResponse:
-    run = run_for(pk)
-    if run.cancel():
-        publish_progress(run)
-        messages.success(request, f"Run {run.pk} cancelled: running chunks stop at their next system.")
-    else:
-        messages.error(request, f"Run {run.pk} is {run.get_status_display().lower()}; there is nothing to cancel.")
-    return redirect(run)
+    return cancel_and_say(request, run_for(pk), "running chunks stop at their next system")
 
 
 @staff_required(STAFF_ONLY)
 @require_POST
 def run_resume(request: HttpRequest, pk: int) -> HttpResponse:
-    run = run_for(pk)
+    return resume_and_say(request, run_for(pk))
+
+
+def cancel_and_say(request: HttpRequest, run: ChunkedRun, what_stops: str) -> HttpResponse:
+    """Cancel a scoring or generation run, say so (or why not), and go back to its page."""
+    if run.cancel():
+        publish_progress(run)
+        messages.success(request, f"{run} cancelled: {what_stops}.")
+    else:
+        messages.error(request, f"{run} is {run.get_status_display().lower()}; there is nothing to cancel.")
+    return redirect(run)
+
+
+def resume_and_say(request: HttpRequest, run: ChunkedRun) -> HttpResponse:
+    """Resume a scoring or generation run, say what was queued again (or why not), and go back to its page."""
     try:
         queued = resume_run(run)
     except ValueError as error:
         messages.error(request, str(error))
     else:
-        messages.success(request, f"Run {run.pk} resumed: {queued} unfinished chunk{pluralize(queued)} queued again.")
+        messages.success(request, f"{run} resumed: {queued} unfinished chunk{pluralize(queued)} queued again.")
     return redirect(run)

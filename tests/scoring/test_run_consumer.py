@@ -9,7 +9,9 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser, Permission
 
 from genres_site.routing import websocket_urlpatterns
+from scoring.genres.generation import GenerationSettings
 from scoring.genres.scorer import ScoreSettings
+from scoring.models import GenerationRun
 from scoring.models.runs import RunChunk, ScoringRun
 from scoring.progress import publish_progress
 from tests.scoring.run_fixtures import echo, tiny_dataset
@@ -95,6 +97,30 @@ def test_an_unknown_run_is_turned_away(researcher):
         connection.scope["user"] = researcher
         connected, code = await connection.connect()
         await connection.disconnect()
+        assert not connected and code == 4403
+
+    async_to_sync(scenario)()
+
+
+def test_a_generation_run_has_a_socket_of_its_own(run, researcher, annotator_user):
+    generation = GenerationRun.create(run.dataset, GenerationSettings("http://127.0.0.1:9/v1", "m"), [1], chunk_texts=2)
+
+    async def scenario():
+        connection = WebsocketCommunicator(application, f"/ws/generations/{generation.pk}/")
+        connection.scope["user"] = researcher
+        assert (await connection.connect())[0]
+        first = await connection.receive_json_from(timeout=5)
+        assert (first["status"], first["chunks_total"], first["systems"]) == ("queued", 2, [])
+        await database_sync_to_async(publish_progress)(run)
+        assert await connection.receive_nothing(timeout=0.3)
+        await database_sync_to_async(generation.cancel)()
+        await database_sync_to_async(publish_progress)(generation)
+        assert (await connection.receive_json_from(timeout=5))["status"] == "cancelled"
+        await connection.disconnect()
+        refused = WebsocketCommunicator(application, f"/ws/generations/{generation.pk}/")
+        refused.scope["user"] = annotator_user
+        connected, code = await refused.connect()
+        await refused.disconnect()
         assert not connected and code == 4403
 
     async_to_sync(scenario)()

@@ -1,4 +1,4 @@
-// Live progress of a scoring run: the run's websocket pushes its state after every chunk; when
+// Live progress of a scoring or generation run (its socket's path in data-socket): the run's websocket pushes its state after every chunk; when
 // the socket is down the page polls the JSON endpoint instead. A run that finishes reloads the
 // page, which then renders its scores.
 (function () {
@@ -93,7 +93,7 @@
 
   function connect() {
     var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
-    socket = new WebSocket(scheme + window.location.host + "/ws/runs/" + runId + "/");
+    socket = new WebSocket(scheme + window.location.host + (panel.dataset.socket || "/ws/runs/" + runId + "/"));
     socket.onopen = stopPolling;
     socket.onmessage = function (event) { render(JSON.parse(event.data)); };
     socket.onclose = function () {

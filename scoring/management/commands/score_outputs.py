@@ -1,12 +1,10 @@
 """python manage.py score_outputs --dataset NAME: score systems' outputs with GENRES, queued or here and now."""
 
 import json
-import sys
 from collections.abc import Iterable
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from tqdm import tqdm
 
 from scoring.genres.aspects import ASPECT_CODES, METRICS
 from scoring.genres.embedders import EMBEDDERS
@@ -15,6 +13,7 @@ from scoring.genres.prompts import TEMPLATE_PLACEHOLDERS, PromptTemplate
 from scoring.genres.rules import APP, RULE_LABELS, RULES
 from scoring.genres.scorer import ScoreSettings
 from scoring.jobs import enqueue_run, run_in_process
+from scoring.management.progress_bar import work_here_with_a_bar
 from scoring.models import Dataset, System
 from scoring.models.runs import DEFAULT_CHUNK_TEXTS, RunRefused, ScoringRun
 
@@ -126,17 +125,7 @@ class Command(BaseCommand):
             )
 
     def run_here(self, run: ScoringRun) -> ScoringRun:
-        with tqdm(total=run.chunks.count(), unit="chunk", desc=f"run {run.pk}", file=sys.stderr) as bar:
-
-            def show(progress_run: ScoringRun) -> None:
-                state = progress_run.progress_state()
-                bar.update(state["chunks_done"] - bar.n)
-                bar.set_postfix(requests=state["requests"], cache_hits=state["cache_hits"], refresh=False)
-
-            try:
-                return run_in_process(run, on_chunk=show)
-            except Exception as error:
-                raise CommandError(f"scoring run {run.pk} failed: {type(error).__name__}: {error}") from error
+        return work_here_with_a_bar(run, run_in_process, f"run {run.pk}", "scoring run")
 
     @staticmethod
     def result(run: ScoringRun) -> dict[str, Any]:

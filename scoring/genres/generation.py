@@ -1,0 +1,217 @@
+"""Generating a system's outputs: asking a model behind an OpenAI-compatible endpoint for the
+triples of each text, and reading its replies.
+
+Open generative relation extraction as the GENRES paper runs it: one fixed instruction, the text
+in, a list of ``[subject, relation, object]`` triples out, one reply per text and seed. The
+prompt is a template (``$TEXT$`` stands for the text), stored and versioned by the app. Every
+request goes through ``OpenAIService`` (rate limit, retries, concurrency) and the request cache,
+keyed by the exact request (model, prompt, temperature, max tokens, seed): asking again for the
+same thing sends nothing. Replies are parsed by ``postprocess.extract_triples``.
+
+No Django here: ``scoring.generation_jobs`` stores what this module produces.
+"""
+
+import hashlib
+import json
+import re
+import urllib.parse
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass
+from functools import partial
+from typing import Any
+
+from scoring.genres.cache import RequestCache, request_key
+from scoring.genres.endpoints import Endpoint
+from scoring.genres.judges.openai_compatible import CHAT, COMPLETIONS, _with_choices
+from scoring.genres.openai_backend import OpenAIService, RequestFailed
+from scoring.genres.postprocess import extract_triples
+from scoring.genres.prompts import MAX_TEMPLATE_CHARS, TEXT_PLACEHOLDER, TemplateError
+from scoring.genres.triples import storable
+
+API_CHOICES = (CHAT, COMPLETIONS)
+DEFAULT_TEMPLATE_NAME = "open-gre"
+DEFAULT_TEMPLATE_TEXT = """Read the text below and write down every relation it states between two things, each as a
+triple [subject, relation, object]: the subject and the object as the text names them, the relation
+as a short phrase. Answer with one JSON list of such triples and nothing else, for example
+[["Marie Curie", "born in", "Warsaw"], ["Warsaw", "capital of", "Poland"]]. Write [] when the text
+states no relation.
+
+Text: $TEXT$
+Triples:"""
+# A reply is stored up to this length: postprocess reads no further, and an endpoint gone astray
+# must not fill the database.
+MAX_STORED_REPLY_CHARS = 200_000
+# Replies go to the request cache every this many: one, so a worker that dies has lost no reply
+# it was sent, and the chunk asked again asks for none of them twice.
+CACHE_EVERY = 1
+# Four characters a token: OpenAI's rule of thumb for English, for the estimate before a run.
+CHARS_PER_TOKEN = 4
+NAME_UNSAFE = re.compile(r"[^\w .+()-]+")
+MAX_GROUP_CHARS = 80
+NO_LIST = "no list of triples in the reply"
+
+
+def check_template(text: str) -> None:
+    """TemplateError when ``text`` cannot be a generation prompt template."""
+    text = text.strip()
+    if len(text) > MAX_TEMPLATE_CHARS:
+        raise TemplateError(f"the template has {len(text):,} characters; at most {MAX_TEMPLATE_CHARS:,}")
+    if "\x00" in text:
+        raise TemplateError("the template contains a NUL character")
+    if TEXT_PLACEHOLDER not in text:
+        raise TemplateError(f"the template lacks the placeholder {TEXT_PLACEHOLDER}, where the text goes")
+
+
+def render(template: str, text: str) -> str:
+    """The prompt for one text. One pass: a text that itself holds "$TEXT$" stays as it is."""
+    return text.join(template.strip().split(TEXT_PLACEHOLDER))
+
+
+def group_name(name: str) -> str:
+    """A replicate group (and system name stem) from a model's name: "meta-llama/Llama-3:8b" is
+    "meta-llama-Llama-3-8b"; ValueError when nothing usable is left."""
+    cleaned = NAME_UNSAFE.sub("-", name).strip(" .+()-")[:MAX_GROUP_CHARS].strip()
+    if not cleaned:
+        raise ValueError(f"{name!r} gives no usable system name: name the group")
+    return cleaned
+
+
+def system_names(name: str, seeds: Iterable[int]) -> dict[int, tuple[str, str]]:
+    """Per seed, (system name, replicate seed label): "gpt-4o seed 54", "54"."""
+    group = group_name(name)
+    return {seed: (f"{group} seed {seed}", str(seed)) for seed in seeds}
+
+
+@dataclass(frozen=True)
+class GenerationSettings:
+    base_url: str
+    model: str
+    api: str = CHAT
+    temperature: float = 0.0
+    max_tokens: int = 512
+
+    def check(self) -> None:
+        url = urllib.parse.urlsplit(self.base_url)
+        if url.scheme not in ("http", "https") or not url.hostname:
+            raise ValueError(f"{self.base_url!r} is not an http:// or https:// URL")
+        if url.username or url.password or url.query or url.fragment:
+            # The URL is stored and shown: a key belongs in GENRES_GENERATION_API_KEY.
+            raise ValueError("the endpoint's URL holds credentials or a query: give the key by environment instead")
+        if not self.model.strip():
+            raise ValueError("name the model")
+        if self.api not in API_CHOICES:
+            raise ValueError(f"unknown API {self.api!r}; choose {' or '.join(API_CHOICES)}")
+        if not 0 <= self.temperature <= 2:
+            raise ValueError(f"the temperature is between 0 and 2, not {self.temperature}")
+        if not 1 <= self.max_tokens <= 32_768:
+            raise ValueError(f"max tokens is between 1 and 32768, not {self.max_tokens}")
+
+    def described(self) -> dict[str, Any]:
+        """The settings as provenance: the endpoint's host, never its path's secrets or a key."""
+        url = urllib.parse.urlsplit(self.base_url)
+        host = url.hostname or ""
+        return {
+            "endpoint_host": f"{host}:{url.port}" if url.port else host,
+            "model": self.model,
+            "api": self.api,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
+
+    def fingerprint(self, template: str) -> str:
+        """What makes two runs' replies the same: the settings (the endpoint aside) and the template."""
+        settings = {**asdict(self), "template": template.strip()}
+        del settings["base_url"]
+        return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
+
+    def cache_key(self, prompt: str, seed: int) -> str:
+        return request_key(self.model, self.payload(prompt, seed))
+
+    def payload(self, prompt: str, seed: int) -> dict[str, Any]:
+        """The request body, less the model: what is sent and cached."""
+        parameters = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": seed}
+        if self.api == COMPLETIONS:
+            return {"prompt": prompt, **parameters}
+        return {"messages": [{"role": "user", "content": prompt}], **parameters}
+
+
+@dataclass(frozen=True)
+class Reply:
+    raw: str = ""
+    error: str = ""
+    cached: bool = False
+
+
+@dataclass(frozen=True)
+class Parsed:
+    triples: list[list[str]]
+    warnings: list[str]
+    problem: str  # why the reply gave no triples; "" when it parsed (an empty "[]" included)
+
+
+def parse_reply(reply: Reply) -> Parsed:
+    if reply.error:
+        return Parsed([], [f"the request failed: {reply.error}"], f"the request failed: {reply.error}")
+    triples, warnings = extract_triples(reply.raw)
+    if triples or (not warnings and "[" in reply.raw):
+        return Parsed(triples, warnings, "")
+    return Parsed([], warnings, "; ".join(warnings) if warnings else NO_LIST)
+
+
+def estimated_tokens(prompt: str) -> int:
+    return max(1, len(prompt) // CHARS_PER_TOKEN)
+
+
+class Generator:
+    """Asks ``settings.model`` for replies, through the cache; ``service`` configures the
+    ``OpenAIService`` (key, concurrency, retries, rate limit)."""
+
+    def __init__(self, settings: GenerationSettings, cache: RequestCache, **service: Any) -> None:
+        self.settings = settings
+        self.cache = cache
+        self.service = OpenAIService(base_url=settings.base_url, **service)
+
+    def generate(
+        self,
+        questions: Sequence[tuple[str, int]],
+        on_reply: Callable[[int, int], object] = lambda _asked, _cached: None,
+    ) -> list[Reply]:
+        """One reply per (prompt, seed), in order: from the cache, else asked and cached as it comes;
+        ``on_reply(replies asked so far, replies from the cache)`` after each reply asked."""
+        keys = [self.settings.cache_key(prompt, seed) for prompt, seed in questions]
+        cached = self.cache.get_many(set(keys))
+        self.service.usage.cache_hits += len(cached)
+        replies: dict[str, Reply] = {key: Reply(raw=value["reply"], cached=True) for key, value in cached.items()}
+        fresh: dict[str, Any] = {}
+
+        def missing() -> Iterator[tuple[str, Any]]:
+            asked = set(replies)
+            for key, (prompt, seed) in zip(keys, questions, strict=True):
+                if key not in asked:
+                    asked.add(key)
+                    yield key, partial(self._create, payload=self.settings.payload(prompt, seed))
+
+        for key, response in self.service.stream(missing()):
+            replies[key] = self._read(response)
+            if not replies[key].error:
+                fresh[key] = {"reply": replies[key].raw}
+            if len(fresh) >= CACHE_EVERY:
+                self.cache.set_many(fresh)
+                fresh.clear()
+            on_reply(len(replies) - len(cached), len(cached))
+        self.cache.set_many(fresh)
+        return [replies[key] for key in keys]
+
+    async def _create(self, endpoint: Endpoint, payload: dict[str, Any]) -> Any:
+        path = "/completions" if self.settings.api == COMPLETIONS else "/chat/completions"
+        return _with_choices(await endpoint.post_json(path, {"model": self.settings.model, **payload}))
+
+    def _read(self, response: Any) -> Reply:
+        if isinstance(response, RequestFailed):
+            return Reply(error=response.error)
+        choice = min(response["choices"], key=lambda choice: choice.get("index", 0))
+        if self.settings.api == COMPLETIONS:
+            text = choice.get("text")
+        else:
+            text = (choice.get("message") or {}).get("content")
+        return Reply(raw=storable(text if isinstance(text, str) else "")[:MAX_STORED_REPLY_CHARS])
