@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -250,7 +250,7 @@ def _alpha(counts: np.ndarray, categories: Sequence[Hashable]) -> float | None:
     if not len(counts) or np.count_nonzero(counts.sum(axis=0)) < 2:
         return None
     numeric = all(isinstance(category, int) and not isinstance(category, bool) for category in categories)
-    level = "interval" if numeric else "nominal"
+    level: Literal["interval", "nominal"] = "interval" if numeric else "nominal"
     values = np.array(categories, dtype=float) if numeric else None
     return _number(float(krippendorff.alpha(value_counts=counts, value_domain=values, level_of_measurement=level)))
 

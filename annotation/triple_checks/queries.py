@@ -1,0 +1,182 @@
+"""Reading triple-check campaigns for staff's page, the leaderboard and the Python API: gold
+labels, agreement between annotators, and every judge against them (``statistics``).
+
+A *judge* here is a scoring setting with current factualness or granularity verdicts on the
+sampled triples; settings that differ only in what the judge does not see (embedder, topics)
+give the same verdicts and are shown once, by their newest run.
+"""
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+from django.db.models import QuerySet
+
+from annotation.triple_checks import statistics
+from annotation.triple_checks.models import TripleCheck, TripleCheckItem, TripleLabel
+from scoring.models import Dataset
+from scoring.models.runs import settings_choices
+from scoring.models.scores import TextScore
+
+# Verdicts per triple of one judge: {(output id, index): value}.
+Verdicts = dict[tuple[int, int], Any]
+
+
+@dataclass(frozen=True)
+class Gold:
+    item: int
+    output: int
+    index: int
+    system: str
+    weight: float
+    supported: bool
+    facts: int
+    adjudicated: bool
+
+
+def judge_label(provenance: dict[str, Any]) -> str:
+    """A judge in words: its name, model and prompt version, and the rules counting its splits."""
+    label = str(provenance.get("judge", "?"))
+    if provenance.get("heuristic_judge"):
+        label += " (offline heuristic)"
+    elif provenance.get("judge_model"):
+        label += f" · {provenance['judge_model']}"
+    if provenance.get("prompt_version"):
+        label += f" · prompt {provenance['prompt_version']}"
+    if provenance.get("rules") == "reference":
+        label += " · reference rules"
+    return label
+
+
+def answers_by_item(items: QuerySet[TripleCheckItem]) -> dict[int, dict[int, tuple[bool, int]]]:
+    """``{item id: {annotator id: (supported, facts)}}`` of the saved labels."""
+    answers: defaultdict[int, dict[int, tuple[bool, int]]] = defaultdict(dict)
+    saved = TripleLabel.objects.answered().filter(item__in=items)
+    for item_id, annotator_id, supported, facts in saved.values_list("item_id", "annotator_id", "supported", "facts"):
+        answers[item_id][annotator_id] = (supported, facts)
+    return answers
+
+
+def gold_labels(items: QuerySet[TripleCheckItem]) -> list[Gold]:
+    """The gold label of every sampled triple that has one: adjudicated, else the majority
+    (a triple whose annotators split evenly waits for adjudication)."""
+    answers = answers_by_item(items)
+    gold: list[Gold] = []
+    rows = items.values_list(
+        "pk", "output_id", "index", "output__system__name", "weight", "adjudicated_supported", "adjudicated_facts"
+    )
+    for pk, output, index, system, weight, adjudicated_supported, adjudicated_facts in rows.order_by("pk"):
+        given = list(answers.get(pk, {}).values())
+        majority, median = statistics.gold_label([each[0] for each in given], [each[1] for each in given])
+        adjudicated = adjudicated_supported is not None or adjudicated_facts is not None
+        supported = majority if adjudicated_supported is None else adjudicated_supported
+        facts = median if adjudicated_facts is None else adjudicated_facts
+        if supported is not None and facts is not None:
+            gold.append(Gold(pk, output, index, system, weight, supported, facts, adjudicated))
+    return gold
+
+
+def label_agreement(items: QuerySet[TripleCheckItem]) -> dict[str, Any]:
+    """Agreement of the annotators on factualness and on the fact count (``statistics.annotator_agreement``)."""
+    answers = list(answers_by_item(items).values())
+    return {
+        "fs": statistics.annotator_agreement(
+            [{who: answer[0] for who, answer in each.items()} for each in answers], (True, False)
+        ),
+        "gs": statistics.annotator_agreement(
+            [{who: answer[1] for who, answer in each.items()} for each in answers], statistics.FACT_COUNTS
+        ),
+    }
+
+
+def judge_verdicts(dataset: Dataset, gold: Sequence[Gold]) -> dict[str, tuple[str, Verdicts, Verdicts]]:
+    """``{setting: (judge label, support verdicts, fact counts)}`` on the gold triples, one
+    setting per judge, those with no verdict on them left out."""
+    outputs = {each.output for each in gold}
+    sampled = {(each.output, each.index) for each in gold}
+    labels: dict[str, str] = {}
+    for run in settings_choices(dataset):
+        labels.setdefault(run.fingerprint, judge_label(run.provenance or {}))
+    found: dict[str, tuple[Verdicts, Verdicts]] = defaultdict(lambda: ({}, {}))
+    scored = TextScore.objects.current().filter(output_id__in=outputs, metric__in=("fs", "gs"), fingerprint__in=labels)
+    for fingerprint, metric, output_id, details in scored.values_list("fingerprint", "metric", "output_id", "details"):
+        support, facts = found[fingerprint]
+        for index, verdict in enumerate(details):
+            if (output_id, index) not in sampled or verdict.get("missing"):
+                continue
+            if metric == "fs":
+                support[output_id, index] = bool(verdict["supported"])
+            else:
+                facts[output_id, index] = statistics.judge_facts(int(verdict["n"]))
+    chosen: dict[str, tuple[str, Verdicts, Verdicts]] = {}
+    seen: set[str] = set()
+    for fingerprint, label in labels.items():  # newest first
+        if fingerprint in found and label not in seen and any(found[fingerprint]):
+            seen.add(label)
+            chosen[fingerprint] = (label, *found[fingerprint])
+    return chosen
+
+
+def _sample(gold: Sequence[Gold], support: Verdicts, facts: Verdicts) -> statistics.Sample:
+    keys = [(each.output, each.index) for each in gold]
+    return statistics.Sample.of(
+        system=[each.system for each in gold],
+        human_supported=[each.supported for each in gold],
+        human_facts=[each.facts for each in gold],
+        judge_supported=[support.get(key) for key in keys],
+        judge_facts=[facts.get(key) for key in keys],
+        weight=[each.weight for each in gold],
+    )
+
+
+def judge_report(
+    dataset: Dataset, campaigns: Iterable[TripleCheck] | None = None, rounds: int = 1000
+) -> dict[str, Any]:
+    """Everything the triple checks of ``dataset`` say (all its campaigns pooled unless given).
+
+    ``{"campaigns", "triples", "labels", "adjudicated", "agreement", "judges": [...], "paired": [...]}``;
+    judges ranked by Cohen's κ with the humans, best first; ``paired``: McNemar's test of every
+    two judges on the triples both judged.
+    """
+    chosen = list(campaigns) if campaigns is not None else list(TripleCheck.objects.filter(dataset=dataset))
+    items = TripleCheckItem.objects.filter(campaign__in=chosen)
+    gold = gold_labels(items)
+    judges = []
+    verdicts = judge_verdicts(dataset, gold)
+    for setting, (label, support, facts) in verdicts.items():
+        sample = _sample(gold, support, facts)
+        judges.append(
+            {
+                "setting": setting,
+                "judge": label,
+                **statistics.judge_agreement(sample, rounds),
+                "systems": statistics.system_bias(sample, rounds),
+            }
+        )
+    judges.sort(key=lambda judge: -(judge["kappa"]["value"] if judge["kappa"]["value"] is not None else -2))
+    return {
+        "campaigns": [campaign.name for campaign in chosen],
+        "triples": items.count(),
+        "labels": TripleLabel.objects.answered().filter(item__in=items).count(),
+        "gold": len(gold),
+        "adjudicated": sum(each.adjudicated for each in gold),
+        "agreement": label_agreement(items),
+        "judges": judges,
+        "paired": _paired(gold, verdicts),
+    }
+
+
+def _paired(gold: Sequence[Gold], verdicts: dict[str, tuple[str, Verdicts, Verdicts]]) -> list[dict[str, Any]]:
+    tests = []
+    for (_, (first, first_support, _)), (_, (second, second_support, _)) in combinations(verdicts.items(), 2):
+        both = [each for each in gold if (key := (each.output, each.index)) in first_support and key in second_support]
+        keys = [(each.output, each.index) for each in both]
+        result = statistics.paired_test(
+            [each.supported for each in both],
+            [first_support[key] for key in keys],
+            [second_support[key] for key in keys],
+        )
+        tests.append({"first": first, "second": second, "triples": len(both), **result})
+    return tests

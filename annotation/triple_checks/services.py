@@ -1,0 +1,165 @@
+"""Every write of triple-check campaigns: creating one (sample, items, queues) and saving a label."""
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from annotation import access, sampling
+from annotation.services.errors import CampaignError, InvalidJudgement
+from annotation.triple_checks.models import MAX_FACTS, TripleCheck, TripleCheckItem, TripleLabel
+from annotation.triple_checks.sampling import Candidate, stratified_sample
+from scoring.models import Dataset, Output, System
+from scoring.models.scores import TextScore
+
+# The longest time a label may claim, in seconds: a tab left open overnight says nothing of effort.
+MAX_SECONDS = 3600.0
+
+
+def candidates(dataset: Dataset, systems: Sequence[System], judge_setting: str) -> list[Candidate]:
+    """Every triple of the systems' outputs on ``dataset``, with the judge's support verdict.
+
+    Without a judge setting, or for a triple that setting has no current verdict on, the verdict
+    is None (a stratum of its own). Keys are (output id, index).
+    """
+    verdicts: dict[int, list[Any]] = {}
+    if judge_setting:
+        scored = TextScore.objects.current().filter(
+            fingerprint=judge_setting, metric="fs", output__text__dataset=dataset, output__system__in=systems
+        )
+        verdicts = dict(scored.values_list("output_id", "details"))
+    found: list[Candidate] = []
+    outputs = Output.objects.filter(text__dataset=dataset, system__in=systems).order_by("text__position", "system_id")
+    for output_id, system_id, triples in outputs.values_list("pk", "system_id", "triples"):
+        details = verdicts.get(output_id, [])
+        for index in range(len(triples)):
+            verdict = details[index] if index < len(details) else None
+            supported = None if verdict is None or verdict.get("missing") else bool(verdict["supported"])
+            found.append(Candidate((output_id, index), system_id, supported))
+    return found
+
+
+@transaction.atomic
+def create_triple_check(
+    name: str,
+    dataset: Dataset,
+    systems: Sequence[System],
+    annotators: Sequence[User],
+    *,
+    judge_setting: str = "",
+    per_stratum: int = 10,
+    overlap_share: float = 0.5,
+    seed: int = 0,
+    created_by: User | None = None,
+) -> TripleCheck:
+    """A triple-check campaign with its sample of triples and every annotator's queue.
+
+    The triples of one text sit together in one annotator's queue; an overlap text's triples go
+    to a second annotator too. CampaignError says what is wrong with the request.
+    """
+    if not systems:
+        raise CampaignError("Choose at least one system.")
+    if any(system.is_ground_truth for system in systems):
+        raise CampaignError("The ground truth is what triples are checked against: choose extraction systems.")
+    readers = [annotator for annotator in annotators if access.reads_outputs(annotator)]
+    if readers:
+        raise CampaignError(access.reader_refusal(readers, dataset.name))
+    if TripleCheck.objects.filter(name=name).exists():
+        raise CampaignError(f"A triple-check campaign named {name} exists already.")
+    try:
+        sample = stratified_sample(candidates(dataset, systems, judge_setting), per_stratum, seed)
+        campaign = TripleCheck.objects.create(
+            name=name,
+            dataset=dataset,
+            judge_setting=judge_setting,
+            per_stratum=per_stratum,
+            sample_seed=seed,
+            overlap_share=overlap_share,
+            created_by=created_by,
+        )
+        campaign.full_clean()
+    except ValueError as error:
+        raise CampaignError(str(error)) from None
+    if not sample:
+        raise CampaignError("The chosen systems have no triples on this dataset.")
+    campaign.systems.set(systems)
+    campaign.annotators.set(annotators)
+    _store_sample(campaign, sample, [annotator.pk for annotator in annotators])
+    return campaign
+
+
+def _store_sample(campaign: TripleCheck, sample: Sequence[Any], annotator_ids: Sequence[int]) -> None:
+    outputs = Output.objects.in_bulk([each.candidate.key[0] for each in sample])
+    items = TripleCheckItem.objects.bulk_create(
+        TripleCheckItem(
+            campaign=campaign,
+            output_id=output_id,
+            text_id=outputs[output_id].text_id,
+            index=index,
+            triple=outputs[output_id].triples[index],
+            weight=each.weight,
+            stratum_supported=each.candidate.supported,
+        )
+        for each in sample
+        for output_id, index in [each.candidate.key]
+    )
+    text_items: defaultdict[int, list[int]] = defaultdict(list)
+    for item in items:
+        text_items[item.text_id].append(item.pk)
+    seed = f"triple-check:{campaign.sample_seed}"
+    try:
+        overlap = sampling.select_overlap(text_items, campaign.overlap_share, seed)
+        queues = sampling.assign_queues(text_items, overlap, annotator_ids, seed)
+    except ValueError as error:
+        raise CampaignError(str(error)) from None
+    TripleLabel.objects.bulk_create(
+        TripleLabel(item_id=item_id, annotator_id=annotator, queue_position=position)
+        for annotator, queue in queues.items()
+        for position, item_id in enumerate(queue)
+    )
+
+
+def own_labels(user: User) -> "Any":
+    """The user's labels in open triple-check campaigns: all an annotator may read or write."""
+    return TripleLabel.objects.filter(annotator=user, item__campaign__is_open=True)
+
+
+def next_label(user: User, campaign_id: int) -> TripleLabel | None:
+    """The first unanswered triple of the user's queue in the campaign."""
+    return (
+        own_labels(user).filter(item__campaign_id=campaign_id, saved_at__isnull=True).order_by("queue_position").first()
+    )
+
+
+def save_label(label: TripleLabel, supported: str, facts: str, seconds: str = "") -> None:
+    """Store an answer given as form values ("yes"/"no", 1 to MAX_FACTS); InvalidJudgement says what is wrong."""
+    if supported not in ("yes", "no"):
+        raise InvalidJudgement("Say whether the text supports the triple.")
+    try:
+        count = int(facts)
+    except ValueError:
+        count = 0
+    if not 1 <= count <= MAX_FACTS:
+        raise InvalidJudgement(f"Say how many facts the triple bundles: 1 to {MAX_FACTS}.")
+    try:
+        spent = min(max(float(seconds), 0.0), MAX_SECONDS) if seconds else 0.0
+    except ValueError:
+        spent = 0.0
+    label.supported, label.facts, label.saved_at = supported == "yes", count, timezone.now()
+    label.seconds_spent += spent
+    label.save(update_fields=["supported", "facts", "saved_at", "seconds_spent"])
+
+
+def adjudicate(item: TripleCheckItem, supported: bool | None, facts: int | None) -> None:
+    """Staff's gold label of a triple (None clears it: the majority decides again)."""
+    if facts is not None and not 1 <= facts <= MAX_FACTS:
+        raise InvalidJudgement(f"The fact count lies between 1 and {MAX_FACTS}.")
+    item.adjudicated_supported, item.adjudicated_facts = supported, facts
+    item.save(update_fields=["adjudicated_supported", "adjudicated_facts"])
+
+
+def open_campaign_ids(user: User) -> Iterable[int]:
+    return own_labels(user).values_list("item__campaign_id", flat=True).distinct()

@@ -1,0 +1,77 @@
+"""Creating a triple-check campaign, labelling its triples, and the judges measured against the labels."""
+
+import pytest
+
+from annotation.services.errors import CampaignError, InvalidJudgement
+from annotation.triple_checks.models import TripleLabel
+from annotation.triple_checks.queries import judge_report
+from annotation.triple_checks.services import create_triple_check, next_label, save_label
+from tests.annotation.triple_check_fixtures import TRIPLES
+
+pytestmark = pytest.mark.django_db
+
+
+def label_all(campaign, facts_of_third=2):
+    """Both annotators answer the truth: the second triple unsupported, the third two facts."""
+    for label in TripleLabel.objects.filter(item__campaign=campaign).select_related("item"):
+        index = label.item.index
+        save_label(label, "no" if index == 1 else "yes", str(facts_of_third if index == 2 else 1), "4.5")
+
+
+def test_sample_is_stratified_by_system_and_verdict(triple_check):
+    items = list(triple_check.items.select_related("output__system"))
+    strata = {(item.output.system.name, item.stratum_supported) for item in items}
+    assert strata == {(name, verdict) for name in ("sys-one", "sys-two") for verdict in (True, False)}
+    # Each system has 4 unsupported and 8 supported triples: 2 of each drawn, weighted 2 and 4.
+    assert sorted({(item.stratum_supported, item.weight) for item in items}) == [(False, 2.0), (True, 4.0)]
+    assert all(item.triple == TRIPLES[item.index] for item in items)
+
+
+def test_overlap_gives_every_triple_to_both_annotators(triple_check):
+    labels = TripleLabel.objects.filter(item__campaign=triple_check)
+    assert labels.count() == 2 * triple_check.items.count()
+    assert {label.annotator.username for label in labels} == {"checker1", "checker2"}
+
+
+def test_queue_serves_the_next_unanswered_triple(triple_check):
+    annotator = triple_check.annotators.get(username="checker1")
+    first = next_label(annotator, triple_check.pk)
+    save_label(first, "yes", "1")
+    assert next_label(annotator, triple_check.pk).queue_position == first.queue_position + 1
+
+
+def test_save_refuses_incomplete_answers(triple_check):
+    label = TripleLabel.objects.filter(item__campaign=triple_check).first()
+    with pytest.raises(InvalidJudgement, match="supports"):
+        save_label(label, "", "1")
+    with pytest.raises(InvalidJudgement, match="1 to 5"):
+        save_label(label, "yes", "9")
+
+
+def test_report_ranks_the_judge_that_agrees_with_humans_first(triple_check):
+    label_all(triple_check)
+    report = judge_report(triple_check.dataset, rounds=50)
+    assert (report["triples"], report["gold"], report["labels"]) == (8, 8, 16)
+    assert report["agreement"]["fs"]["kappa"] == pytest.approx(1.0)
+    careful, careless = report["judges"]
+    assert careful["judge"].startswith("careful") and careless["judge"].startswith("careless")
+    assert careful["accuracy"]["value"] == pytest.approx(1.0)
+    assert careful["recall"]["value"] == pytest.approx(1.0)
+    # Neither judge splits: each two-fact triple is one fact off, weighted as its stratum.
+    items = list(triple_check.items.all())
+    off = sum(item.weight for item in items if item.index == 2) / sum(item.weight for item in items)
+    assert careful["mae"]["value"] == pytest.approx(off)
+    assert careless["accuracy"]["value"] < 1.0
+    # The careless judge calls the truly unsupported triples supported: FS biased upward.
+    fs = careless["systems"]["sys-one"]["fs"]
+    assert fs["bias"]["value"] == pytest.approx(fs["judge"]["value"] - fs["human"]["value"])
+    assert fs["bias"]["value"] > 0
+    (paired,) = report["paired"]
+    wins = {paired["first"]: paired["first_only"], paired["second"]: paired["second_only"]}
+    assert wins[careful["judge"]] > 0 and wins[careless["judge"]] == 0
+
+
+def test_refuses_staff_annotators_and_ground_truth(triple_check, admin_user):
+    systems = list(triple_check.systems.all())
+    with pytest.raises(CampaignError, match="cannot judge systems blind"):
+        create_triple_check("other", triple_check.dataset, systems, [admin_user])
