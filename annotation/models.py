@@ -19,6 +19,7 @@ from django.db.models import Count, Exists, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 
+from annotation.triple_checks.models import TripleCheck, TripleCheckItem, TripleLabel  # noqa: F401  (loaded with these)
 from scoring.genres import aspects
 from scoring.models import Dataset, System, Text, name_validator
 
@@ -496,7 +497,3 @@ class Resolution(models.Model):
             raise ValidationError("An attention check has a known answer: it is not adjudicated.")
         if len(self.note) > MAX_RESOLUTION_NOTE_CHARS:
             raise ValidationError(f"The note is at most {MAX_RESOLUTION_NOTE_CHARS:,} characters.")
-
-
-# Triple-check campaigns' models, in a module of their own: imported here so that Django loads them.
-from annotation.triple_checks.models import TripleCheck, TripleCheckItem, TripleLabel  # noqa: E402, F401

@@ -1,5 +1,6 @@
 from django.urls import path
 
+from annotation.triple_checks import views as triple_checks
 from annotation.views import adjudication, annotate, api, campaigns, exports, guidelines, practice, quality
 
 app_name = "annotation"
@@ -46,6 +47,8 @@ urlpatterns = [
         adjudication.adjudication_resolve,
         name="adjudication_resolve",
     ),
+    path("triple-checks/", triple_checks.triple_check_list, name="triple_check_list"),
+    path("triple-checks/<int:pk>/", triple_checks.triple_check, name="triple_check"),
     path("campaigns/<int:pk>/rating-labels/", adjudication.campaign_rating_labels, name="campaign_rating_labels"),
     # Annotator pages (the annotator UI): add their routes below this line.
     path("signed-in/", annotate.after_sign_in, name="after_sign_in"),
@@ -64,6 +67,8 @@ urlpatterns = [
         practice.practice_retake,
         name="annotate_practice_retake",
     ),
+    path("annotate/triple-checks/<int:campaign_id>/next/", triple_checks.triple_next, name="triple_next"),
+    path("annotate/triples/<uuid:public_id>/", triple_checks.triple_label, name="triple_label"),
     path("annotate/<uuid:public_id>/", annotate.annotate_item, name="annotate_item"),
     path("annotate/<uuid:public_id>/skip/", annotate.annotate_skip, name="annotate_skip"),
     path("annotate/<uuid:public_id>/previous/", annotate.annotate_previous, name="annotate_previous"),

@@ -55,7 +55,7 @@ def answers_by_item(items: QuerySet[TripleCheckItem]) -> dict[int, dict[int, tup
     answers: defaultdict[int, dict[int, tuple[bool, int]]] = defaultdict(dict)
     saved = TripleLabel.objects.answered().filter(item__in=items)
     for item_id, annotator_id, supported, facts in saved.values_list("item_id", "annotator_id", "supported", "facts"):
-        answers[item_id][annotator_id] = (supported, facts)
+        answers[item_id][annotator_id] = (bool(supported), int(facts or 0))  # saved: both present
     return answers
 
 

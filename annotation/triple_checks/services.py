@@ -1,16 +1,17 @@
 """Every write of triple-check campaigns: creating one (sample, items, queues) and saving a label."""
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from annotation import access, sampling
 from annotation.services.errors import CampaignError, InvalidJudgement
-from annotation.triple_checks.models import MAX_FACTS, TripleCheck, TripleCheckItem, TripleLabel
+from annotation.triple_checks.models import MAX_FACTS, TripleCheck, TripleCheckItem, TripleLabel, TripleLabelQuerySet
 from annotation.triple_checks.sampling import Candidate, stratified_sample
 from scoring.models import Dataset, Output, System
 from scoring.models.scores import TextScore
@@ -122,7 +123,7 @@ def _store_sample(campaign: TripleCheck, sample: Sequence[Any], annotator_ids: S
     )
 
 
-def own_labels(user: User) -> "Any":
+def own_labels(user: User) -> TripleLabelQuerySet:
     """The user's labels in open triple-check campaigns: all an annotator may read or write."""
     return TripleLabel.objects.filter(annotator=user, item__campaign__is_open=True)
 
@@ -161,5 +162,14 @@ def adjudicate(item: TripleCheckItem, supported: bool | None, facts: int | None)
     item.save(update_fields=["adjudicated_supported", "adjudicated_facts"])
 
 
-def open_campaign_ids(user: User) -> Iterable[int]:
-    return own_labels(user).values_list("item__campaign_id", flat=True).distinct()
+def annotator_triple_checks(user: User) -> QuerySet[TripleCheck]:
+    """The open triple-check campaigns ``user`` labels in, with ``assigned`` and ``done`` counts."""
+    own = Q(items__labels__annotator=user)
+    return (
+        TripleCheck.objects.filter(is_open=True, items__labels__annotator=user)
+        .annotate(
+            assigned=Count("items__labels", filter=own),
+            done=Count("items__labels", filter=own & Q(items__labels__saved_at__isnull=False)),
+        )
+        .order_by("created_at", "pk")
+    )

@@ -1,0 +1,118 @@
+"""Pages of triple-check campaigns: staff's list, creation and report; the annotator's triple page.
+
+The annotator's page shows one text and one triple, addressed by the label's random
+``public_id``: nothing on it names the system that wrote the triple, the item or the output.
+A label belongs to its annotator only; anyone else gets 404, as for a label that does not exist.
+"""
+
+from uuid import UUID
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods
+
+from annotation.services.errors import AnnotationError
+from annotation.triple_checks.forms import TripleCheckForm
+from annotation.triple_checks.models import MAX_FACTS, TripleCheck, TripleLabel
+from annotation.triple_checks.queries import judge_report
+from annotation.triple_checks.services import create_triple_check, next_label, own_labels, save_label
+from annotation.triple_checks.statistics import FACT_COUNTS
+from core.permissions import staff_required
+from core.signed_in import SignedInRequest
+
+STAFF_ONLY = "Triple-check campaigns are for staff."
+QUESTIONS = [("fs", "Supported by the text (factualness)"), ("gs", "Facts in the triple (granularity)")]
+
+
+@require_http_methods(["GET", "POST"])
+@staff_required(STAFF_ONLY)
+def triple_check_list(request: SignedInRequest) -> HttpResponse:
+    form = TripleCheckForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            campaign = create_triple_check(
+                data["name"], data["dataset"], list(data["systems"]), list(data["annotators"]),
+                judge_setting=data["judge_setting"], per_stratum=data["per_stratum"],
+                overlap_share=data["overlap_share"], seed=data["sample_seed"], created_by=request.user,
+            )  # fmt: skip
+        except AnnotationError as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(
+                request, f"Triple-check campaign {campaign.name} created: {campaign.items.count()} triples."
+            )
+            return redirect(campaign)
+    campaigns = TripleCheck.objects.select_related("dataset").order_by("-created_at", "-pk")
+    return render(request, "annotation/triple_check_list.html", {"campaigns": campaigns, "form": form})
+
+
+@require_GET
+@staff_required(STAFF_ONLY)
+def triple_check(request: SignedInRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(TripleCheck.objects.select_related("dataset"), pk=pk)
+    labels = TripleLabel.objects.filter(item__campaign=campaign)
+    progress = [
+        {"username": annotator.username, "done": labels.filter(annotator=annotator).answered().count(),
+         "assigned": labels.filter(annotator=annotator).count()}
+        for annotator in campaign.annotators.order_by("username")
+    ]  # fmt: skip
+    context = {
+        "campaign": campaign,
+        "progress": progress,
+        "report": judge_report(campaign.dataset, [campaign]),
+        "questions": QUESTIONS,
+    }
+    return render(request, "annotation/triple_check.html", context)
+
+
+@require_GET
+@login_required
+def triple_next(request: SignedInRequest, campaign_id: int) -> HttpResponse:
+    following = next_label(request.user, campaign_id)
+    if following is None:
+        if not own_labels(request.user).filter(item__campaign_id=campaign_id).exists():
+            raise Http404("No such triple-check campaign of yours.")
+        messages.success(request, "Every triple of this campaign is labelled. Thank you!")
+        return redirect("annotation:annotate_home")
+    return redirect("annotation:triple_label", following.public_id)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def triple_label(request: SignedInRequest, public_id: UUID) -> HttpResponse:
+    label = get_object_or_404(
+        own_labels(request.user).select_related("item__campaign", "item__text"), public_id=public_id
+    )
+    error = ""
+    if request.method == "POST":
+        try:
+            save_label(
+                label, request.POST.get("supported", ""), request.POST.get("facts", ""), request.POST.get("seconds", "")
+            )
+        except AnnotationError as refusal:
+            error = str(refusal)
+        else:
+            return redirect(reverse("annotation:triple_next", args=[label.item.campaign_id]))
+    queue = own_labels(request.user).filter(item__campaign_id=label.item.campaign_id)
+    context = {
+        "label": label,
+        "campaign": label.item.campaign,
+        "text_content": label.item.text.content,
+        "triple": label.item.triple,
+        "done": queue.answered().count(),
+        "assigned": queue.count(),
+        "fact_counts": FACT_COUNTS,
+        "max_facts": MAX_FACTS,
+        "error": error,
+        "chosen_supported": request.POST.get("supported") if error else _shown(label.supported),
+        "chosen_facts": request.POST.get("facts") if error else str(label.facts or ""),
+    }
+    return render(request, "annotation/triple_label.html", context, status=400 if error else 200)
+
+
+def _shown(supported: bool | None) -> str:
+    return "" if supported is None else "yes" if supported else "no"

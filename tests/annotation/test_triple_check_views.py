@@ -1,0 +1,92 @@
+"""The triple-check pages: an annotator's triple (anonymous, own labels only), saving, staff's report and form."""
+
+import pytest
+from django.urls import reverse
+
+from annotation.triple_checks.models import TripleCheck, TripleLabel
+
+pytestmark = pytest.mark.django_db
+SYSTEM_NAMES = ("sys-one", "sys-two")
+
+
+def first_label(campaign, username):
+    return TripleLabel.objects.filter(item__campaign=campaign, annotator__username=username).order_by("queue_position")[
+        0
+    ]
+
+
+@pytest.fixture
+def checker(client, triple_check):
+    client.force_login(triple_check.annotators.get(username="checker1"))
+    return client
+
+
+def test_the_triple_page_shows_text_and_triple_but_no_system(checker, triple_check):
+    label = first_label(triple_check, "checker1")
+    page = checker.get(reverse("annotation:triple_label", args=[label.public_id])).content.decode()
+    assert label.item.text.content in page and label.item.triple[1] in page
+    assert not any(name in page for name in SYSTEM_NAMES)
+    assert f"/{label.item.pk}/" not in page and 'name="supported"' in page and 'name="facts"' in page
+
+
+def test_someone_elses_label_is_not_found(checker, triple_check):
+    label = first_label(triple_check, "checker2")
+    assert checker.get(reverse("annotation:triple_label", args=[label.public_id])).status_code == 404
+
+
+def test_saving_goes_on_to_the_next_triple(checker, triple_check):
+    label = first_label(triple_check, "checker1")
+    url = reverse("annotation:triple_label", args=[label.public_id])
+    response = checker.post(url, {"supported": "no", "facts": "2", "seconds": "3.5"}, follow=True)
+    label.refresh_from_db()
+    assert (label.supported, label.facts, label.seconds_spent) == (False, 2, 3.5)
+    following = TripleLabel.objects.get(
+        annotator__username="checker1", item__campaign=triple_check, queue_position=label.queue_position + 1
+    )
+    assert response.redirect_chain[-1][0] == reverse("annotation:triple_label", args=[following.public_id])
+
+
+def test_an_incomplete_answer_is_refused_and_kept(checker, triple_check):
+    label = first_label(triple_check, "checker1")
+    response = checker.post(reverse("annotation:triple_label", args=[label.public_id]), {"supported": "yes"})
+    assert response.status_code == 400
+    assert "how many facts" in response.content.decode()
+    label.refresh_from_db()
+    assert label.saved_at is None
+
+
+def test_home_offers_the_campaign(checker, triple_check):
+    page = checker.get(reverse("annotation:annotate_home")).content.decode()
+    assert triple_check.name in page and reverse("annotation:triple_next", args=[triple_check.pk]) in page
+
+
+def test_staff_pages_are_staff_only(checker, triple_check):
+    assert checker.get(reverse("annotation:triple_check", args=[triple_check.pk])).status_code == 403
+    assert checker.get(reverse("annotation:triple_check_list")).status_code == 403
+
+
+def test_staff_see_the_judge_agreement_table(admin_client, triple_check):
+    for label in TripleLabel.objects.filter(item__campaign=triple_check).select_related("item"):
+        TripleLabel.objects.filter(pk=label.pk).update(
+            supported=label.item.index != 1, facts=1, saved_at="2026-01-01T00:00:00Z"
+        )
+    page = admin_client.get(reverse("annotation:triple_check", args=[triple_check.pk])).content.decode()
+    assert 'id="judge-agreement"' in page and "careful · careful-model" in page and "careless" in page
+    assert "1.00 [1.00, 1.00]" in page  # the careful judge's accuracy
+    assert "McNemar" in page
+
+
+def test_staff_create_a_campaign_with_the_form(admin_client, triple_check):
+    systems = [system.pk for system in triple_check.systems.all()]
+    annotators = [annotator.pk for annotator in triple_check.annotators.all()]
+    response = admin_client.post(
+        reverse("annotation:triple_check_list"),
+        {
+            "name": "check-two", "dataset": triple_check.dataset.pk, "systems": systems,
+            "judge_setting": "wrong-judge", "per_stratum": 1, "annotators": annotators,
+            "overlap_share": 0, "sample_seed": 3,
+        },
+    )  # fmt: skip
+    created = TripleCheck.objects.get(name="check-two")
+    assert response.status_code == 302 and response.url == created.get_absolute_url()
+    assert created.items.count() == 4  # one per system and verdict
