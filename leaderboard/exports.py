@@ -191,6 +191,7 @@ def section_context(data: Data, links: dict[str, str], score_run: str = "") -> d
         "agreement_rows": presenters.agreement_rows(data),
         "comparison_tables": presenters.comparison_tables(data),
         "interval_table": presenters.interval_table(data),
+        "judge_beside_scores": presenters.judge_beside_scores(data),
     }
 
 

@@ -19,10 +19,11 @@ def estimate(value: Mapping[str, float | None] | None, style: str = "") -> str:
     """``0.82 [0.75, 0.88]``; with ``"signed"``, a plus sign on positive values (a bias)."""
     if not value or value.get("value") is None:
         return DASH
-    shown = f"{value['value']:+.2f}" if style == "signed" else f"{value['value']:.2f}"
+    number = "{:+.2f}" if style == "signed" else "{:.2f}"
+    shown = number.format(value["value"])
     if value.get("low") is None or value.get("high") is None:
         return shown
-    return f"{shown} [{value['low']:.2f}, {value['high']:.2f}]"
+    return f"{shown} [{number.format(value['low'])}, {number.format(value['high'])}]"
 
 
 @register.filter

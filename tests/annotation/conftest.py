@@ -5,8 +5,6 @@ import pytest
 
 from tests.annotation.adjudication_fixtures import make_disputed_campaign, make_people
 from tests.annotation.annotator_fixtures import make_annotation_setup, make_user
-from tests.annotation.triple_check_fixtures import make_triple_check
-from tests.conftest import shared_database_rows
 
 
 @pytest.fixture
@@ -35,10 +33,3 @@ def people():
 def disputed_campaign(people):
     """A campaign whose two annotators disagree (``adjudication_fixtures``)."""
     return make_disputed_campaign(people[0]).campaign
-
-
-@pytest.fixture(scope="module")
-def triple_check(django_db_setup, django_db_blocker):
-    """A triple-check campaign with two judges' verdicts (``make_triple_check``), made once per module."""
-    with shared_database_rows(django_db_blocker):
-        yield make_triple_check()
