@@ -154,14 +154,6 @@ def save_label(label: TripleLabel, supported: str, facts: str, seconds: str = ""
     label.save(update_fields=["supported", "facts", "saved_at", "seconds_spent"])
 
 
-def adjudicate(item: TripleCheckItem, supported: bool | None, facts: int | None) -> None:
-    """Staff's gold label of a triple (None clears it: the majority decides again)."""
-    if facts is not None and not 1 <= facts <= MAX_FACTS:
-        raise InvalidJudgement(f"The fact count lies between 1 and {MAX_FACTS}.")
-    item.adjudicated_supported, item.adjudicated_facts = supported, facts
-    item.save(update_fields=["adjudicated_supported", "adjudicated_facts"])
-
-
 def annotator_triple_checks(user: User) -> QuerySet[TripleCheck]:
     """The open triple-check campaigns ``user`` labels in, with ``assigned`` and ``done`` counts."""
     own = Q(items__labels__annotator=user)
