@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from annotation.agreement import fleiss_kappa
+from annotation.agreement import cohen_kappas, fleiss_kappa
 
 BOOTSTRAP_ROUNDS = 1000
 INTERVAL_PERCENTILES = (2.5, 97.5)
@@ -99,16 +99,6 @@ def granularity_score(facts: np.ndarray) -> np.ndarray:
     return np.exp(-np.where(facts <= ATOMIC, 0.0, facts))
 
 
-def kappa(tables: np.ndarray) -> np.ndarray:
-    """Cohen's κ of each square count table in the last two axes; NaN for an empty table or
-    when chance agreement is 1."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        shares = tables / tables.sum(axis=(-2, -1), keepdims=True)
-        observed = np.trace(shares, axis1=-2, axis2=-1)
-        expected = (shares.sum(axis=-1) * shares.sum(axis=-2)).sum(axis=-1)
-        return np.where(np.isclose(expected, 1.0), np.nan, (observed - expected) / (1.0 - expected))
-
-
 def _agreement_figures(sample: Sample, rows: np.ndarray) -> dict[str, np.ndarray]:
     """The judge's figures on the triples ``rows`` (an index array, any leading shape: one
     bootstrap round per row)."""
@@ -132,7 +122,7 @@ def _agreement_figures(sample: Sample, rows: np.ndarray) -> dict[str, np.ndarray
         gs_weight = np.where(split, weight, 0.0)
         errors = np.abs(np.nan_to_num(sample.judge_facts[rows]) - sample.human_facts[rows])
         mae = (gs_weight * errors).sum(axis=-1) / gs_weight.sum(axis=-1)
-    return {"accuracy": accuracy, "kappa": kappa(tables), "precision": precision, "recall": recall, "mae": mae}
+    return {"accuracy": accuracy, "kappa": cohen_kappas(tables), "precision": precision, "recall": recall, "mae": mae}
 
 
 def judge_agreement(sample: Sample, rounds: int = BOOTSTRAP_ROUNDS, seed: int = SEED) -> dict[str, Any]:
@@ -236,7 +226,7 @@ def annotator_agreement(
             pairs += 1
     counts = np.array([[Counter(each.values())[category] for category in categories] for each in shared], dtype=float)
     return {
-        "kappa": _number(float(kappa(table))),
+        "kappa": _number(float(cohen_kappas(table))),
         "fleiss": fleiss_kappa(counts.reshape(-1, len(categories))),
         "alpha": _alpha(counts, categories),
         "items": len(shared),
