@@ -59,11 +59,12 @@ def answers_by_item(items: QuerySet[TripleCheckItem]) -> dict[int, dict[int, tup
     return answers
 
 
-def gold_labels(items: QuerySet[TripleCheckItem]) -> list[Gold]:
-    """The gold label of every sampled triple that has one: adjudicated, else the majority
-    (a triple whose annotators split evenly waits for adjudication)."""
+def gold_labels(items: QuerySet[TripleCheckItem]) -> tuple[list[Gold], int]:
+    """The gold label of every sampled triple that has one: adjudicated, else the majority; and
+    how many labelled triples wait for adjudication (their annotators split evenly)."""
     answers = answers_by_item(items)
     gold: list[Gold] = []
+    waiting = 0
     rows = items.values_list(
         "pk", "output_id", "index", "output__system__name", "weight", "adjudicated_supported", "adjudicated_facts"
     )
@@ -75,7 +76,9 @@ def gold_labels(items: QuerySet[TripleCheckItem]) -> list[Gold]:
         facts = median if adjudicated_facts is None else adjudicated_facts
         if supported is not None and facts is not None:
             gold.append(Gold(pk, output, index, system, weight, supported, facts, adjudicated))
-    return gold
+        elif given:
+            waiting += 1
+    return gold, waiting
 
 
 def label_agreement(items: QuerySet[TripleCheckItem]) -> dict[str, Any]:
@@ -136,13 +139,14 @@ def judge_report(
 ) -> dict[str, Any]:
     """Everything the triple checks of ``dataset`` say (all its campaigns pooled unless given).
 
-    ``{"campaigns", "triples", "labels", "adjudicated", "agreement", "judges": [...], "paired": [...]}``;
+    ``{"campaigns", "triples", "labels", "gold", "adjudicated", "awaiting_adjudication", "agreement",
+    "judges": [...], "paired": [...]}``;
     judges ranked by Cohen's κ with the humans, best first; ``paired``: McNemar's test of every
     two judges on the triples both judged.
     """
     chosen = list(campaigns) if campaigns is not None else list(TripleCheck.objects.filter(dataset=dataset))
     items = TripleCheckItem.objects.filter(campaign__in=chosen)
-    gold = gold_labels(items)
+    gold, waiting = gold_labels(items)
     judges = []
     verdicts = judge_verdicts(dataset, gold)
     for setting, (label, support, facts) in verdicts.items():
@@ -162,6 +166,7 @@ def judge_report(
         "labels": TripleLabel.objects.answered().filter(item__in=items).count(),
         "gold": len(gold),
         "adjudicated": sum(each.adjudicated for each in gold),
+        "awaiting_adjudication": waiting,
         "agreement": label_agreement(items),
         "judges": judges,
         "paired": _paired(gold, verdicts),

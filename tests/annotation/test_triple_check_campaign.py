@@ -2,10 +2,12 @@
 
 import pytest
 
+from annotation.access import blind_dataset_ids
 from annotation.services.errors import CampaignError, InvalidJudgement
-from annotation.triple_checks.models import TripleLabel
+from annotation.triple_checks.models import TripleCheck, TripleCheckItem, TripleLabel
 from annotation.triple_checks.queries import judge_report
 from annotation.triple_checks.services import create_triple_check, next_label, save_label
+from scoring.models import System
 from tests.annotation.triple_check_fixtures import TRIPLES
 
 pytestmark = pytest.mark.django_db
@@ -75,3 +77,25 @@ def test_refuses_staff_annotators_and_ground_truth(triple_check, admin_user):
     systems = list(triple_check.systems.all())
     with pytest.raises(CampaignError, match="cannot judge systems blind"):
         create_triple_check("other", triple_check.dataset, systems, [admin_user])
+    annotators = list(triple_check.annotators.all())
+    with pytest.raises(CampaignError, match="ground truth"):
+        create_triple_check("other", triple_check.dataset, [*systems, System.ground_truth()], annotators)
+
+
+def test_an_even_split_waits_for_adjudication(triple_check):
+    item = triple_check.items.first()
+    first, second = item.labels.all()
+    save_label(first, "yes", "1")
+    save_label(second, "no", "1")
+    report = judge_report(triple_check.dataset, rounds=10)
+    assert (report["gold"], report["awaiting_adjudication"]) == (0, 1)
+    TripleCheckItem.objects.filter(pk=item.pk).update(adjudicated_supported=False)
+    report = judge_report(triple_check.dataset, rounds=10)
+    assert (report["gold"], report["adjudicated"], report["awaiting_adjudication"]) == (1, 1, 0)
+
+
+def test_its_annotators_are_blind_to_the_dataset_while_it_is_open(triple_check):
+    annotator = triple_check.annotators.first()
+    assert triple_check.dataset_id in blind_dataset_ids(annotator)
+    TripleCheck.objects.filter(pk=triple_check.pk).update(is_open=False)
+    assert triple_check.dataset_id not in blind_dataset_ids(annotator)
