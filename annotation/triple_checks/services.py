@@ -5,6 +5,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
@@ -70,22 +71,25 @@ def create_triple_check(
         raise CampaignError(access.reader_refusal(readers, dataset.name))
     if TripleCheck.objects.filter(name=name).exists():
         raise CampaignError(f"A triple-check campaign named {name} exists already.")
+    campaign = TripleCheck(
+        name=name,
+        dataset=dataset,
+        judge_setting=judge_setting,
+        per_stratum=per_stratum,
+        sample_seed=seed,
+        overlap_share=overlap_share,
+        created_by=created_by,
+    )
     try:
-        sample = stratified_sample(candidates(dataset, systems, judge_setting), per_stratum, seed)
-        campaign = TripleCheck.objects.create(
-            name=name,
-            dataset=dataset,
-            judge_setting=judge_setting,
-            per_stratum=per_stratum,
-            sample_seed=seed,
-            overlap_share=overlap_share,
-            created_by=created_by,
-        )
         campaign.full_clean()
+        sample = stratified_sample(candidates(dataset, systems, judge_setting), per_stratum, seed)
+    except ValidationError as error:
+        raise CampaignError(" ".join(error.messages)) from None
     except ValueError as error:
         raise CampaignError(str(error)) from None
     if not sample:
         raise CampaignError("The chosen systems have no triples on this dataset.")
+    campaign.save()
     campaign.systems.set(systems)
     campaign.annotators.set(annotators)
     _store_sample(campaign, sample, [annotator.pk for annotator in annotators])

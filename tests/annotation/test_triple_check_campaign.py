@@ -73,11 +73,15 @@ def test_report_ranks_the_judge_that_agrees_with_humans_first(triple_check):
     assert wins[careful["judge"]] > 0 and wins[careless["judge"]] == 0
 
 
-def test_refuses_staff_annotators_and_ground_truth(triple_check, admin_user):
+def test_refuses_readers_as_annotators_bad_names_a_lone_overlap_and_the_ground_truth(triple_check, admin_user):
     systems = list(triple_check.systems.all())
     with pytest.raises(CampaignError, match="cannot judge systems blind"):
         create_triple_check("other", triple_check.dataset, systems, [admin_user])
     annotators = list(triple_check.annotators.all())
+    with pytest.raises(CampaignError, match="Use letters"):
+        create_triple_check("/bad name", triple_check.dataset, systems, annotators)
+    with pytest.raises(CampaignError, match="at least two annotators"):
+        create_triple_check("other", triple_check.dataset, systems, annotators[:1], overlap_share=0.5)
     with pytest.raises(CampaignError, match="ground truth"):
         create_triple_check("other", triple_check.dataset, [*systems, System.ground_truth()], annotators)
 
