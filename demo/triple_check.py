@@ -11,7 +11,8 @@ taken as the truth, overturned on a seeded ``JUDGE_ERROR`` share of the triples 
 judge makes and humans catch); the fact count multiplies the coordinated items of subject,
 relation and object (the heuristic judge does not split the relation, humans do). Each
 annotator then answers the truth, with a seeded ``RATER_NOISE`` share of slips on support and
-``COUNT_NOISE`` on the count, so that annotators disagree now and then.
+``COUNT_NOISE`` on the count, so that annotators disagree now and then; an attention check's
+truth is "not supported", one fact.
 """
 
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from django.core.management.base import CommandError
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.attention import MAX_ATTENTION_SHARE
 from annotation.sampling import seeded_random
 from annotation.services.errors import CampaignError
 from annotation.triple_checks.models import MAX_FACTS, TripleCheck, TripleLabel
@@ -49,6 +51,7 @@ class TripleCheckEntry:
     overlap: float = 1.0
     seed: int = 0
     left_for_annotators: int = 4
+    attention_share: float = 0.0
 
 
 def read_triple_checks(path: str | Path) -> list[TripleCheckEntry]:
@@ -76,12 +79,17 @@ def _entry(entry: dict[str, Any], where: str) -> TripleCheckEntry:
     }
     if not all(isinstance(value, int) and not isinstance(value, bool) and value >= 0 for value in numbers.values()):
         raise CommandError(f'{where}: "per_stratum", "seed" and "left_for_annotators" must be whole numbers')
+    attention = entry.get("attention_percent", 0)
+    if not isinstance(attention, int) or isinstance(attention, bool) or not 0 <= attention <= 100 * MAX_ATTENTION_SHARE:
+        raise CommandError(
+            f'{where}: "attention_percent" must be a whole percentage from 0 to {100 * MAX_ATTENTION_SHARE:g}'
+        )
     overlap = entry.get("overlap", 1.0)
     if not isinstance(overlap, (int, float)) or isinstance(overlap, bool) or not 0 <= overlap <= 1:
         raise CommandError(f'{where}: "overlap" must be a share between 0 and 1')
     return TripleCheckEntry(
         name=entry["name"], dataset=entry["dataset"], systems=tuple(names["systems"]),
-        annotators=tuple(names["annotators"]), overlap=float(overlap), **numbers,
+        annotators=tuple(names["annotators"]), overlap=float(overlap), attention_share=attention / 100, **numbers,
     )  # fmt: skip
 
 
@@ -124,7 +132,7 @@ def ensure_triple_check(entry: TripleCheckEntry, admin: User) -> TripleCheckResu
             entry.name, dataset, list(System.objects.filter(name__in=entry.systems).order_by("name")),
             list(User.objects.filter(username__in=entry.annotators).order_by("username")),
             judge_setting=judged[0].fingerprint if judged else "", per_stratum=entry.per_stratum,
-            overlap_share=entry.overlap, seed=entry.seed, created_by=admin,
+            overlap_share=entry.overlap, attention_share=entry.attention_share, seed=entry.seed, created_by=admin,
         )  # fmt: skip
     except CampaignError as error:
         raise CommandError(f"triple check {entry.name}: {error}") from None

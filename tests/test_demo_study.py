@@ -233,9 +233,10 @@ def test_the_triple_check_has_simulated_labels_and_work_left_for_each_annotator(
     (reported,) = scored_demo["triple_checks"]
     campaign = TripleCheck.objects.get(name=entry["name"])
     # Stratified by the demo judge's verdicts: both verdicts of every system are present.
-    strata = set(campaign.items.values_list("output__system__name", "stratum_supported"))
+    strata = set(campaign.items.filter(attention=False).values_list("output__system__name", "stratum_supported"))
     assert {verdict for _, verdict in strata} == {True, False}
     assert {name for name, _ in strata} == set(entry["systems"])
+    assert campaign.items.filter(attention=True).exists()
     for username in entry["annotators"]:
         pending = TripleLabel.objects.filter(item__campaign=campaign, annotator__username=username, saved_at=None)
         assert pending.count() == entry["left_for_annotators"]

@@ -4,6 +4,7 @@ from typing import Any, cast
 
 from django import forms
 
+from annotation.attention import MAX_ATTENTION_SHARE
 from annotation.forms import SystemChoiceField, UserChoiceField, datasets_of_systems, possible_annotators
 from annotation.triple_checks.queries import judge_label
 from scoring.models import Dataset, System
@@ -36,6 +37,12 @@ class TripleCheckForm(forms.Form):
     annotators = UserChoiceField(queryset=possible_annotators())
     overlap_share = forms.FloatField(
         min_value=0.0, max_value=1.0, initial=0.5, help_text="Share of texts whose triples two annotators label."
+    )
+    attention_share = forms.FloatField(
+        min_value=0.0,
+        max_value=MAX_ATTENTION_SHARE,
+        initial=0.0,
+        help_text="Attention checks, as a share of the sample: triples of other texts, which the text cannot support.",
     )
     sample_seed = forms.IntegerField(initial=0)
 

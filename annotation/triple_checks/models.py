@@ -13,6 +13,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.urls import reverse
 
+from annotation.attention import MAX_ATTENTION_SHARE
 from annotation.triple_checks.statistics import FACT_COUNTS
 from scoring.models import Dataset, Output, System, Text, name_validator
 
@@ -35,6 +36,11 @@ class TripleCheck(models.Model):
         validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
         help_text="Share of texts whose triples two annotators label, for agreement.",
     )
+    attention_share = models.FloatField(
+        default=0.0,
+        validators=[MinValueValidator(0.0), MaxValueValidator(MAX_ATTENTION_SHARE)],
+        help_text="Attention checks planted among the triples, as a share of the sample (0 to 0.2).",
+    )
     annotators = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="triple_checks")
     is_open = models.BooleanField(default=True)
     created_by = models.ForeignKey(
@@ -49,6 +55,10 @@ class TripleCheck(models.Model):
                 condition=models.Q(overlap_share__gte=0.0, overlap_share__lte=1.0),
                 name="triple_check_overlap_share_in_unit_interval",
             ),
+            models.CheckConstraint(
+                condition=models.Q(attention_share__gte=0.0, attention_share__lte=MAX_ATTENTION_SHARE),
+                name="triple_check_attention_share_at_most_a_fifth",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -59,7 +69,9 @@ class TripleCheck(models.Model):
 
 
 class TripleCheckItem(models.Model):
-    """One sampled triple: which output and position it is, and its sampling weight."""
+    """One sampled triple: which output and position it is, and its sampling weight; or an
+    attention check, a triple of another text planted on the output's text (``attention``),
+    which the text cannot support, shown like any other and left out of every statistic."""
 
     campaign = models.ForeignKey(TripleCheck, on_delete=models.CASCADE, related_name="items")
     output = models.ForeignKey(Output, on_delete=models.CASCADE, related_name="+")
@@ -68,6 +80,7 @@ class TripleCheckItem(models.Model):
     triple = models.JSONField(help_text="The triple as sampled.")
     weight = models.FloatField(default=1.0, help_text="Triples of its stratum per sampled triple of it.")
     stratum_supported = models.BooleanField(null=True, help_text="The stratifying judge's verdict.")
+    attention = models.BooleanField(default=False, help_text="A planted triple the text does not support.")
     # Staff's resolution of a triple the annotators split on; None: the majority decides.
     adjudicated_supported = models.BooleanField(null=True, blank=True)
     adjudicated_facts = models.PositiveSmallIntegerField(
@@ -77,7 +90,11 @@ class TripleCheckItem(models.Model):
     class Meta:
         ordering = ["pk"]
         constraints = [
-            models.UniqueConstraint(fields=["campaign", "output", "index"], name="one_item_per_sampled_triple")
+            models.UniqueConstraint(
+                fields=["campaign", "output", "index"],
+                condition=models.Q(attention=False),
+                name="one_item_per_sampled_triple",
+            )
         ]
 
     def __str__(self) -> str:

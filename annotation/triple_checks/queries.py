@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from annotation.triple_checks import statistics
 from annotation.triple_checks.models import TripleCheck, TripleCheckItem, TripleLabel
@@ -139,13 +139,13 @@ def judge_report(
 ) -> dict[str, Any]:
     """Everything the triple checks of ``dataset`` say (all its campaigns pooled unless given).
 
-    ``{"campaigns", "triples", "labels", "gold", "adjudicated", "awaiting_adjudication", "agreement",
+    Attention checks are left out of every figure. ``{"campaigns", "triples", "labels", "gold", "adjudicated", "awaiting_adjudication", "agreement",
     "judges": [...], "paired": [...]}``;
     judges ranked by Cohen's κ with the humans, best first; ``paired``: McNemar's test of every
     two judges on the triples both judged.
     """
     chosen = list(campaigns) if campaigns is not None else list(TripleCheck.objects.filter(dataset=dataset))
-    items = TripleCheckItem.objects.filter(campaign__in=chosen)
+    items = TripleCheckItem.objects.filter(campaign__in=chosen, attention=False)
     gold, waiting = gold_labels(items)
     judges = []
     verdicts = judge_verdicts(dataset, gold)
@@ -185,3 +185,23 @@ def _paired(gold: Sequence[Gold], verdicts: dict[str, tuple[str, Verdicts, Verdi
         )
         tests.append({"first": first, "second": second, "triples": len(both), **result})
     return tests
+
+
+def annotator_progress(campaign: TripleCheck) -> list[dict[str, Any]]:
+    """Per annotator: triples labelled and assigned, and the attention checks answered and passed
+    (a check passes when it is called not supported)."""
+    labels = TripleLabel.objects.filter(item__campaign=campaign)
+    counts = (
+        labels.values("annotator__username")
+        .annotate(
+            assigned=Count("pk"),
+            done=Count("saved_at"),
+            checks=Count("pk", filter=Q(item__attention=True, saved_at__isnull=False)),
+            passed=Count("pk", filter=Q(item__attention=True, supported=False)),
+        )
+        .order_by("annotator__username")
+    )
+    return [
+        {"username": row["annotator__username"], **{key: row[key] for key in ("assigned", "done", "checks", "passed")}}
+        for row in counts
+    ]

@@ -10,11 +10,12 @@ from django.db import transaction
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
-from annotation import access, sampling
+from annotation import access, attention, sampling
+from annotation.sampling import seeded_random
 from annotation.services.errors import CampaignError, InvalidJudgement
 from annotation.triple_checks.models import MAX_FACTS, TripleCheck, TripleCheckItem, TripleLabel, TripleLabelQuerySet
 from annotation.triple_checks.sampling import Candidate, stratified_sample
-from scoring.models import Dataset, Output, System
+from scoring.models import Dataset, Output, System, Text
 from scoring.models.scores import TextScore
 
 # The longest time a label may claim, in seconds: a tab left open overnight says nothing of effort.
@@ -54,6 +55,7 @@ def create_triple_check(
     judge_setting: str = "",
     per_stratum: int = 10,
     overlap_share: float = 0.5,
+    attention_share: float = 0.0,
     seed: int = 0,
     created_by: User | None = None,
 ) -> TripleCheck:
@@ -78,6 +80,7 @@ def create_triple_check(
         per_stratum=per_stratum,
         sample_seed=seed,
         overlap_share=overlap_share,
+        attention_share=attention_share,
         created_by=created_by,
     )
     try:
@@ -111,6 +114,7 @@ def _store_sample(campaign: TripleCheck, sample: Sequence[Any], annotator_ids: S
         for each in sample
         for output_id, index in [each.candidate.key]
     )
+    items.extend(_plant_attention_checks(campaign, items))
     text_items: defaultdict[int, list[int]] = defaultdict(list)
     for item in items:
         text_items[item.text_id].append(item.pk)
@@ -125,6 +129,30 @@ def _store_sample(campaign: TripleCheck, sample: Sequence[Any], annotator_ids: S
         for annotator, queue in queues.items()
         for position, item_id in enumerate(queue)
     )
+
+
+def _plant_attention_checks(campaign: TripleCheck, items: list[TripleCheckItem]) -> list[TripleCheckItem]:
+    """``campaign.attention_share`` of the sample again as attention checks: on the text of a
+    sampled triple drawn at random, a triple of another text whose subject and object this text
+    never mentions (``annotation.attention.unsupported``). A check sits with its text's triples,
+    so it reaches whoever labels that text, and looks like any other triple."""
+    count = attention.check_count(len(items), campaign.attention_share)
+    if not count:
+        return []
+    rng = seeded_random(campaign.sample_seed, "triple-check-attention")
+    contents = dict(Text.objects.filter(pk__in={item.text_id for item in items}).values_list("pk", "content"))
+    planted = []
+    for host in rng.sample(items, min(count, len(items))):
+        foreign = [item.triple for item in items if item.text_id != host.text_id]
+        made = attention.unsupported([host.triple], contents[host.text_id], foreign, rng)
+        if made is not None:
+            planted.append(
+                TripleCheckItem(
+                    campaign=campaign, output_id=host.output_id, text_id=host.text_id, index=host.index,
+                    triple=made[0], weight=0.0, attention=True,
+                )
+            )  # fmt: skip
+    return TripleCheckItem.objects.bulk_create(planted)
 
 
 def own_labels(user: User) -> TripleLabelQuerySet:

@@ -16,8 +16,8 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from annotation.services.errors import AnnotationError
 from annotation.triple_checks.forms import TripleCheckForm
-from annotation.triple_checks.models import MAX_FACTS, TripleCheck, TripleLabel
-from annotation.triple_checks.queries import judge_report
+from annotation.triple_checks.models import MAX_FACTS, TripleCheck
+from annotation.triple_checks.queries import annotator_progress, judge_report
 from annotation.triple_checks.services import create_triple_check, next_label, own_labels, save_label
 from annotation.triple_checks.statistics import FACT_COUNTS
 from core.permissions import staff_required
@@ -37,7 +37,8 @@ def triple_check_list(request: SignedInRequest) -> HttpResponse:
             campaign = create_triple_check(
                 data["name"], data["dataset"], list(data["systems"]), list(data["annotators"]),
                 judge_setting=data["judge_setting"], per_stratum=data["per_stratum"],
-                overlap_share=data["overlap_share"], seed=data["sample_seed"], created_by=request.user,
+                overlap_share=data["overlap_share"], attention_share=data["attention_share"],
+                seed=data["sample_seed"], created_by=request.user,
             )  # fmt: skip
         except AnnotationError as error:
             form.add_error(None, str(error))
@@ -54,15 +55,9 @@ def triple_check_list(request: SignedInRequest) -> HttpResponse:
 @staff_required(STAFF_ONLY)
 def triple_check(request: SignedInRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(TripleCheck.objects.select_related("dataset"), pk=pk)
-    labels = TripleLabel.objects.filter(item__campaign=campaign)
-    progress = [
-        {"username": annotator.username, "done": labels.filter(annotator=annotator).answered().count(),
-         "assigned": labels.filter(annotator=annotator).count()}
-        for annotator in campaign.annotators.order_by("username")
-    ]  # fmt: skip
     context = {
         "campaign": campaign,
-        "progress": progress,
+        "progress": annotator_progress(campaign),
         "report": judge_report(campaign.dataset, [campaign]),
         "questions": QUESTIONS,
     }

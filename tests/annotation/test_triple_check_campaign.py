@@ -5,9 +5,9 @@ import pytest
 from annotation.access import blind_dataset_ids
 from annotation.services.errors import CampaignError, InvalidJudgement
 from annotation.triple_checks.models import TripleCheck, TripleCheckItem, TripleLabel
-from annotation.triple_checks.queries import judge_report
+from annotation.triple_checks.queries import annotator_progress, judge_report
 from annotation.triple_checks.services import create_triple_check, next_label, save_label
-from scoring.models import System
+from scoring.models import Output, System, Text
 from tests.annotation.triple_check_fixtures import TRIPLES
 
 pytestmark = pytest.mark.django_db
@@ -103,3 +103,27 @@ def test_its_annotators_are_blind_to_the_dataset_while_it_is_open(triple_check):
     assert triple_check.dataset_id in blind_dataset_ids(annotator)
     TripleCheck.objects.filter(pk=triple_check.pk).update(is_open=False)
     assert triple_check.dataset_id not in blind_dataset_ids(annotator)
+
+
+def test_attention_checks_are_planted_with_their_text_and_left_out_of_the_figures(triple_check):
+    systems, annotators = list(triple_check.systems.all()), list(triple_check.annotators.all())
+    # Every text of the fixture says the same: the first is made another, so that checks can be planted.
+    Text.objects.filter(dataset=triple_check.dataset, position=0).update(content="Zeno of Elea taught Parmenides.")
+    zeno = [["Zeno", "taught", "Parmenides"], ["Zeno", "was born in", "Elea"], ["Zeno", "wrote", "paradoxes"]]
+    Output.objects.filter(text__dataset=triple_check.dataset, text__position=0).update(triples=zeno)
+    campaign = create_triple_check(
+        "checked-attention", triple_check.dataset, systems, annotators, judge_setting="right-judge",
+        per_stratum=2, overlap_share=1.0, attention_share=0.2, seed=5,
+    )  # fmt: skip
+    checks = list(campaign.items.filter(attention=True).select_related("text"))
+    assert len(checks) == 2  # a fifth of the 8 sampled triples, rounded
+    for check in checks:
+        assert check.triple[0] not in check.text.content and check.triple[2] not in check.text.content
+        # Queued beside the triples of its text, for both annotators.
+        assert check.labels.count() == 2
+    for label in TripleLabel.objects.filter(item__campaign=campaign).select_related("item"):
+        save_label(label, "no" if label.item.attention or label.item.index == 1 else "yes", "1")
+    report = judge_report(triple_check.dataset, [campaign], rounds=10)
+    assert report["triples"] == 8 and report["gold"] == 8
+    progress = annotator_progress(campaign)
+    assert [(row["checks"], row["passed"]) for row in progress] == [(2, 2), (2, 2)]

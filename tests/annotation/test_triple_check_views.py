@@ -84,7 +84,7 @@ def test_staff_create_a_campaign_with_the_form(admin_client, triple_check):
         {
             "name": "check-two", "dataset": triple_check.dataset.pk, "systems": systems,
             "judge_setting": "wrong-judge", "per_stratum": 1, "annotators": annotators,
-            "overlap_share": 0, "sample_seed": 3,
+            "overlap_share": 0, "attention_share": 0, "sample_seed": 3,
         },
     )  # fmt: skip
     created = TripleCheck.objects.get(name="check-two")
