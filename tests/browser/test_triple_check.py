@@ -44,3 +44,4 @@ def test_an_annotator_labels_by_keyboard_and_staff_see_the_judges(live_server, s
     page.goto(base + reverse("annotation:triple_check", args=[campaign.pk]))
     expect(page.locator("#judge-agreement")).to_contain_text("careful · careful-model")
     expect(page.locator("#label-agreement")).to_be_visible()
+    page.screenshot(path=screenshot_dir / f"triple-check-staff-{width}.png", full_page=True)
