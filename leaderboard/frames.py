@@ -24,7 +24,7 @@ from annotation import agreement as agreement_figures
 from annotation import exports, judgement_queries
 from annotation.models import ASPECTS, Campaign
 from annotation.triple_checks.models import TripleCheck
-from annotation.triple_checks.queries import judge_report
+from annotation.triple_checks.queries import BIAS_FIELDS, JUDGE_FIELDS, bias_records, judge_records, judge_report
 from leaderboard import contents, human, metrics, significance
 from scoring.genres.aspects import PRF_CODES
 from scoring.models import Dataset
@@ -151,16 +151,6 @@ def ratings(
     return pd.DataFrame(records, columns=RATING_COLUMNS)
 
 
-JUDGE_MEASURES = ("accuracy", "kappa", "precision", "recall", "mae")
-JUDGE_COLUMNS = (
-    "judge", "setting", "triples", *(f"{measure}{part}" for measure in JUDGE_MEASURES for part in ("", "_low", "_high")),
-)  # fmt: skip
-JUDGE_BIAS_COLUMNS = (
-    "judge", "setting", "system", "aspect", "judge_score", "human_score", "human_low", "human_high",
-    "bias", "bias_low", "bias_high", "triples",
-)  # fmt: skip
-
-
 def _judge_report(dataset: Dataset | str, campaign: str | None) -> dict[str, Any]:
     dataset = _dataset(dataset)
     campaigns = TripleCheck.objects.filter(dataset=dataset)
@@ -175,42 +165,10 @@ def judge_agreement(dataset: Dataset | str, campaign: str | None = None) -> pd.D
     """One row per judge with verdicts on the triples humans labelled (triple-check campaigns):
     accuracy, Cohen's κ, precision and recall of "unsupported", MAE of the fact count, each with
     its 95% bootstrap interval (``_low``, ``_high``); best κ first."""
-    records = [
-        {
-            "judge": judge["judge"],
-            "setting": judge["setting"],
-            "triples": judge["triples"],
-            **{
-                f"{measure}{suffix}": judge[measure][part]
-                for measure in JUDGE_MEASURES
-                for suffix, part in (("", "value"), ("_low", "low"), ("_high", "high"))
-            },
-        }
-        for judge in _judge_report(dataset, campaign)["judges"]
-    ]
-    return pd.DataFrame(records, columns=JUDGE_COLUMNS)
+    return pd.DataFrame(judge_records(_judge_report(dataset, campaign)), columns=JUDGE_FIELDS)
 
 
 def judge_bias(dataset: Dataset | str, campaign: str | None = None) -> pd.DataFrame:
     """Per judge, system and aspect (fs, gs): the judge's score on the labelled sample, the humans'
     estimate with its interval, and the bias (judge − humans) with its interval."""
-    records = [
-        {
-            "judge": judge["judge"],
-            "setting": judge["setting"],
-            "system": system,
-            "aspect": aspect,
-            "judge_score": figures["judge"]["value"],
-            "human_score": figures["human"]["value"],
-            "human_low": figures["human"]["low"],
-            "human_high": figures["human"]["high"],
-            "bias": figures["bias"]["value"],
-            "bias_low": figures["bias"]["low"],
-            "bias_high": figures["bias"]["high"],
-            "triples": figures["triples"],
-        }
-        for judge in _judge_report(dataset, campaign)["judges"]
-        for system, aspects in judge["systems"].items()
-        for aspect, figures in aspects.items()
-    ]
-    return pd.DataFrame(records, columns=JUDGE_BIAS_COLUMNS)
+    return pd.DataFrame(bias_records(_judge_report(dataset, campaign)), columns=BIAS_FIELDS)

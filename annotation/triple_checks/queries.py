@@ -20,6 +20,15 @@ from scoring.models import Dataset
 from scoring.models.runs import settings_choices
 from scoring.models.scores import TextScore
 
+# The judge table and the bias table as flat records (the leaderboard's CSV, the DataFrames).
+JUDGE_MEASURES = ("accuracy", "kappa", "precision", "recall", "mae")
+JUDGE_FIELDS = (
+    "judge", "setting", "triples", *(f"{measure}{part}" for measure in JUDGE_MEASURES for part in ("", "_low", "_high")),
+)  # fmt: skip
+BIAS_FIELDS = (
+    "judge", "setting", "system", "aspect", "judge_score", "human_score", "human_low", "human_high",
+    "bias", "bias_low", "bias_high", "triples",
+)  # fmt: skip
 # Verdicts per triple of one judge: {(output id, index): value}.
 Verdicts = dict[tuple[int, int], Any]
 
@@ -204,4 +213,44 @@ def annotator_progress(campaign: TripleCheck) -> list[dict[str, Any]]:
     return [
         {"username": row["annotator__username"], **{key: row[key] for key in ("assigned", "done", "checks", "passed")}}
         for row in counts
+    ]
+
+
+def judge_records(report: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """One record of :data:`JUDGE_FIELDS` per judge of a ``judge_report`` (none without a report)."""
+    return [
+        {
+            "judge": judge["judge"],
+            "setting": judge["setting"],
+            "triples": judge["triples"],
+            **{
+                f"{measure}{suffix}": judge[measure][part]
+                for measure in JUDGE_MEASURES
+                for suffix, part in (("", "value"), ("_low", "low"), ("_high", "high"))
+            },
+        }
+        for judge in (report or {}).get("judges", [])
+    ]
+
+
+def bias_records(report: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """One record of :data:`BIAS_FIELDS` per judge, system and aspect of a ``judge_report``."""
+    return [
+        {
+            "judge": judge["judge"],
+            "setting": judge["setting"],
+            "system": system,
+            "aspect": aspect,
+            "judge_score": figures["judge"]["value"],
+            "human_score": figures["human"]["value"],
+            "human_low": figures["human"]["low"],
+            "human_high": figures["human"]["high"],
+            "bias": figures["bias"]["value"],
+            "bias_low": figures["bias"]["low"],
+            "bias_high": figures["bias"]["high"],
+            "triples": figures["triples"],
+        }
+        for judge in (report or {}).get("judges", [])
+        for system, aspects in judge["systems"].items()
+        for aspect, figures in aspects.items()
     ]

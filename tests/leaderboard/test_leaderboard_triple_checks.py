@@ -5,8 +5,9 @@ import pytest
 from django.template.loader import render_to_string
 
 from annotation.triple_checks.models import TripleLabel
+from annotation.triple_checks.queries import JUDGE_FIELDS
 from annotation.triple_checks.services import save_label
-from leaderboard import contents, frames, human, presenters
+from leaderboard import contents, exports, frames, human, presenters
 
 pytestmark = pytest.mark.django_db
 
@@ -55,7 +56,7 @@ def test_a_saved_label_changes_the_judgement_version(triple_check):
 
 def test_frames_of_judges_and_their_bias(labelled):
     agreement = frames.judge_agreement(labelled.dataset.name)
-    assert list(agreement.columns) == list(frames.JUDGE_COLUMNS)
+    assert list(agreement.columns) == list(JUDGE_FIELDS)
     assert agreement["judge"].tolist() == ["careful · careful-model", "careless · careless-model"]
     assert agreement.loc[0, "accuracy"] == pytest.approx(1.0)
     bias = frames.judge_bias(labelled.dataset, campaign=labelled.name)
@@ -63,3 +64,13 @@ def test_frames_of_judges_and_their_bias(labelled):
     assert set(bias["aspect"]) == {"fs", "gs"}
     with pytest.raises(LookupError, match="No triple-check campaign"):
         frames.judge_bias(labelled.dataset, campaign="nope")
+
+
+def test_csv_tables_of_the_judges_and_their_bias(labelled):
+    data = contents.leaderboard(labelled.dataset)
+    header, careful, _careless = list(exports.judge_rows(data))
+    assert header[:4] == ["judge", "setting", "triples", "accuracy"]
+    assert careful[:4] == ["careful · careful-model", "right-judge", 8, 1.0]
+    assert len(list(exports.judge_bias_rows(data))) == 1 + 2 * 2 * 2
+    assert "careless" in exports.csv_text("judges", data)
+    assert list(exports.judge_rows({"triple_checks": None})) == [list(JUDGE_FIELDS)]
