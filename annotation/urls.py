@@ -69,6 +69,7 @@ urlpatterns = [
     ),
     path("annotate/triple-checks/<int:campaign_id>/next/", triple_checks.triple_next, name="triple_next"),
     path("annotate/triples/<uuid:public_id>/", triple_checks.triple_label, name="triple_label"),
+    path("annotate/triples/<uuid:public_id>/skip/", triple_checks.triple_skip, name="triple_skip"),
     path("annotate/<uuid:public_id>/", annotate.annotate_item, name="annotate_item"),
     path("annotate/<uuid:public_id>/skip/", annotate.annotate_skip, name="annotate_skip"),
     path("annotate/<uuid:public_id>/previous/", annotate.annotate_previous, name="annotate_previous"),

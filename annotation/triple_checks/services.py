@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
 from annotation import access, attention, sampling
@@ -165,6 +165,23 @@ def next_label(user: User, campaign_id: int) -> TripleLabel | None:
     return (
         own_labels(user).filter(item__campaign_id=campaign_id, saved_at__isnull=True).order_by("queue_position").first()
     )
+
+
+def previous_label(label: TripleLabel) -> TripleLabel | None:
+    """The answered triple before ``label`` in its annotator's queue, to go back and correct it."""
+    answered = TripleLabel.objects.filter(
+        annotator_id=label.annotator_id, item__campaign_id=label.item.campaign_id, saved_at__isnull=False
+    )
+    return answered.filter(queue_position__lt=label.queue_position).order_by("-queue_position").first()
+
+
+def skip_label(label: TripleLabel) -> None:
+    """Move an unanswered triple to the end of its annotator's queue, to come back to it last."""
+    if label.saved_at is not None:
+        raise InvalidJudgement("This triple is labelled already: change the answer instead.")
+    queue = TripleLabel.objects.filter(annotator_id=label.annotator_id, item__campaign_id=label.item.campaign_id)
+    label.queue_position = (queue.aggregate(last=Max("queue_position"))["last"] or 0) + 1
+    label.save(update_fields=["queue_position"])
 
 
 def save_label(label: TripleLabel, supported: str, facts: str, seconds: str = "") -> None:

@@ -12,13 +12,20 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.services.errors import AnnotationError
 from annotation.triple_checks.forms import TripleCheckForm
 from annotation.triple_checks.models import MAX_FACTS, TripleCheck
 from annotation.triple_checks.queries import annotator_progress, judge_report
-from annotation.triple_checks.services import create_triple_check, next_label, own_labels, save_label
+from annotation.triple_checks.services import (
+    create_triple_check,
+    next_label,
+    own_labels,
+    previous_label,
+    save_label,
+    skip_label,
+)
 from annotation.triple_checks.statistics import FACT_COUNTS
 from core.permissions import staff_required
 from core.signed_in import SignedInRequest
@@ -103,10 +110,23 @@ def triple_label(request: SignedInRequest, public_id: UUID) -> HttpResponse:
         "fact_counts": FACT_COUNTS,
         "max_facts": MAX_FACTS,
         "error": error,
+        "previous": previous_label(label),
         "chosen_supported": request.POST.get("supported") if error else _shown(label.supported),
         "chosen_facts": request.POST.get("facts") if error else str(label.facts or ""),
     }
     return render(request, "annotation/triple_label.html", context, status=400 if error else 200)
+
+
+@require_POST
+@login_required
+def triple_skip(request: SignedInRequest, public_id: UUID) -> HttpResponse:
+    label = get_object_or_404(own_labels(request.user).select_related("item"), public_id=public_id)
+    try:
+        skip_label(label)
+    except AnnotationError as refusal:
+        messages.error(request, str(refusal))
+        return redirect("annotation:triple_label", label.public_id)
+    return redirect("annotation:triple_next", label.item.campaign_id)
 
 
 def _shown(supported: bool | None) -> str:

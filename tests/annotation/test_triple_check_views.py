@@ -90,3 +90,23 @@ def test_staff_create_a_campaign_with_the_form(admin_client, triple_check):
     created = TripleCheck.objects.get(name="check-two")
     assert response.status_code == 302 and response.url == created.get_absolute_url()
     assert created.items.count() == 4  # one per system and verdict
+
+
+def test_skip_moves_the_triple_to_the_end_and_previous_goes_back(checker, triple_check):
+    first = first_label(triple_check, "checker1")
+    last = TripleLabel.objects.filter(item__campaign=triple_check, annotator__username="checker1").count() - 1
+    response = checker.post(reverse("annotation:triple_skip", args=[first.public_id]))
+    first.refresh_from_db()
+    assert first.queue_position == last + 1
+    following = first_label(triple_check, "checker1")
+    assert response.url == reverse("annotation:triple_next", args=[triple_check.pk])
+    checker.post(reverse("annotation:triple_label", args=[following.public_id]), {"supported": "yes", "facts": "1"})
+    third = TripleLabel.objects.get(
+        item__campaign=triple_check, annotator__username="checker1", queue_position=following.queue_position + 1
+    )
+    page = checker.get(reverse("annotation:triple_label", args=[third.public_id])).content.decode()
+    assert f'id="previous-triple" href="{reverse("annotation:triple_label", args=[following.public_id])}"' in page
+    # A labelled triple is changed, not skipped.
+    checker.post(reverse("annotation:triple_skip", args=[following.public_id]))
+    following.refresh_from_db()
+    assert following.queue_position == 1 and following.supported is True

@@ -1,5 +1,6 @@
 """A triple check in Chromium, at 1280 px and on a 390 px phone: an annotator labels triples by
-keyboard (Y/N, a digit, Enter) without any system name on the page; staff see the judge table."""
+keyboard (Y/N, a digit, Enter, P to go back) without any system name on the page; staff see the
+judge table."""
 
 import pytest
 from django.contrib.auth.models import User
@@ -35,6 +36,10 @@ def test_an_annotator_labels_by_keyboard_and_staff_see_the_judges(live_server, s
         url = page.url
         press(page, "n" if number == 1 else "y", "2" if number == 2 else "1", "Enter")
         page.wait_for_url(lambda new, url=url: new != url)
+    # P goes back to the triple just labelled, its answers shown.
+    press(page, "p")
+    expect(page.locator('input[name="facts"][value="2"]')).to_be_checked()
+    expect(page.locator('input[name="supported"][value="yes"]')).to_be_checked()
     saved = TripleLabel.objects.answered().filter(annotator__username="checker1").order_by("saved_at")
     assert [(label.supported, label.facts) for label in saved] == [(True, 1), (False, 1), (True, 2)]
 

@@ -1,4 +1,5 @@
-// The triple-check page: Y / N answer "supported?", 1 to 5 the fact count, Enter saves.
+// The triple-check page: Y / N answer "supported?", 1 to 5 the fact count, Enter saves,
+// P opens the triple answered before, S skips this one to the end of the queue.
 // The form works without this script; it adds the keys and the time spent on the triple.
 (function () {
   "use strict";
@@ -19,10 +20,14 @@
     var target = event.target;
     if (target && (target.tagName === "TEXTAREA" || (target.tagName === "INPUT" && target.type === "text"))) return;
     var key = event.key.toLowerCase();
+    // Enter on a link or a button (Previous, Skip) does what that one does.
+    if (key === "enter" && target && (target.tagName === "A" || target.tagName === "BUTTON")) return;
     if (key === "y") choose("supported", "yes");
     else if (key === "n") choose("supported", "no");
     else if (/^[1-5]$/.test(key)) choose("facts", key);
     else if (key === "enter") form.requestSubmit();
+    else if (key === "p" && document.getElementById("previous-triple")) document.getElementById("previous-triple").click();
+    else if (key === "s" && document.getElementById("skip-form")) document.getElementById("skip-form").requestSubmit();
     else return;
     event.preventDefault();
   });
