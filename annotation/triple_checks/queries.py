@@ -16,7 +16,7 @@ from django.db.models import Count, Q, QuerySet
 
 from annotation.triple_checks import statistics
 from annotation.triple_checks.models import TripleCheck, TripleCheckItem, TripleLabel
-from scoring.models import Dataset
+from scoring.models import Dataset, Output
 from scoring.models.runs import settings_choices
 from scoring.models.scores import TextScore
 
@@ -40,6 +40,7 @@ class Gold:
     index: int
     system: str
     weight: float
+    triple: list[str]
     supported: bool
     facts: int
     adjudicated: bool
@@ -75,16 +76,17 @@ def gold_labels(items: QuerySet[TripleCheckItem]) -> tuple[list[Gold], int]:
     gold: list[Gold] = []
     waiting = 0
     rows = items.values_list(
-        "pk", "output_id", "index", "output__system__name", "weight", "adjudicated_supported", "adjudicated_facts"
-    )
-    for pk, output, index, system, weight, adjudicated_supported, adjudicated_facts in rows.order_by("pk"):
+        "pk", "output_id", "index", "output__system__name", "weight", "triple",
+        "adjudicated_supported", "adjudicated_facts",
+    )  # fmt: skip
+    for pk, output, index, system, weight, triple, adjudicated_supported, adjudicated_facts in rows.order_by("pk"):
         given = list(answers.get(pk, {}).values())
         majority, median = statistics.gold_label([each[0] for each in given], [each[1] for each in given])
         adjudicated = adjudicated_supported is not None or adjudicated_facts is not None
         supported = majority if adjudicated_supported is None else adjudicated_supported
         facts = median if adjudicated_facts is None else adjudicated_facts
         if supported is not None and facts is not None:
-            gold.append(Gold(pk, output, index, system, weight, supported, facts, adjudicated))
+            gold.append(Gold(pk, output, index, system, weight, triple, supported, facts, adjudicated))
         elif given:
             waiting += 1
     return gold, waiting
@@ -107,7 +109,13 @@ def judge_verdicts(dataset: Dataset, gold: Sequence[Gold]) -> dict[str, tuple[st
     """``{setting: (judge label, support verdicts, fact counts)}`` on the gold triples, one
     setting per judge, those with no verdict on them left out."""
     outputs = {each.output for each in gold}
-    sampled = {(each.output, each.index) for each in gold}
+    # A verdict counts only while the output still holds the labelled triple at that place.
+    current = dict(Output.objects.filter(pk__in=outputs).values_list("pk", "triples"))
+    sampled = {
+        (each.output, each.index)
+        for each in gold
+        if each.index < len(current.get(each.output, [])) and current[each.output][each.index] == each.triple
+    }
     labels: dict[str, str] = {}
     for run in settings_choices(dataset):
         labels.setdefault(run.fingerprint, judge_label(run.provenance or {}))

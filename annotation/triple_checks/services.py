@@ -16,6 +16,7 @@ from annotation.services.errors import CampaignError, InvalidJudgement
 from annotation.triple_checks.models import MAX_FACTS, TripleCheck, TripleCheckItem, TripleLabel, TripleLabelQuerySet
 from annotation.triple_checks.sampling import Candidate, stratified_sample
 from scoring.models import Dataset, Output, System, Text
+from scoring.models.runs import ScoringRun
 from scoring.models.scores import TextScore
 
 # The longest time a label may claim, in seconds: a tab left open overnight says nothing of effort.
@@ -71,6 +72,9 @@ def create_triple_check(
     readers = [annotator for annotator in annotators if access.reads_outputs(annotator)]
     if readers:
         raise CampaignError(access.reader_refusal(readers, dataset.name))
+    finished = ScoringRun.objects.filter(dataset=dataset, fingerprint=judge_setting, status=ScoringRun.Status.DONE)
+    if judge_setting and not finished.exists():
+        raise CampaignError(f"No finished scoring run on {dataset.name} has the judge setting {judge_setting[:12]}.")
     if TripleCheck.objects.filter(name=name).exists():
         raise CampaignError(f"A triple-check campaign named {name} exists already.")
     campaign = TripleCheck(

@@ -127,3 +127,21 @@ def test_attention_checks_are_planted_with_their_text_and_left_out_of_the_figure
     assert report["triples"] == 8 and report["gold"] == 8
     progress = annotator_progress(campaign)
     assert [(row["checks"], row["passed"]) for row in progress] == [(2, 2), (2, 2)]
+
+
+def test_a_judge_setting_must_have_run_on_the_dataset(triple_check):
+    systems, annotators = list(triple_check.systems.all()), list(triple_check.annotators.all())
+    with pytest.raises(CampaignError, match="No finished scoring run on checked"):
+        create_triple_check("other", triple_check.dataset, systems, annotators, judge_setting="elsewhere")
+
+
+def test_a_verdict_counts_only_while_the_output_holds_the_labelled_triple(triple_check):
+    label_all(triple_check)
+    item = triple_check.items.select_related("output").first()
+    changed = [list(triple) for triple in item.output.triples]
+    changed[item.index] = ["Ada", "met", "Faraday"]
+    Output.objects.filter(pk=item.output_id).update(triples=changed)
+    careful = next(
+        judge for judge in judge_report(triple_check.dataset, rounds=10)["judges"] if "careful" in judge["judge"]
+    )
+    assert careful["triples"] == triple_check.items.count() - 1

@@ -4,6 +4,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.triple_checks.models import TripleCheck, TripleLabel
+from annotation.triple_checks.services import save_label
 
 pytestmark = pytest.mark.django_db
 SYSTEM_NAMES = ("sys-one", "sys-two")
@@ -56,8 +57,10 @@ def test_an_incomplete_answer_is_refused_and_kept(checker, triple_check):
 
 
 def test_home_offers_the_campaign(checker, triple_check):
+    save_label(first_label(triple_check, "checker1"), "yes", "1")
     page = checker.get(reverse("annotation:annotate_home")).content.decode()
     assert triple_check.name in page and reverse("annotation:triple_next", args=[triple_check.pk]) in page
+    assert page.count(triple_check.name) == 1 and "1 of 8 labelled" in page
 
 
 def test_staff_pages_are_staff_only(checker, triple_check):
