@@ -24,7 +24,15 @@ from annotation import agreement as agreement_figures
 from annotation import exports, judgement_queries
 from annotation.models import ASPECTS, Campaign
 from annotation.triple_checks.models import TripleCheck
-from annotation.triple_checks.queries import BIAS_FIELDS, JUDGE_FIELDS, bias_records, judge_records, judge_report
+from annotation.triple_checks.queries import (
+    BIAS_FIELDS,
+    JUDGE_FIELDS,
+    LABEL_FIELDS,
+    bias_records,
+    judge_records,
+    judge_report,
+    label_records,
+)
 from leaderboard import contents, human, metrics, significance
 from scoring.genres.aspects import PRF_CODES
 from scoring.models import Dataset
@@ -151,14 +159,26 @@ def ratings(
     return pd.DataFrame(records, columns=RATING_COLUMNS)
 
 
-def _judge_report(dataset: Dataset | str, campaign: str | None) -> dict[str, Any]:
-    dataset = _dataset(dataset)
+def _triple_checks(dataset: Dataset, campaign: str | None) -> QuerySet[TripleCheck]:
+    """The dataset's triple-check campaigns, or the one named; LookupError for an unknown name."""
     campaigns = TripleCheck.objects.filter(dataset=dataset)
     if campaign is not None:
         campaigns = campaigns.filter(name=campaign)
         if not campaigns.exists():
             raise LookupError(f"No triple-check campaign named {campaign!r} on {dataset.name}.")
-    return judge_report(dataset, campaigns)
+    return campaigns
+
+
+def _judge_report(dataset: Dataset | str, campaign: str | None) -> dict[str, Any]:
+    dataset = _dataset(dataset)
+    return judge_report(dataset, _triple_checks(dataset, campaign))
+
+
+def triple_labels(dataset: Dataset | str, campaign: str | None = None) -> pd.DataFrame:
+    """Every saved label of the dataset's triple checks: campaign, item, text, system, the triple,
+    its sampling weight, whether it is an attention check, annotator, supported, facts, seconds,
+    saved_at."""
+    return pd.DataFrame(label_records(_triple_checks(_dataset(dataset), campaign)), columns=LABEL_FIELDS)
 
 
 def judge_agreement(dataset: Dataset | str, campaign: str | None = None) -> pd.DataFrame:

@@ -262,3 +262,36 @@ def bias_records(report: dict[str, Any] | None) -> list[dict[str, Any]]:
         for system, aspects in judge["systems"].items()
         for aspect, figures in aspects.items()
     ]
+
+
+LABEL_FIELDS = (
+    "campaign", "item", "text", "system", "subject", "relation", "object", "weight", "attention",
+    "annotator", "supported", "facts", "seconds", "saved_at",
+)  # fmt: skip
+
+
+def label_records(campaigns: Iterable[TripleCheck]) -> list[dict[str, Any]]:
+    """Every saved label of the campaigns, one record of :data:`LABEL_FIELDS` each (for staff and
+    notebooks: it names systems and annotators); the text is its external id, else ``#N``."""
+    saved = (
+        TripleLabel.objects.answered()
+        .filter(item__campaign__in=list(campaigns))
+        .order_by("item__campaign_id", "item_id", "annotator__username")
+        .values_list(
+            "item__campaign__name", "item_id", "item__text__external_id", "item__text__position",
+            "item__output__system__name", "item__triple", "item__weight", "item__attention",
+            "annotator__username", "supported", "facts", "seconds_spent", "saved_at",
+        )
+    )  # fmt: skip
+    return [
+        dict(
+            zip(
+                LABEL_FIELDS,
+                (campaign, item, external_id or f"#{position + 1}", system, *triple, weight, attention,
+                 annotator, supported, facts, seconds, saved_at),
+                strict=True,
+            )
+        )
+        for (campaign, item, external_id, position, system, triple, weight, attention,
+             annotator, supported, facts, seconds, saved_at) in saved
+    ]  # fmt: skip

@@ -5,6 +5,7 @@ The annotator's page shows one text and one triple, addressed by the label's ran
 A label belongs to its annotator only; anyone else gets 404, as for a label that does not exist.
 """
 
+import csv
 from uuid import UUID
 
 from django.contrib import messages
@@ -17,7 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation.services.errors import AnnotationError
 from annotation.triple_checks.forms import TripleCheckForm
 from annotation.triple_checks.models import MAX_FACTS, TripleCheck
-from annotation.triple_checks.queries import annotator_progress, judge_report
+from annotation.triple_checks.queries import LABEL_FIELDS, annotator_progress, judge_report, label_records
 from annotation.triple_checks.services import (
     create_triple_check,
     next_label,
@@ -69,6 +70,19 @@ def triple_check(request: SignedInRequest, pk: int) -> HttpResponse:
         "questions": QUESTIONS,
     }
     return render(request, "annotation/triple_check.html", context)
+
+
+@require_GET
+@staff_required(STAFF_ONLY)
+def triple_check_labels(request: SignedInRequest, pk: int) -> HttpResponse:
+    """Every saved label of the campaign as CSV (systems and annotators named: staff only)."""
+    campaign = get_object_or_404(TripleCheck, pk=pk)
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="triple-check-{campaign.pk}-labels.csv"'
+    writer = csv.DictWriter(response, fieldnames=LABEL_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(label_records([campaign]))
+    return response
 
 
 @require_GET

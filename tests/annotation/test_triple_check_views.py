@@ -66,6 +66,7 @@ def test_home_offers_the_campaign(checker, triple_check):
 def test_staff_pages_are_staff_only(checker, triple_check):
     assert checker.get(reverse("annotation:triple_check", args=[triple_check.pk])).status_code == 403
     assert checker.get(reverse("annotation:triple_check_list")).status_code == 403
+    assert checker.get(reverse("annotation:triple_check_labels", args=[triple_check.pk])).status_code == 403
 
 
 def test_staff_see_the_judge_agreement_table(admin_client, triple_check):
@@ -113,3 +114,11 @@ def test_skip_moves_the_triple_to_the_end_and_previous_goes_back(checker, triple
     checker.post(reverse("annotation:triple_skip", args=[following.public_id]))
     following.refresh_from_db()
     assert following.queue_position == 1 and following.supported is True
+
+
+def test_staff_download_every_label(admin_client, triple_check):
+    save_label(first_label(triple_check, "checker2"), "no", "3", "2")
+    response = admin_client.get(reverse("annotation:triple_check_labels", args=[triple_check.pk]))
+    header, row = response.content.decode().splitlines()
+    assert header.startswith("campaign,item,text,system,subject,relation,object,weight")
+    assert ",checker2,False,3,2.0," in row

@@ -74,3 +74,9 @@ def test_csv_tables_of_the_judges_and_their_bias(labelled):
     assert len(list(exports.judge_bias_rows(data))) == 1 + 2 * 2 * 2
     assert "careless" in exports.csv_text("judges", data)
     assert list(exports.judge_rows({"triple_checks": None})) == [list(JUDGE_FIELDS)]
+
+
+def test_every_label_as_a_frame(labelled):
+    labels = frames.triple_labels(labelled.dataset.name, campaign=labelled.name)
+    assert len(labels) == 16 and set(labels["annotator"]) == {"checker1", "checker2"}
+    assert set(labels["system"]) == {"sys-one", "sys-two"} and not labels["attention"].any()
