@@ -36,6 +36,12 @@ class PracticeRecord:
 def read_practice_file(data: bytes) -> list[PracticeRecord]:
     """The :class:`PracticeRecord` list of a practice file's bytes; ``FormatError`` naming the
     record and the reason otherwise."""
+    return [practice_record(value, place) for value, place in file_values(data)]
+
+
+def file_values(data: bytes) -> list[tuple[object, str]]:
+    """The JSON values of a practice file (a JSON array, or JSON Lines), each with where it
+    stands ("record 2", "line 5"); ``FormatError`` for a file too large, empty or too long."""
     if len(data) > MAX_FILE_BYTES:
         raise FormatError(f"the file is larger than {MAX_FILE_BYTES // 1_000_000} MB")
     try:
@@ -56,7 +62,7 @@ def read_practice_file(data: bytes) -> list[PracticeRecord]:
         raise FormatError("the file holds no practice items")
     if len(values) > MAX_ITEMS:
         raise FormatError(f"{len(values)} practice items: at most {MAX_ITEMS}")
-    return [practice_record(value, place) for value, place in zip(values, where, strict=True)]
+    return list(zip(values, where, strict=True))
 
 
 def practice_record(value: object, where: str) -> PracticeRecord:

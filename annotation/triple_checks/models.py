@@ -41,6 +41,11 @@ class TripleCheck(models.Model):
         validators=[MinValueValidator(0.0), MaxValueValidator(MAX_ATTENTION_SHARE)],
         help_text="Attention checks planted among the triples, as a share of the sample (0 to 0.2).",
     )
+    practice_pass_mark = models.FloatField(
+        default=0.8,
+        validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="Share of the practice round's reference answers to match before real triples are served.",
+    )
     annotators = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="triple_checks")
     is_open = models.BooleanField(default=True)
     created_by = models.ForeignKey(
@@ -137,3 +142,42 @@ class TripleLabel(models.Model):
 
     def __str__(self) -> str:
         return f"{self.item} for {self.annotator}"
+
+
+class TriplePracticeItem(models.Model):
+    """A practice triple with its reference answers and the reason for them, shown after answering."""
+
+    campaign = models.ForeignKey(TripleCheck, on_delete=models.CASCADE, related_name="practice_items")
+    position = models.PositiveIntegerField()
+    text = models.TextField()
+    triple = models.JSONField()
+    supported = models.BooleanField()
+    facts = models.PositiveSmallIntegerField(validators=[MinValueValidator(1), MaxValueValidator(MAX_FACTS)])
+    reason = models.TextField()
+
+    class Meta:
+        ordering = ["campaign", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "position"], name="one_triple_practice_item_per_position")
+        ]
+
+    def __str__(self) -> str:
+        return f"practice triple {self.position + 1} of {self.campaign}"
+
+
+class TriplePracticeAnswer(models.Model):
+    """An annotator's answer to a practice triple in their current attempt (a retake deletes them)."""
+
+    item = models.ForeignKey(TriplePracticeItem, on_delete=models.CASCADE, related_name="answers")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    supported = models.BooleanField()
+    facts = models.PositiveSmallIntegerField(validators=[MinValueValidator(1), MaxValueValidator(MAX_FACTS)])
+    answered_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["item", "annotator"], name="one_triple_practice_answer_per_annotator")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} on {self.item}"

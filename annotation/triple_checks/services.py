@@ -2,6 +2,7 @@
 
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -11,9 +12,20 @@ from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
 from annotation import access, attention, sampling
+from annotation.practice import passed
 from annotation.sampling import seeded_random
 from annotation.services.errors import CampaignError, InvalidJudgement
-from annotation.triple_checks.models import MAX_FACTS, TripleCheck, TripleCheckItem, TripleLabel, TripleLabelQuerySet
+from annotation.triple_checks import practice
+from annotation.triple_checks.models import (
+    MAX_FACTS,
+    TripleCheck,
+    TripleCheckItem,
+    TripleLabel,
+    TripleLabelQuerySet,
+    TriplePracticeAnswer,
+    TriplePracticeItem,
+)
+from annotation.triple_checks.practice import TriplePracticeRecord
 from annotation.triple_checks.sampling import Candidate, stratified_sample
 from scoring.models import Dataset, Output, System, Text
 from scoring.models.runs import ScoringRun
@@ -57,6 +69,8 @@ def create_triple_check(
     per_stratum: int = 10,
     overlap_share: float = 0.5,
     attention_share: float = 0.0,
+    practice: Sequence[TriplePracticeRecord] = (),
+    practice_pass_mark: float = 0.8,
     seed: int = 0,
     created_by: User | None = None,
 ) -> TripleCheck:
@@ -85,6 +99,7 @@ def create_triple_check(
         sample_seed=seed,
         overlap_share=overlap_share,
         attention_share=attention_share,
+        practice_pass_mark=practice_pass_mark,
         created_by=created_by,
     )
     try:
@@ -100,6 +115,13 @@ def create_triple_check(
     campaign.systems.set(systems)
     campaign.annotators.set(annotators)
     _store_sample(campaign, sample, [annotator.pk for annotator in annotators])
+    TriplePracticeItem.objects.bulk_create(
+        TriplePracticeItem(
+            campaign=campaign, position=position, text=record.text, triple=record.triple,
+            supported=record.supported, facts=record.facts, reason=record.reason,
+        )
+        for position, record in enumerate(practice)
+    )  # fmt: skip
     return campaign
 
 
@@ -133,6 +155,58 @@ def _store_sample(campaign: TripleCheck, sample: Sequence[Any], annotator_ids: S
         for annotator, queue in queues.items()
         for position, item_id in enumerate(queue)
     )
+
+
+@dataclass(frozen=True)
+class PracticeState:
+    """Where an annotator stands in a triple check's practice round."""
+
+    items: list[TriplePracticeItem]
+    answers: dict[int, TriplePracticeAnswer]  # by practice item id, this attempt's
+    pass_mark: float
+
+    @property
+    def next_item(self) -> TriplePracticeItem | None:
+        return next((item for item in self.items if item.pk not in self.answers), None)
+
+    @property
+    def points(self) -> int:
+        return sum(
+            practice.points((item.supported, item.facts), (answer.supported, answer.facts))
+            for item in self.items
+            if (answer := self.answers.get(item.pk)) is not None
+        )
+
+    @property
+    def total(self) -> int:
+        return practice.total_points(len(self.items))
+
+    @property
+    def passed(self) -> bool:
+        """True without a practice round; else once every item is answered at the pass mark."""
+        if not self.items:
+            return True
+        return self.next_item is None and passed(self.points, self.total, self.pass_mark)
+
+
+def practice_state(user: User, campaign: TripleCheck) -> PracticeState:
+    items = list(campaign.practice_items.order_by("position"))
+    answers = TriplePracticeAnswer.objects.filter(item__campaign=campaign, annotator=user)
+    return PracticeState(items, {answer.item_id: answer for answer in answers}, campaign.practice_pass_mark)
+
+
+def answer_practice(user: User, item: TriplePracticeItem, supported: str, facts: str) -> TriplePracticeAnswer:
+    """Store the user's answer to a practice triple (form values, as ``save_label`` takes them)."""
+    checked = _checked_answer(supported, facts)
+    answer, _ = TriplePracticeAnswer.objects.update_or_create(
+        item=item, annotator=user, defaults={"supported": checked[0], "facts": checked[1]}
+    )
+    return answer
+
+
+def retake_practice(user: User, campaign: TripleCheck) -> None:
+    """Start the practice round again: this attempt's answers go."""
+    TriplePracticeAnswer.objects.filter(item__campaign=campaign, annotator=user).delete()
 
 
 def _plant_attention_checks(campaign: TripleCheck, items: list[TripleCheckItem]) -> list[TripleCheckItem]:
@@ -171,6 +245,19 @@ def next_label(user: User, campaign_id: int) -> TripleLabel | None:
     )
 
 
+def _checked_answer(supported: str, facts: str) -> tuple[bool, int]:
+    """(supported, facts) of form values ("yes"/"no", 1 to MAX_FACTS); InvalidJudgement says what is wrong."""
+    if supported not in ("yes", "no"):
+        raise InvalidJudgement("Say whether the text supports the triple.")
+    try:
+        count = int(facts)
+    except ValueError:
+        count = 0
+    if not 1 <= count <= MAX_FACTS:
+        raise InvalidJudgement(f"Say how many facts the triple bundles: 1 to {MAX_FACTS}.")
+    return supported == "yes", count
+
+
 def previous_label(label: TripleLabel) -> TripleLabel | None:
     """The answered triple before ``label`` in its annotator's queue, to go back and correct it."""
     answered = TripleLabel.objects.filter(
@@ -190,19 +277,12 @@ def skip_label(label: TripleLabel) -> None:
 
 def save_label(label: TripleLabel, supported: str, facts: str, seconds: str = "") -> None:
     """Store an answer given as form values ("yes"/"no", 1 to MAX_FACTS); InvalidJudgement says what is wrong."""
-    if supported not in ("yes", "no"):
-        raise InvalidJudgement("Say whether the text supports the triple.")
-    try:
-        count = int(facts)
-    except ValueError:
-        count = 0
-    if not 1 <= count <= MAX_FACTS:
-        raise InvalidJudgement(f"Say how many facts the triple bundles: 1 to {MAX_FACTS}.")
+    answer, count = _checked_answer(supported, facts)
     try:
         spent = min(max(float(seconds), 0.0), MAX_SECONDS) if seconds else 0.0
     except ValueError:
         spent = 0.0
-    label.supported, label.facts, label.saved_at = supported == "yes", count, timezone.now()
+    label.supported, label.facts, label.saved_at = answer, count, timezone.now()
     label.seconds_spent += spent
     label.save(update_fields=["supported", "facts", "saved_at", "seconds_spent"])
 
