@@ -1,5 +1,6 @@
 from django.urls import path
 
+from annotation.triple_checks import practice_views as triple_practice
 from annotation.triple_checks import views as triple_checks
 from annotation.views import adjudication, annotate, api, campaigns, exports, guidelines, practice, quality
 
@@ -69,6 +70,17 @@ urlpatterns = [
         name="annotate_practice_retake",
     ),
     path("annotate/triple-checks/<int:campaign_id>/next/", triple_checks.triple_next, name="triple_next"),
+    path("annotate/triple-checks/<int:campaign_id>/practice/", triple_practice.triple_practice, name="triple_practice"),
+    path(
+        "annotate/triple-checks/<int:campaign_id>/practice/<int:number>/",
+        triple_practice.triple_practice_feedback,
+        name="triple_practice_feedback",
+    ),
+    path(
+        "annotate/triple-checks/<int:campaign_id>/practice/retake/",
+        triple_practice.triple_practice_retake,
+        name="triple_practice_retake",
+    ),
     path("annotate/triples/<uuid:public_id>/", triple_checks.triple_label, name="triple_label"),
     path("annotate/triples/<uuid:public_id>/skip/", triple_checks.triple_skip, name="triple_skip"),
     path("annotate/<uuid:public_id>/", annotate.annotate_item, name="annotate_item"),

@@ -5,7 +5,16 @@ from typing import Any, cast
 from django import forms
 
 from annotation.attention import MAX_ATTENTION_SHARE
-from annotation.forms import SystemChoiceField, UserChoiceField, datasets_of_systems, possible_annotators
+from annotation.forms import (
+    DEFAULT_PASS_PERCENT,
+    PracticeFileField,
+    SystemChoiceField,
+    UserChoiceField,
+    datasets_of_systems,
+    pass_mark_field,
+    possible_annotators,
+)
+from annotation.triple_checks.practice import read_triple_practice_file
 from annotation.triple_checks.queries import judge_label
 from scoring.models import Dataset, System
 from scoring.models.runs import ScoringRun
@@ -44,6 +53,14 @@ class TripleCheckForm(forms.Form):
         initial=0.0,
         help_text="Attention checks, as a share of the sample: triples of other texts, which the text cannot support.",
     )
+    practice_file = PracticeFileField(
+        required=False,
+        reader=read_triple_practice_file,
+        label="Practice round (optional)",
+        help_text="JSON or JSON Lines of practice triples with reference answers and reasons "
+        "(docs/triple-checks.md): annotators pass it before real triples.",
+    )
+    practice_pass_percent = pass_mark_field(required=False)
     sample_seed = forms.IntegerField(initial=0)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -51,3 +68,8 @@ class TripleCheckForm(forms.Form):
         cast(forms.ChoiceField, self.fields["judge_setting"]).choices = judge_setting_choices()
         cast(UserChoiceField, self.fields["annotators"]).queryset = possible_annotators()
         self.fields["systems"].widget.datasets_of = datasets_of_systems()
+
+    def pass_mark(self) -> float:
+        """The practice pass mark as a share (the form asks for a percentage; the default when empty)."""
+        percent = self.cleaned_data.get("practice_pass_percent")
+        return (DEFAULT_PASS_PERCENT if percent is None else percent) / 100

@@ -10,7 +10,7 @@ from uuid import UUID
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -18,11 +18,13 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation.services.errors import AnnotationError
 from annotation.triple_checks.forms import TripleCheckForm
 from annotation.triple_checks.models import MAX_FACTS, TripleCheck
+from annotation.triple_checks.practice_views import own_campaign, practice_url
 from annotation.triple_checks.queries import LABEL_FIELDS, annotator_progress, judge_report, label_records
 from annotation.triple_checks.services import (
     create_triple_check,
     next_label,
     own_labels,
+    practice_state,
     previous_label,
     save_label,
     skip_label,
@@ -30,6 +32,7 @@ from annotation.triple_checks.services import (
 from annotation.triple_checks.statistics import FACT_COUNTS
 from core.permissions import staff_required
 from core.signed_in import SignedInRequest
+from scoring.upload_handlers import refuse_oversized_file
 
 STAFF_ONLY = "Triple-check campaigns are for staff."
 QUESTIONS = [("fs", "Supported by the text (factualness)"), ("gs", "Facts in the triple (granularity)")]
@@ -38,7 +41,9 @@ QUESTIONS = [("fs", "Supported by the text (factualness)"), ("gs", "Facts in the
 @require_http_methods(["GET", "POST"])
 @staff_required(STAFF_ONLY)
 def triple_check_list(request: SignedInRequest) -> HttpResponse:
-    form = TripleCheckForm(request.POST or None)
+    form = TripleCheckForm(request.POST or None, request.FILES or None)
+    if request.method == "POST":
+        refuse_oversized_file(request, form, "practice_file")
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -46,6 +51,7 @@ def triple_check_list(request: SignedInRequest) -> HttpResponse:
                 data["name"], data["dataset"], list(data["systems"]), list(data["annotators"]),
                 judge_setting=data["judge_setting"], per_stratum=data["per_stratum"],
                 overlap_share=data["overlap_share"], attention_share=data["attention_share"],
+                practice=data["practice_file"], practice_pass_mark=form.pass_mark(),
                 seed=data["sample_seed"], created_by=request.user,
             )  # fmt: skip
         except AnnotationError as error:
@@ -88,10 +94,11 @@ def triple_check_labels(request: SignedInRequest, pk: int) -> HttpResponse:
 @require_GET
 @login_required
 def triple_next(request: SignedInRequest, campaign_id: int) -> HttpResponse:
+    campaign = own_campaign(request, campaign_id)
+    if not practice_state(request.user, campaign).passed:
+        return redirect(practice_url(campaign_id))
     following = next_label(request.user, campaign_id)
     if following is None:
-        if not own_labels(request.user).filter(item__campaign_id=campaign_id).exists():
-            raise Http404("No such triple-check campaign of yours.")
         messages.success(request, "Every triple of this campaign is labelled. Thank you!")
         return redirect("annotation:annotate_home")
     return redirect("annotation:triple_label", following.public_id)
@@ -103,6 +110,9 @@ def triple_label(request: SignedInRequest, public_id: UUID) -> HttpResponse:
     label = get_object_or_404(
         own_labels(request.user).select_related("item__campaign", "item__text"), public_id=public_id
     )
+    # Real triples open once the practice round is passed, whatever URL is asked for.
+    if not practice_state(request.user, label.item.campaign).passed:
+        return redirect(practice_url(label.item.campaign_id))
     error = ""
     if request.method == "POST":
         try:

@@ -1,6 +1,7 @@
 """The triple-check pages: an annotator's triple (anonymous, own labels only), saving, staff's report and form."""
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from annotation.triple_checks.models import TripleCheck, TripleLabel
@@ -8,6 +9,7 @@ from annotation.triple_checks.services import save_label
 
 pytestmark = pytest.mark.django_db
 SYSTEM_NAMES = ("sys-one", "sys-two")
+PRACTICE_LINE = b'{"text": "Ada wrote.", "triple": ["Ada", "wrote", "notes"], "supported": false, "facts": 2, "reason": "No notes."}\n'
 
 
 def first_label(campaign, username):
@@ -88,12 +90,25 @@ def test_staff_create_a_campaign_with_the_form(admin_client, triple_check):
         {
             "name": "check-two", "dataset": triple_check.dataset.pk, "systems": systems,
             "judge_setting": "wrong-judge", "per_stratum": 1, "annotators": annotators,
-            "overlap_share": 0, "attention_share": 0, "sample_seed": 3,
+            "overlap_share": 0, "attention_share": 0, "sample_seed": 3, "practice_pass_percent": 50,
+            "practice_file": SimpleUploadedFile("practice.jsonl", PRACTICE_LINE),
         },
     )  # fmt: skip
     created = TripleCheck.objects.get(name="check-two")
     assert response.status_code == 302 and response.url == created.get_absolute_url()
     assert created.items.count() == 4  # one per system and verdict
+    assert created.practice_pass_mark == 0.5
+    assert [(item.triple, item.supported, item.facts) for item in created.practice_items.all()] == [
+        (["Ada", "wrote", "notes"], False, 2)
+    ]
+
+
+def test_a_bad_practice_file_is_named_on_the_form(admin_client, triple_check):
+    response = admin_client.post(
+        reverse("annotation:triple_check_list"),
+        {"name": "check-three", "practice_file": SimpleUploadedFile("practice.jsonl", b'{"text": "x"}')},
+    )
+    assert "practice.jsonl: line 1: missing facts, reason, supported, triple" in response.content.decode()
 
 
 def test_skip_moves_the_triple_to_the_end_and_previous_goes_back(checker, triple_check):

@@ -1,5 +1,6 @@
 // The triple-check page: Y / N answer "supported?", 1 to 5 the fact count, Enter saves,
-// P opens the triple answered before, S skips this one to the end of the queue.
+// P opens the triple answered before, S skips this one to the end of the queue; after a
+// practice answer, Enter goes on to the next practice triple.
 // The form works without this script; it adds the keys and the time spent on the triple.
 (function () {
   "use strict";
@@ -25,6 +26,7 @@
     if (key === "y") choose("supported", "yes");
     else if (key === "n") choose("supported", "no");
     else if (/^[1-5]$/.test(key)) choose("facts", key);
+    else if (key === "enter" && document.getElementById("practice-next")) document.getElementById("practice-next").click();
     else if (key === "enter") form.requestSubmit();
     else if (key === "p" && document.getElementById("previous-triple")) document.getElementById("previous-triple").click();
     else if (key === "s" && document.getElementById("skip-form")) document.getElementById("skip-form").requestSubmit();
