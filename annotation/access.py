@@ -55,8 +55,9 @@ def blind_dataset_ids(user: AbstractBaseUser | AnonymousUser) -> set[int]:
     pairwise = CampaignAnnotator.objects.filter(annotator_id=user.pk, campaign__is_open=True).values(
         "campaign__systems"
     )
-    # Labelling single triples is judging them blind too (a triple-check campaign).
-    triples = TripleCheck.objects.filter(annotators=user.pk, is_open=True).values("systems")
+    # Labelling single triples is judging them blind too: anyone holding labels of an open triple
+    # check (removed annotators keep their saved ones).
+    triples = TripleCheck.objects.filter(items__labels__annotator=user.pk, is_open=True).values("systems")
     blind = System.objects.filter(Q(pk__in=pairwise) | Q(pk__in=triples))
     if not blind.exists():
         return set()

@@ -50,6 +50,7 @@ urlpatterns = [
     ),
     path("triple-checks/", triple_checks.triple_check_list, name="triple_check_list"),
     path("triple-checks/<int:pk>/", triple_checks.triple_check, name="triple_check"),
+    path("triple-checks/<int:pk>/annotators/", triple_checks.triple_check_annotators, name="triple_check_annotators"),
     path("triple-checks/<int:pk>/labels.csv", triple_checks.triple_check_labels, name="triple_check_labels"),
     path("campaigns/<int:pk>/rating-labels/", adjudication.campaign_rating_labels, name="campaign_rating_labels"),
     # Annotator pages (the annotator UI): add their routes below this line.

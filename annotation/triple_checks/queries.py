@@ -205,11 +205,11 @@ def _paired(gold: Sequence[Gold], verdicts: dict[str, tuple[str, Verdicts, Verdi
 
 
 def annotator_progress(campaign: TripleCheck) -> list[dict[str, Any]]:
-    """Per annotator: triples labelled and assigned, and the attention checks answered and passed
-    (a check passes when it is called not supported)."""
+    """Per annotator who holds labels: triples labelled and assigned, the attention checks answered
+    and passed (a check passes when it is called not supported), and whether they still label."""
     labels = TripleLabel.objects.filter(item__campaign=campaign)
     counts = (
-        labels.values("annotator__username")
+        labels.values("annotator", "annotator__username")
         .annotate(
             assigned=Count("pk"),
             done=Count("saved_at"),
@@ -218,8 +218,14 @@ def annotator_progress(campaign: TripleCheck) -> list[dict[str, Any]]:
         )
         .order_by("annotator__username")
     )
+    active = set(campaign.annotators.values_list("pk", flat=True))
     return [
-        {"username": row["annotator__username"], **{key: row[key] for key in ("assigned", "done", "checks", "passed")}}
+        {
+            "id": row["annotator"],
+            "username": row["annotator__username"],
+            "active": row["annotator"] in active,
+            **{key: row[key] for key in ("assigned", "done", "checks", "passed")},
+        }
         for row in counts
     ]
 

@@ -234,8 +234,54 @@ def _plant_attention_checks(campaign: TripleCheck, items: list[TripleCheckItem])
 
 
 def own_labels(user: User) -> TripleLabelQuerySet:
-    """The user's labels in open triple-check campaigns: all an annotator may read or write."""
-    return TripleLabel.objects.filter(annotator=user, item__campaign__is_open=True)
+    """The user's labels in open triple-check campaigns they still annotate: all they may read or write."""
+    return TripleLabel.objects.filter(annotator=user, item__campaign__is_open=True, item__campaign__annotators=user)
+
+
+@transaction.atomic
+def add_annotator(campaign: TripleCheck, annotator: User) -> None:
+    """``annotator`` joins and takes pending triples from the busiest (``annotation.sampling.plan_rebalance``)."""
+    if access.reads_outputs(annotator):
+        raise CampaignError(access.reader_refusal([annotator], campaign.dataset.name))
+    if campaign.annotators.filter(pk=annotator.pk).exists():
+        raise CampaignError(f"{annotator.get_username()} already labels {campaign.name}.")
+    campaign.annotators.add(annotator)
+    rebalance(campaign)
+
+
+@transaction.atomic
+def remove_annotator(campaign: TripleCheck, annotator: User) -> None:
+    """``annotator`` leaves; their saved labels stay and count, their pending triples go to the others."""
+    if not campaign.annotators.filter(pk=annotator.pk).exists():
+        raise CampaignError(f"{annotator.get_username()} does not label {campaign.name}.")
+    if campaign.annotators.count() == 1:
+        raise CampaignError("A campaign needs at least one annotator: add another before removing the last.")
+    campaign.annotators.remove(annotator)
+    rebalance(campaign)
+
+
+def rebalance(campaign: TripleCheck) -> None:
+    """Spread the pending triples over the campaign's annotators; saved labels never move. A
+    pending overlap copy no one else may take (they hold that triple) is dropped."""
+    campaign = TripleCheck.objects.select_for_update().get(pk=campaign.pk)
+    labels = {label.pk: label for label in TripleLabel.objects.filter(item__campaign=campaign).select_related("item")}
+    slots = [
+        sampling.Slot(
+            key=label.pk, item=label.item_id, text=label.item.text_id, annotator=label.annotator_id,
+            done=label.saved_at is not None, position=label.queue_position,
+        )
+        for label in labels.values()
+    ]  # fmt: skip
+    active = list(campaign.annotators.order_by("pk").values_list("pk", flat=True))
+    plan = sampling.plan_rebalance(slots, active, f"triple-check:{campaign.sample_seed}")
+    TripleLabel.objects.filter(pk__in=plan.dropped).delete()
+    for key, annotator_id in plan.moves.items():
+        labels[key].annotator_id = annotator_id
+    for queue in plan.queues.values():
+        for position, key in enumerate(queue):
+            labels[key].queue_position = position
+    kept = [label for key, label in labels.items() if key not in set(plan.dropped)]
+    TripleLabel.objects.bulk_update(kept, ["annotator", "queue_position"])
 
 
 def next_label(user: User, campaign_id: int) -> TripleLabel | None:
@@ -291,7 +337,7 @@ def annotator_triple_checks(user: User) -> QuerySet[TripleCheck]:
     """The open triple-check campaigns ``user`` labels in, with ``assigned`` and ``done`` counts."""
     own = Q(items__labels__annotator=user)
     return (
-        TripleCheck.objects.filter(is_open=True, items__labels__annotator=user)
+        TripleCheck.objects.filter(is_open=True, annotators=user, items__labels__annotator=user)
         .annotate(
             assigned=Count("items__labels", filter=own),
             done=Count("items__labels", filter=own & Q(items__labels__saved_at__isnull=False)),

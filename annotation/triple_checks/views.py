@@ -10,22 +10,26 @@ from uuid import UUID
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation.services.errors import AnnotationError
+from annotation.forms import possible_annotators
+from annotation.services.errors import AnnotationError, CampaignError
 from annotation.triple_checks.forms import TripleCheckForm
 from annotation.triple_checks.models import MAX_FACTS, TripleCheck
 from annotation.triple_checks.practice_views import own_campaign, practice_url
 from annotation.triple_checks.queries import LABEL_FIELDS, annotator_progress, judge_report, label_records
 from annotation.triple_checks.services import (
+    add_annotator,
     create_triple_check,
     next_label,
     own_labels,
     practice_state,
     previous_label,
+    remove_annotator,
     save_label,
     skip_label,
 )
@@ -74,8 +78,29 @@ def triple_check(request: SignedInRequest, pk: int) -> HttpResponse:
         "progress": annotator_progress(campaign),
         "report": judge_report(campaign.dataset, [campaign]),
         "questions": QUESTIONS,
+        "candidates": possible_annotators().exclude(pk__in=campaign.annotators.values("pk")).order_by("username"),
     }
     return render(request, "annotation/triple_check.html", context)
+
+
+@require_POST
+@staff_required(STAFF_ONLY)
+def triple_check_annotators(request: SignedInRequest, pk: int) -> HttpResponse:
+    """Add an annotator (``add``: a user id) or remove one (``remove``), rebalancing pending triples."""
+    campaign = get_object_or_404(TripleCheck, pk=pk)
+    action = "add" if "add" in request.POST else "remove"
+    chosen = request.POST.get(action, "")
+    annotator = User.objects.filter(pk=int(chosen)).first() if chosen.isdigit() else None
+    try:
+        if annotator is None:
+            raise CampaignError("Choose an annotator.")
+        (add_annotator if action == "add" else remove_annotator)(campaign, annotator)
+    except AnnotationError as refusal:
+        messages.error(request, str(refusal))
+    else:
+        done = "joined" if action == "add" else "left"
+        messages.success(request, f"{annotator.get_username()} {done} {campaign.name}; pending triples rebalanced.")
+    return redirect(campaign)
 
 
 @require_GET

@@ -137,3 +137,22 @@ def test_staff_download_every_label(admin_client, triple_check):
     header, row = response.content.decode().splitlines()
     assert header.startswith("campaign,item,text,system,subject,relation,object,weight")
     assert ",checker2,False,3,2.0," in row
+
+
+def test_staff_add_and_remove_annotators_and_pending_triples_follow(admin_client, triple_check, django_user_model):
+    url = reverse("annotation:triple_check_annotators", args=[triple_check.pk])
+    save_label(first_label(triple_check, "checker1"), "yes", "1")
+    newcomer = django_user_model.objects.create_user("checker3", password="checker-pass-123")
+    admin_client.post(url, {"add": newcomer.pk})
+    labels = TripleLabel.objects.filter(item__campaign=triple_check)
+    assert labels.filter(annotator=newcomer).exists() and labels.count() == 16
+    leaver = triple_check.annotators.get(username="checker1")
+    admin_client.post(url, {"remove": leaver.pk})
+    # The saved label stays the leaver's; the pending ones went to the others, one per annotator and triple.
+    assert list(labels.filter(annotator=leaver).values_list("saved_at", flat=True)) != []
+    assert labels.filter(annotator=leaver, saved_at=None).count() == 0
+    assert labels.values("item", "annotator").distinct().count() == labels.count()
+    page = admin_client.get(reverse("annotation:triple_check", args=[triple_check.pk])).content.decode()
+    assert "removed" in page
+    admin_client.post(url, {"add": django_user_model.objects.get(username="admin").pk})
+    assert not labels.filter(annotator__username="admin").exists()  # staff may not label blind
