@@ -12,9 +12,9 @@ reference, and passes at the campaign's pass mark of the 2 × items points.
 
 from dataclasses import dataclass
 
-from annotation.practice import MAX_REASON_CHARS, MAX_TEXT_CHARS, file_values
+from annotation.practice import file_values, record_object
 from annotation.triple_checks.statistics import FACT_COUNTS
-from scoring.genres.formats import FormatError, checked_text, json_type, read_triples
+from scoring.genres.formats import FormatError, read_triples
 
 KEYS = {"text", "triple", "supported", "facts", "reason"}
 QUESTIONS_PER_ITEM = 2
@@ -35,25 +35,13 @@ def read_triple_practice_file(data: bytes) -> list[TriplePracticeRecord]:
 
 
 def practice_record(value: object, where: str) -> TriplePracticeRecord:
-    if not isinstance(value, dict):
-        raise FormatError(f"{where}: expected an object, got {json_type(value)}")
-    missing, unknown = KEYS - set(value), set(value) - KEYS
-    if missing:
-        raise FormatError(f"{where}: missing {', '.join(sorted(missing))}")
-    if unknown:
-        raise FormatError(f"{where}: unknown key {', '.join(sorted(unknown))} (expected {', '.join(sorted(KEYS))})")
-    text = checked_text(value["text"], where, "text")
-    if len(text) > MAX_TEXT_CHARS:
-        raise FormatError(f"{where}: the text is longer than {MAX_TEXT_CHARS:,} characters")
+    value, text, reason = record_object(value, where, KEYS)
     triples, _, _ = read_triples([value["triple"]], f"{where}, triple", lenient=False)
     if not isinstance(value["supported"], bool):
         raise FormatError(f"{where}: supported must be true or false")
     facts = value["facts"]
     if not isinstance(facts, int) or isinstance(facts, bool) or facts not in FACT_COUNTS:
         raise FormatError(f"{where}: facts must be a whole number from {FACT_COUNTS[0]} to {FACT_COUNTS[-1]}")
-    reason = checked_text(value["reason"], where, "reason")
-    if len(reason) > MAX_REASON_CHARS:
-        raise FormatError(f"{where}: the reason is longer than {MAX_REASON_CHARS:,} characters")
     return TriplePracticeRecord(text, triples[0], value["supported"], facts, reason)
 
 
