@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Permission, User
 from django.db.models import Exists, OuterRef, Q
 
-from annotation.models import Campaign, CampaignAnnotator
+from annotation.models import Campaign, CampaignAnnotator, TripleCheck
 from core.permissions import VIEW_OUTPUTS
-from scoring.models import Dataset, Output
+from scoring.models import Dataset, Output, System
 
 APP_LABEL, CODENAME = VIEW_OUTPUTS.split(".")
 
@@ -49,10 +49,16 @@ def output_readers() -> Q:
 
 
 def blind_dataset_ids(user: AbstractBaseUser | AnonymousUser) -> set[int]:
-    """Ids of the datasets that name a system of an open campaign ``user`` annotates."""
+    """Ids of the datasets that name a system of an open campaign ``user`` annotates (pairwise or triple check)."""
     if not user.is_authenticated:
         return set()
-    blind = CampaignAnnotator.objects.filter(annotator_id=user.pk, campaign__is_open=True).values("campaign__systems")
+    pairwise = CampaignAnnotator.objects.filter(annotator_id=user.pk, campaign__is_open=True).values(
+        "campaign__systems"
+    )
+    # Labelling single triples is judging them blind too: anyone holding labels of an open triple
+    # check (removed annotators keep their saved ones).
+    triples = TripleCheck.objects.filter(items__labels__annotator=user.pk, is_open=True).values("systems")
+    blind = System.objects.filter(Q(pk__in=pairwise) | Q(pk__in=triples))
     if not blind.exists():
         return set()
     named = Dataset.objects.filter(

@@ -13,6 +13,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from annotation.models import Assignment, Campaign, CampaignAnnotator, Item, Judgement, PracticeItem
+from annotation.triple_checks.models import TripleCheck, TripleCheckItem
 
 # A membership as the campaign shows it: read only, changed on the campaign's pages.
 MEMBERSHIP_FIELDS = (
@@ -128,3 +129,27 @@ class PracticeItemAdmin(ReadOnlyAdmin):
     list_display = ["campaign", "position", "text", "reference"]
     list_filter = ["campaign"]
     list_select_related = ["campaign"]
+
+
+@admin.register(TripleCheck)
+class TripleCheckAdmin(admin.ModelAdmin):
+    """Triple checks are created on their page (which samples triples); here they open or close."""
+
+    list_display = ("name", "dataset", "judge_setting", "per_stratum", "is_open", "created_at")
+    fields = ("name", "is_open")
+
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+
+@admin.register(TripleCheckItem)
+class TripleCheckItemAdmin(admin.ModelAdmin):
+    """A sampled triple; staff record a gold label here when its annotators split (adjudication)."""
+
+    list_display = ("pk", "campaign", "triple", "stratum_supported", "adjudicated_supported", "adjudicated_facts")
+    list_filter = ("campaign",)
+    fields = ("triple", "weight", "stratum_supported", "adjudicated_supported", "adjudicated_facts")
+    readonly_fields = ("triple", "weight", "stratum_supported")
+
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False

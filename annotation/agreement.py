@@ -177,7 +177,7 @@ def pairwise_agreement(judgements: Iterable[Judgement]) -> dict[str, Any]:
     counts = tables.sum(axis=(2, 3))
     with np.errstate(invalid="ignore", divide="ignore"):
         accuracy = (tables * _CREDIT).sum(axis=(2, 3)) / counts
-    kappa = _kappas(tables)
+    kappa = cohen_kappas(tables)
     shared = (counts > 0) & ~np.eye(size, dtype=bool)
     return {
         "annotators": annotators,
@@ -248,7 +248,7 @@ def _cohen_kappa(label_pairs: Sequence[tuple[str, str]]) -> float | None:
     table = np.zeros((len(LABELS), len(LABELS)))
     for first, second in label_pairs:
         table[index[first], index[second]] += 1
-    kappa = float(_kappas(table)[()])
+    kappa = float(cohen_kappas(table)[()])
     return None if np.isnan(kappa) else kappa
 
 
@@ -259,9 +259,9 @@ def _none_outside(values: np.ndarray, keep: np.ndarray) -> list[Any]:
     return kept.tolist()
 
 
-def _kappas(tables: np.ndarray) -> np.ndarray:
-    """Cohen's kappa of each 3 × 3 count table in the last two axes; NaN for an empty table or
-    when chance agreement is 1."""
+def cohen_kappas(tables: np.ndarray) -> np.ndarray:
+    """Cohen's kappa of each square count table in the last two axes (3 × 3 here, 2 × 2 for the
+    triple checks' support); NaN for an empty table or when chance agreement is 1."""
     with np.errstate(invalid="ignore", divide="ignore"):
         shares = tables / tables.sum(axis=(-2, -1), keepdims=True)
         observed = np.trace(shares, axis1=-2, axis2=-1)

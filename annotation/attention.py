@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from scoring.genres.triples import Triple
 
 DUPLICATED, UNSUPPORTED = "duplicated", "unsupported"
+# The largest share of a queue (or of a triple check's sample) that attention checks may make up.
+MAX_ATTENTION_SHARE = 0.2
 ASPECT_OF_METHOD = {DUPLICATED: "us", UNSUPPORTED: "fs"}
 
 

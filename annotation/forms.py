@@ -3,6 +3,7 @@
 import re
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any, TypeVar, cast
 
@@ -89,16 +90,23 @@ def datasets_of_systems() -> dict[int, list[tuple[int, str]]]:
 
 
 class PracticeFileField(forms.FileField):
-    """A practice file (docs/formats.md), read into ``annotation.practice.PracticeRecord`` items."""
+    """A practice file (docs/formats.md), read into ``annotation.practice.PracticeRecord`` items,
+    or by ``reader`` into a triple check's records."""
 
-    def clean(self, data: Any, initial: Any | None = None) -> list[practice.PracticeRecord]:
+    def __init__(
+        self, *args: Any, reader: Callable[[bytes], list[Any]] = practice.read_practice_file, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.reader = reader
+
+    def clean(self, data: Any, initial: Any | None = None) -> list[Any]:
         upload = super().clean(data, initial)
         if not upload:
             return []
         if upload.size > practice.MAX_FILE_BYTES:
             raise forms.ValidationError(f"{upload.name}: larger than {practice.MAX_FILE_BYTES // 1_000_000} MB.")
         try:
-            return practice.read_practice_file(upload.read())
+            return self.reader(upload.read())
         except FormatError as error:
             raise forms.ValidationError(f"{upload.name}: {error}.") from None
 

@@ -19,6 +19,8 @@ from django.db.models import Count, Exists, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 
+from annotation.attention import MAX_ATTENTION_SHARE
+from annotation.triple_checks.models import TripleCheck, TripleCheckItem, TripleLabel  # noqa: F401  (loaded with these)
 from scoring.genres import aspects
 from scoring.models import Dataset, System, Text, name_validator
 
@@ -41,7 +43,6 @@ class Label(models.TextChoices):
 
 
 SHOWN_SIDES = ("left", "right", "tie")
-MAX_ATTENTION_SHARE = 0.2
 MAX_COMMENT_CHARS = 2000
 
 

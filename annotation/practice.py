@@ -11,6 +11,7 @@ A practice file is a JSON array of objects, or JSON Lines with one object a line
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from scoring.genres.formats import FormatError, checked_text, json_type, load_json, read_triples
 
@@ -36,6 +37,12 @@ class PracticeRecord:
 def read_practice_file(data: bytes) -> list[PracticeRecord]:
     """The :class:`PracticeRecord` list of a practice file's bytes; ``FormatError`` naming the
     record and the reason otherwise."""
+    return [practice_record(value, place) for value, place in file_values(data)]
+
+
+def file_values(data: bytes) -> list[tuple[object, str]]:
+    """The JSON values of a practice file (a JSON array, or JSON Lines), each with where it
+    stands ("record 2", "line 5"); ``FormatError`` for a file too large, empty or too long."""
     if len(data) > MAX_FILE_BYTES:
         raise FormatError(f"the file is larger than {MAX_FILE_BYTES // 1_000_000} MB")
     try:
@@ -56,20 +63,30 @@ def read_practice_file(data: bytes) -> list[PracticeRecord]:
         raise FormatError("the file holds no practice items")
     if len(values) > MAX_ITEMS:
         raise FormatError(f"{len(values)} practice items: at most {MAX_ITEMS}")
-    return [practice_record(value, place) for value, place in zip(values, where, strict=True)]
+    return list(zip(values, where, strict=True))
 
 
-def practice_record(value: object, where: str) -> PracticeRecord:
+def record_object(value: object, where: str, keys: set[str]) -> tuple[dict[str, Any], str, str]:
+    """A practice record's object with exactly ``keys``, its text and its reason, checked (a
+    pairwise record here, a triple check's in ``annotation.triple_checks.practice``)."""
     if not isinstance(value, dict):
         raise FormatError(f"{where}: expected an object, got {json_type(value)}")
-    missing, unknown = KEYS - set(value), set(value) - KEYS
+    missing, unknown = keys - set(value), set(value) - keys
     if missing:
         raise FormatError(f"{where}: missing {', '.join(sorted(missing))}")
     if unknown:
-        raise FormatError(f"{where}: unknown key {', '.join(sorted(unknown))} (expected {', '.join(sorted(KEYS))})")
+        raise FormatError(f"{where}: unknown key {', '.join(sorted(unknown))} (expected {', '.join(sorted(keys))})")
     text = checked_text(value["text"], where, "text")
     if len(text) > MAX_TEXT_CHARS:
         raise FormatError(f"{where}: the text is longer than {MAX_TEXT_CHARS:,} characters")
+    reason = checked_text(value["reason"], where, "reason")
+    if len(reason) > MAX_REASON_CHARS:
+        raise FormatError(f"{where}: the reason is longer than {MAX_REASON_CHARS:,} characters")
+    return value, text, reason
+
+
+def practice_record(value: object, where: str) -> PracticeRecord:
+    value, text, reason = record_object(value, where, KEYS)
     sides: dict[str, list[list[str]]] = {}
     for side in ("a", "b"):
         triples, _, _ = read_triples(value[side], f"{where}, {side}", lenient=False)
@@ -84,9 +101,6 @@ def practice_record(value: object, where: str) -> PracticeRecord:
             raise FormatError(f"{where}: unknown aspect {aspect[:20]!r} in reference (expected {', '.join(ASPECTS)})")
         if answer not in ANSWERS:
             raise FormatError(f'{where}: the reference answer of {aspect} must be "a", "b" or "tie"')
-    reason = checked_text(value["reason"], where, "reason")
-    if len(reason) > MAX_REASON_CHARS:
-        raise FormatError(f"{where}: the reason is longer than {MAX_REASON_CHARS:,} characters")
     return PracticeRecord(text, sides["a"], sides["b"], dict(reference), reason)
 
 

@@ -1,5 +1,7 @@
 from django.urls import path
 
+from annotation.triple_checks import practice_views as triple_practice
+from annotation.triple_checks import views as triple_checks
 from annotation.views import adjudication, annotate, api, campaigns, exports, guidelines, practice, quality
 
 app_name = "annotation"
@@ -46,6 +48,10 @@ urlpatterns = [
         adjudication.adjudication_resolve,
         name="adjudication_resolve",
     ),
+    path("triple-checks/", triple_checks.triple_check_list, name="triple_check_list"),
+    path("triple-checks/<int:pk>/", triple_checks.triple_check, name="triple_check"),
+    path("triple-checks/<int:pk>/annotators/", triple_checks.triple_check_annotators, name="triple_check_annotators"),
+    path("triple-checks/<int:pk>/labels.csv", triple_checks.triple_check_labels, name="triple_check_labels"),
     path("campaigns/<int:pk>/rating-labels/", adjudication.campaign_rating_labels, name="campaign_rating_labels"),
     # Annotator pages (the annotator UI): add their routes below this line.
     path("signed-in/", annotate.after_sign_in, name="after_sign_in"),
@@ -64,6 +70,20 @@ urlpatterns = [
         practice.practice_retake,
         name="annotate_practice_retake",
     ),
+    path("annotate/triple-checks/<int:campaign_id>/next/", triple_checks.triple_next, name="triple_next"),
+    path("annotate/triple-checks/<int:campaign_id>/practice/", triple_practice.triple_practice, name="triple_practice"),
+    path(
+        "annotate/triple-checks/<int:campaign_id>/practice/<int:number>/",
+        triple_practice.triple_practice_feedback,
+        name="triple_practice_feedback",
+    ),
+    path(
+        "annotate/triple-checks/<int:campaign_id>/practice/retake/",
+        triple_practice.triple_practice_retake,
+        name="triple_practice_retake",
+    ),
+    path("annotate/triples/<uuid:public_id>/", triple_checks.triple_label, name="triple_label"),
+    path("annotate/triples/<uuid:public_id>/skip/", triple_checks.triple_skip, name="triple_skip"),
     path("annotate/<uuid:public_id>/", annotate.annotate_item, name="annotate_item"),
     path("annotate/<uuid:public_id>/skip/", annotate.annotate_skip, name="annotate_skip"),
     path("annotate/<uuid:public_id>/previous/", annotate.annotate_previous, name="annotate_previous"),

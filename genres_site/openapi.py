@@ -285,6 +285,7 @@ def schemas() -> Schema:
                     "comparison",
                     "significance",
                     "verdict",
+                    "triple_checks",
                 )
             }
             | {"as_of": {"type": "string", "format": "date-time"}},

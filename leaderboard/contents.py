@@ -15,6 +15,8 @@ from django.core.cache import cache
 from annotation.agreement import A, B
 from annotation.models import ASPECTS
 from annotation.ratings import BOOTSTRAP_ROUNDS
+from annotation.triple_checks.models import TripleCheck
+from annotation.triple_checks.queries import judge_report
 from leaderboard import human, metrics, significance
 from leaderboard.correlation import item_agreement, rank_correlation
 from leaderboard.metric_battles import DEFAULT_MARGIN, metric_battles, metric_labels
@@ -137,6 +139,13 @@ class Builder:
     def human_side(self) -> Data:
         return human.human_side(self.dataset)
 
+    @cached_property
+    def triple_checks(self) -> Data | None:
+        """Judges against the humans' labels of single triples; None without a triple-check campaign."""
+        if not TripleCheck.objects.filter(dataset=self.dataset).exists():
+            return None
+        return judge_report(self.dataset)
+
     def scores(self, setting: Data | None) -> Data | None:
         if setting is None:
             return None
@@ -178,10 +187,12 @@ class Builder:
                 self._metric_ratings[key] = rate_metric_battles(scores, margin, self.progress)
             metric_ratings = self._metric_ratings[key]
         self.progress("tables and figures")
-        return assemble(
+        data = assemble(
             self.dataset, self.settings, setting, margin, human_side, scores, metric_ratings,
             self.score_tests(setting), self.score_figures(setting),
         )  # fmt: skip
+        data["triple_checks"] = self.triple_checks
+        return data
 
     def summary(self, data: Data) -> Data:
         """What the leaderboards index shows of the dataset, from its newest leaderboard ``data``."""

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
 
+from annotation.triple_checks.queries import BIAS_FIELDS, JUDGE_FIELDS, bias_records, judge_records
 from leaderboard import presenters, significance
 from leaderboard.contents import METHODS
 from leaderboard.metrics import COLUMN_KEYS
@@ -29,6 +30,11 @@ def leaderboard_json(data: Data) -> Data:
 
 def _number(value: float | None, digits: int = 4) -> float | str:
     return "" if value is None else round(value, digits)
+
+
+def _cell(value: Any) -> Any:
+    """A figure rounded, an undefined one empty, anything else as it is."""
+    return _number(value) if isinstance(value, float) or value is None else value
 
 
 def _rank(rank: list[int] | None) -> tuple[int | str, ...]:
@@ -165,6 +171,22 @@ def provenance_rows(data: Data) -> Iterator[list[Any]]:
             ]
 
 
+def judge_rows(data: Data) -> Iterator[list[Any]]:
+    """The triple checks' judges against the humans (``annotation.triple_checks.queries``)."""
+    yield list(JUDGE_FIELDS)
+    for record in judge_records(data.get("triple_checks")):
+        yield [_cell(value) for value in record.values()]
+
+
+def judge_bias_rows(data: Data) -> Iterator[list[Any]]:
+    yield list(BIAS_FIELDS)
+    for record in bias_records(data.get("triple_checks")):
+        yield [
+            _number(value) if isinstance(value, float) else ("" if value is None else value)
+            for value in record.values()
+        ]
+
+
 CSV_TABLES = {
     "scores": scores_rows,
     "human-ratings": human_rows,
@@ -176,6 +198,8 @@ CSV_TABLES = {
     "significance": significance_rows,
     "replicates": replicate_rows,
     "provenance": provenance_rows,
+    "judges": judge_rows,
+    "judge-bias": judge_bias_rows,
 }
 # The table holding each figure's numbers: its "data as CSV" link.
 PLOT_TABLES = {
@@ -214,6 +238,7 @@ def section_context(data: Data, links: dict[str, str], score_run: str = "") -> d
         "agreement_rows": presenters.agreement_rows(data),
         "comparison_tables": presenters.comparison_tables(data),
         "interval_table": presenters.interval_table(data),
+        "judge_beside_scores": presenters.judge_beside_scores(data),
     }
 
 

@@ -5,6 +5,7 @@ Call after ``django.setup()`` (see docs/python-api.md)::
     from leaderboard import frames
     scores = frames.text_scores("nyt10m")          # one row per text and system
     means = frames.system_means("nyt10m")          # per aspect and system: mean, 95% interval, tied rank
+    judges = frames.judge_agreement("nyt10m")      # per judge: agreement with humans on single triples
 
 Every function takes a dataset (its name or the model instance); the score functions take an
 optional scoring ``setting`` (a run fingerprint, the newest when not given: settings are never
@@ -22,6 +23,16 @@ from django.db.models import QuerySet
 from annotation import agreement as agreement_figures
 from annotation import exports, judgement_queries
 from annotation.models import ASPECTS, Campaign
+from annotation.triple_checks.models import TripleCheck
+from annotation.triple_checks.queries import (
+    BIAS_FIELDS,
+    JUDGE_FIELDS,
+    LABEL_FIELDS,
+    bias_records,
+    judge_records,
+    judge_report,
+    label_records,
+)
 from leaderboard import contents, human, metrics, significance
 from scoring.genres.aspects import PRF_CODES
 from scoring.models import Dataset
@@ -146,3 +157,38 @@ def ratings(
                     }
                 )
     return pd.DataFrame(records, columns=RATING_COLUMNS)
+
+
+def _triple_checks(dataset: Dataset, campaign: str | None) -> QuerySet[TripleCheck]:
+    """The dataset's triple-check campaigns, or the one named; LookupError for an unknown name."""
+    campaigns = TripleCheck.objects.filter(dataset=dataset)
+    if campaign is not None:
+        campaigns = campaigns.filter(name=campaign)
+        if not campaigns.exists():
+            raise LookupError(f"No triple-check campaign named {campaign!r} on {dataset.name}.")
+    return campaigns
+
+
+def _judge_report(dataset: Dataset | str, campaign: str | None) -> dict[str, Any]:
+    dataset = _dataset(dataset)
+    return judge_report(dataset, _triple_checks(dataset, campaign))
+
+
+def triple_labels(dataset: Dataset | str, campaign: str | None = None) -> pd.DataFrame:
+    """Every saved label of the dataset's triple checks: campaign, item, text, system, the triple,
+    its sampling weight, whether it is an attention check, annotator, supported, facts, seconds,
+    saved_at."""
+    return pd.DataFrame(label_records(_triple_checks(_dataset(dataset), campaign)), columns=LABEL_FIELDS)
+
+
+def judge_agreement(dataset: Dataset | str, campaign: str | None = None) -> pd.DataFrame:
+    """One row per judge with verdicts on the triples humans labelled (triple-check campaigns):
+    accuracy, Cohen's κ, precision and recall of "unsupported", MAE of the fact count, each with
+    its 95% bootstrap interval (``_low``, ``_high``); best κ first."""
+    return pd.DataFrame(judge_records(_judge_report(dataset, campaign)), columns=JUDGE_FIELDS)
+
+
+def judge_bias(dataset: Dataset | str, campaign: str | None = None) -> pd.DataFrame:
+    """Per judge, system and aspect (fs, gs): the judge's score on the labelled sample, the humans'
+    estimate with its interval, and the bias (judge − humans) with its interval."""
+    return pd.DataFrame(bias_records(_judge_report(dataset, campaign)), columns=BIAS_FIELDS)

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from annotation.triple_checks.queries import judge_label
 from scoring.genres.aspects import ASPECT_CODES, ASPECTS, COLUMNS, GENRES_GROUP, HIGHER, Column
 
 NOT_APPLICABLE = "—"
@@ -285,3 +286,33 @@ def comparison_tables(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
                 }
             )
     return tables
+
+
+def judge_beside_scores(data: dict[str, Any]) -> dict[str, Any] | None:
+    """The triple checks' verdict on this setting's judge: each system's FS and GS beside the
+    bias that judge shows against the humans, and the humans' estimate on the sample.
+
+    None without triple checks; ``judge`` None when this setting's judge has no verdicts on the
+    labelled triples."""
+    checks = data.get("triple_checks")
+    if not checks:
+        return None
+    setting = data.get("setting") or {}
+    label = judge_label(setting.get("provenance") or {}) if setting else None
+    judge = next((entry for entry in checks["judges"] if entry["judge"] == label), None)
+    if judge is None:
+        return {"judge": None, "label": label, "rows": []}
+    rows = [
+        {
+            "system": row["system"],
+            **{aspect: row["values"].get(aspect) for aspect in ("fs", "gs")},
+            **{
+                f"{aspect}_{part}": judge["systems"][row["system"]][aspect][part]
+                for aspect in ("fs", "gs")
+                for part in ("bias", "human")
+            },
+        }
+        for row in data.get("scores", [])
+        if row["system"] in judge["systems"]
+    ]
+    return {"judge": judge, "label": label, "rows": rows}

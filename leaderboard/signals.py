@@ -15,7 +15,7 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from annotation.imports import judgements_imported
-from annotation.models import Judgement
+from annotation.models import Judgement, TripleCheck, TripleLabel
 from annotation.services.judgements import judgements_saved
 from leaderboard.jobs import schedule_rebuild
 from scoring.imports import dataset_imported, outputs_imported
@@ -32,6 +32,18 @@ def judgement_changed(sender: type[Judgement], instance: Judgement, **kwargs: An
 @receiver(judgements_saved)
 def judgements_saved_by_annotator(sender: object, dataset_id: int, **kwargs: Any) -> None:
     schedule_rebuild(dataset_id)
+
+
+@receiver(post_save, sender=TripleLabel)
+def triple_labelled(sender: type[TripleLabel], instance: TripleLabel, **kwargs: Any) -> None:
+    dataset_id = TripleCheck.objects.filter(items=instance.item_id).values_list("dataset_id", flat=True).first()
+    if dataset_id is not None:
+        schedule_rebuild(dataset_id)
+
+
+@receiver(post_save, sender=TripleCheck)
+def triple_check_changed(sender: type[TripleCheck], instance: TripleCheck, **kwargs: Any) -> None:
+    schedule_rebuild(instance.dataset_id)
 
 
 @receiver(run_finished)

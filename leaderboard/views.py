@@ -41,6 +41,7 @@ SECTIONS = {
     "significance": ("scores",),
     "human": ("judgements",),
     "comparison": ("judgements", "scores"),
+    "triple_checks": ("judgements", "scores"),
 }
 
 

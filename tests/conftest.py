@@ -156,6 +156,15 @@ def scored_demo(django_db_setup, django_db_blocker):
         yield load_demo_summary()
 
 
+@pytest.fixture(scope="module")
+def triple_check(django_db_setup, django_db_blocker):
+    """A triple-check campaign with two judges' verdicts, made once per module."""
+    from tests.annotation.triple_check_fixtures import make_triple_check
+
+    with shared_database_rows(django_db_blocker):
+        yield make_triple_check()
+
+
 @pytest.fixture(params=["openai", "lean"])
 def transport(request, monkeypatch):
     """The OpenAI-compatible judge and embedder over each of their transports in turn."""

@@ -15,8 +15,11 @@ from django.utils import timezone
 from annotation.models import ASPECTS, Assignment, Campaign, Judgement
 from annotation.services.quality_control import practice_required
 from annotation.services.queues import next_assignment
+from annotation.triple_checks.models import TripleCheck, TripleLabel
 from demo.loader import DEFAULT_MANIFEST
 from fixtures import simulate_judgements
+from leaderboard.metric_battles import DEFAULT_MARGIN
+from leaderboard.models import Snapshot
 from scoring.models import Dataset, Output, System, Text
 from scoring.models.runs import ScoringRun, latest_system_scores
 from scoring.models.scores import SystemScore, TextScore
@@ -223,3 +226,21 @@ def test_a_second_run_changes_nothing_and_says_so(scored_demo):
     assert database_state() == before
     assert "Demo data already loaded: nothing changed." in call("load_demo")
     assert database_state() == before
+
+
+def test_the_triple_check_has_simulated_labels_and_work_left_for_each_annotator(scored_demo):
+    (entry,) = MANIFEST["triple_checks"]
+    (reported,) = scored_demo["triple_checks"]
+    campaign = TripleCheck.objects.get(name=entry["name"])
+    # Stratified by the demo judge's verdicts: both verdicts of every system are present.
+    strata = set(campaign.items.filter(attention=False).values_list("output__system__name", "stratum_supported"))
+    assert {verdict for _, verdict in strata} == {True, False}
+    assert {name for name, _ in strata} == set(entry["systems"])
+    assert campaign.items.filter(attention=True).exists()
+    for username in entry["annotators"]:
+        pending = TripleLabel.objects.filter(item__campaign=campaign, annotator__username=username, saved_at=None)
+        assert pending.count() == entry["left_for_annotators"]
+    assert reported["simulated"] == reported["labels"] - len(entry["annotators"]) * entry["left_for_annotators"]
+    snapshot = Snapshot.objects.get(dataset__name=entry["dataset"], newest=True, margin=DEFAULT_MARGIN)
+    (judge,) = snapshot.data["triple_checks"]["judges"]
+    assert judge["judge"].startswith("heuristic") and 0 < judge["kappa"]["value"] < 1

@@ -38,6 +38,7 @@ from annotation.services.errors import AnnotationError, VersionConflict
 from annotation.services.judgements import Saved, save_judgements
 from annotation.services.quality_control import practice_required
 from annotation.services.queues import next_public_id, skip, text_progress
+from annotation.triple_checks.services import annotator_triple_checks
 from annotation.views.closed import closed_campaign_page, get_or_closed
 from annotation.views.guidelines import guideline_html, guidelines_html
 from annotation.views.own_assignments import (
@@ -232,7 +233,8 @@ def annotator_home(request: SignedInRequest) -> HttpResponse:
     )
     has_history = annotator_assignments(request.user).filter(judgements__isnull=False).exists()
     rows = [(campaign, queue_progress(campaign)) for campaign in campaigns]
-    return render(request, "annotation/home.html", {"campaigns": rows, "has_history": has_history})
+    context = {"campaigns": rows, "has_history": has_history, "triple_checks": annotator_triple_checks(request.user)}
+    return render(request, "annotation/home.html", context)
 
 
 @closed_campaign_page

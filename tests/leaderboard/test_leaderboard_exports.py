@@ -24,9 +24,10 @@ def test_json_holds_scores_with_provenance_ratings_correlations_and_agreement(ad
     assert set(data) == {
         "dataset", "aspects", "margin", "bootstrap_rounds", "settings", "setting", "scores", "human",
         "metric_ratings", "comparison", "significance", "verdict", "as_of", "replicates",
-        "unscored",
+        "unscored", "triple_checks",
     }  # fmt: skip
     assert data["dataset"] == {"name": "toy", "level": "sentence", "domain": "general", "description": "", "texts": 4}
+    assert data["triple_checks"] is None  # no triple-check campaign on this dataset
     assert data["setting"]["key"] == FINGERPRINT
     assert data["setting"]["provenance"] == PROVENANCE
     assert data["setting"]["heuristic_judge"] is True

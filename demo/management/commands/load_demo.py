@@ -24,6 +24,7 @@ from demo.loader import (
     read_manifest,
     score_dataset,
 )
+from demo.triple_check import TripleCheckResult, ensure_triple_check, read_triple_checks
 from leaderboard.jobs import build_snapshots
 from scoring.manifests import DatasetEntry, OutputsEntry
 from scoring.models import Dataset
@@ -67,6 +68,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         self.verbosity = options["verbosity"]
         manifest = read_manifest(options["manifest"])
+        triple_check_entries = read_triple_checks(options["manifest"])
         with transaction.atomic():
             self.progress(f"Demo accounts: {', '.join(name for name, _role in DEMO_ACCOUNTS)}")
             accounts = [ensure_account(name, role, options["reset_passwords"]) for name, role in DEMO_ACCOUNTS]
@@ -81,25 +83,32 @@ class Command(BaseCommand):
             studies = [import_study(entry) for entry in manifest.judgements]
             campaigns = [ensure_campaign(entry, admin) for entry in manifest.campaigns]
         scores = [] if options["no_scores"] else [self.score(entry, admin) for entry in manifest.scoring]
+        if triple_check_entries:
+            self.progress(f"Triple checks with simulated labels: {', '.join(e.name for e in triple_check_entries)}")
+        triple_checks = [ensure_triple_check(entry, admin) for entry in triple_check_entries]
         loaded = Loaded(accounts, imports, studies, campaigns, scores)
+        unchanged = loaded.unchanged and all(result.unchanged for result in triple_checks)
         for dataset in Dataset.objects.filter(name__in=[entry.name for entry in manifest.datasets]):
-            if not (loaded.unchanged and dataset.leaderboard_snapshots.exists()):
+            if not (unchanged and dataset.leaderboard_snapshots.exists()):
                 self.progress(f"Building the leaderboards of {dataset.name}")
                 build_snapshots(dataset)
         if options["json"]:
-            self.stdout.write(json.dumps(loaded.as_dict()))
+            answer = loaded.as_dict()
+            answer["triple_checks"] = [result.as_dict() for result in triple_checks]
+            answer["unchanged"] = unchanged
+            self.stdout.write(json.dumps(answer))
             return
         for _, summary in imports:
             self.stdout.write(summary.report() if options["verbosity"] > 1 else summary.message)
         for study in studies:
             self.stdout.write(str(study))
-        results: list[CampaignResult | ScoringResult] = [*campaigns, *scores]
+        results: list[CampaignResult | ScoringResult | TripleCheckResult] = [*campaigns, *scores, *triple_checks]
         for result in results:
             self.stdout.write(result.message)
         self.stdout.write("Demo accounts:")
         for account in accounts:
             self.stdout.write(f"  {account_line(account)}")
-        if loaded.unchanged:
+        if unchanged:
             self.stdout.write(self.style.SUCCESS("Demo data already loaded: nothing changed."))
         else:
             counts = ", ".join(
@@ -110,6 +119,7 @@ class Command(BaseCommand):
                     (len(studies), "judgement file"),
                     (len(campaigns), "open campaign"),
                     (len(scores), "scoring run"),
+                    (len(triple_checks), "triple check"),
                 )
             )
             self.stdout.write(self.style.SUCCESS(f"Demo data loaded: {counts}."))
