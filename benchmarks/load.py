@@ -75,6 +75,8 @@ STOP_SECONDS = 60
 # browsers do: a request sent on a connection the server is closing fails (RemoteProtocolError),
 # which happened to an annotator left idle while the others signed in on a loaded machine.
 KEEPALIVE_SECONDS = 4
+# The report gives the latencies after this many seconds apart: the start's burst is in the first.
+WARM_AFTER_SECONDS = 10
 
 # The item page, read as annotate.js reads it: the form, its hidden fields and the aspects' radios.
 FORM_ACTION = re.compile(r'<form method="post" action="([^"]+)" id="judgement-form"')
@@ -305,6 +307,7 @@ class App:
 @dataclass
 class Figures:
     latencies: dict = field(default_factory=lambda: defaultdict(list))  # kind → seconds
+    sent: dict = field(default_factory=lambda: defaultdict(list))  # kind → when each was sent (monotonic)
     errors: Counter = field(default_factory=Counter)  # (kind, reason) → count
     acknowledged: dict = field(default_factory=dict)  # (public id, aspect) → side saved
     acks: list = field(default_factory=list)  # (time, judgements acknowledged so far)
@@ -350,6 +353,7 @@ class Session:
             self.figures.errors[kind, type(error).__name__] += 1
             return None
         self.figures.latencies[kind].append(time.monotonic() - started)
+        self.figures.sent[kind].append(started)
         if self.web_cpu:
             self.figures.costs[kind] += self.web_cpu() - cpu_before
             self.figures.costed[kind] += 1
@@ -516,6 +520,20 @@ def report(figures, elapsed, load_before, load_after, stored, options, app):
         values = [1000 * value for value in figures.latencies[kind]] or [float("nan")]
         quantiles = "".join(f"{percentile(values, share):>9.0f}" for share in (0.5, 0.95, 0.99))
         print(f"{kind:<20}{len(figures.latencies[kind]):>8}{quantiles}{max(values):>9.0f}{errors_by_kind[kind]:>8}")
+    # The first seconds hold the start's burst (every annotator's first page at once, each web
+    # process's first queries): their share of the tail, apart.
+    first = min((min(times) for times in figures.sent.values() if times), default=0.0) + WARM_AFTER_SECONDS
+    warm = {
+        kind: [
+            1000 * latency
+            for latency, sent in zip(figures.latencies[kind], figures.sent[kind], strict=True)
+            if sent >= first
+        ]
+        for kind in ("item page", "save")
+    }
+    print(f"after the first {WARM_AFTER_SECONDS} s, p50 / p95 ms: "
+          + ", ".join(f"{kind} {percentile(values, 0.5):.0f} / {percentile(values, 0.95):.0f} ({len(values)})"
+                      for kind, values in warm.items() if values))  # fmt: skip
     requests = sum(len(values) for values in figures.latencies.values())
     saves = len(figures.latencies["save"]) + len(figures.latencies["save completeness"])
     print(f"throughput: {requests / elapsed:.1f} requests/s, {saves / elapsed:.1f} saves/s, "
