@@ -129,7 +129,63 @@ def _or_default(value: T | None, default: T) -> T:
     return default if value is None else value
 
 
-class CampaignCreateForm(forms.Form):
+class KeptPracticeForm(forms.Form):
+    """A form with a practice file (``practice_file``) that outlives a form error.
+
+    A browser never sends a chosen file again: after an error the practice round read from it
+    travels in a signed hidden field, so the next submit keeps it, and ``kept_practice_name`` says
+    which file that is. ``practice_record`` is the type of the file's records.
+    """
+
+    practice_record: type = practice.PracticeRecord
+    practice_unit = "pairs"
+    kept_practice = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.kept_practice_name = ""  # the practice file the form holds, after clean()
+        self.kept_practice_token = ""
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or self.cleaned_data
+        self._keep_practice(cleaned)
+        return cleaned
+
+    def _kept_practice_salt(self) -> str:
+        # One per kind of record: a token of another form's practice file is refused, not misread.
+        return f"{KEPT_PRACTICE_SALT}.{self.practice_record.__name__}"
+
+    def clean_kept_practice(self) -> Any:
+        token = self.cleaned_data["kept_practice"]
+        if not token:
+            return None
+        try:
+            return signing.loads(token, salt=self._kept_practice_salt())
+        except signing.BadSignature:
+            # Said beside the file field, where it is chosen again (this field is hidden).
+            self.add_error("practice_file", "The practice file of the last try was lost: choose it again.")
+            return None
+
+    def _keep_practice(self, cleaned: dict[str, Any]) -> None:
+        """Take the practice round from the file chosen now or, without one, from the last try."""
+        upload = self.files.get("practice_file")
+        kept: dict[str, Any]
+        if cleaned.get("practice_file") and upload is not None:
+            kept = {"name": upload.name, "records": [asdict(record) for record in cleaned["practice_file"]]}
+        elif cleaned.get("kept_practice") and "practice_file" in cleaned:
+            kept = cleaned["kept_practice"]
+            cleaned["practice_file"] = [self.practice_record(**record) for record in kept["records"]]
+        else:
+            return
+        self.kept_practice_name = f"{kept['name']} ({len(kept['records'])} {self.practice_unit})"
+        self.kept_practice_token = signing.dumps(kept, salt=self._kept_practice_salt(), compress=True)
+        # Shown again in the hidden field, which renders the form's data.
+        data = cast(Any, self.data).copy()  # a QueryDict (several values a key) or a dict
+        data[self.add_prefix("kept_practice")] = self.kept_practice_token
+        self.data = data
+
+
+class CampaignCreateForm(KeptPracticeForm):
     name = forms.CharField(max_length=100, validators=[name_validator])
     dataset = forms.ModelChoiceField(queryset=Dataset.objects.all())
     systems = SystemChoiceField(
@@ -197,14 +253,9 @@ class CampaignCreateForm(forms.Form):
         help_text="Share of each queue made of pairs where one side is a copy of the other made clearly worse; "
         "never rated.",
     )
-    # A browser never sends a chosen file again: after a form error the practice round read from
-    # it travels in this signed field, so the next submit keeps it (rendered by hand, see the template).
-    kept_practice = forms.CharField(required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.kept_practice_name = ""  # the practice file the form holds, after clean()
-        self.kept_practice_token = ""
         cast(UserChoiceField, self.fields["annotators"]).queryset = possible_annotators()
         self.fields["systems"].widget.datasets_of = datasets_of_systems()
         if not self.is_bound:
@@ -221,35 +272,9 @@ class CampaignCreateForm(forms.Form):
             reference for reference in re.split(r"[,\n\r]+", self.cleaned_data["text_references"]) if reference.strip()
         ]
 
-    def clean_kept_practice(self) -> Any:
-        token = self.cleaned_data["kept_practice"]
-        if not token:
-            return None
-        try:
-            return signing.loads(token, salt=KEPT_PRACTICE_SALT)
-        except signing.BadSignature:
-            # Said beside the file field, where it is chosen again (this field is hidden).
-            self.add_error("practice_file", "The practice file of the last try was lost: choose it again.")
-            return None
-
-    def _keep_practice(self, cleaned: dict[str, Any]) -> None:
-        """Take the practice round from the file chosen now or, without one, from the last try."""
-        upload = self.files.get("practice_file")
-        kept: dict[str, Any]
-        if cleaned.get("practice_file") and upload is not None:
-            kept = {"name": upload.name, "records": [asdict(record) for record in cleaned["practice_file"]]}
-        elif cleaned.get("kept_practice") and "practice_file" in cleaned:
-            kept = cleaned["kept_practice"]
-            cleaned["practice_file"] = [practice.PracticeRecord(**record) for record in kept["records"]]
-        else:
-            return
-        self.kept_practice_name = f"{kept['name']} ({len(kept['records'])} pairs)"
-        self.kept_practice_token = signing.dumps(kept, salt=KEPT_PRACTICE_SALT, compress=True)
-
     def clean(self) -> dict[str, Any]:
         super().clean()
         cleaned = self.cleaned_data
-        self._keep_practice(cleaned)
         systems = list(cleaned.get("systems") or [])
         dataset = cleaned.get("dataset")
         elsewhere = [system for system in systems if dataset and not self._has_outputs_in(system, dataset)]

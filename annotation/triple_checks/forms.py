@@ -7,6 +7,7 @@ from django import forms
 from annotation.attention import MAX_ATTENTION_SHARE
 from annotation.forms import (
     DEFAULT_PASS_PERCENT,
+    KeptPracticeForm,
     PracticeFileField,
     SystemChoiceField,
     UserChoiceField,
@@ -14,7 +15,7 @@ from annotation.forms import (
     pass_mark_field,
     possible_annotators,
 )
-from annotation.triple_checks.practice import read_triple_practice_file
+from annotation.triple_checks.practice import TriplePracticeRecord, read_triple_practice_file
 from annotation.triple_checks.queries import judge_label
 from scoring.models import Dataset, System
 from scoring.models.runs import ScoringRun
@@ -33,7 +34,9 @@ def judge_setting_choices() -> list[tuple[str, str]]:
     return [("", "None: stratify by system only"), *choices.items()]
 
 
-class TripleCheckForm(forms.Form):
+class TripleCheckForm(KeptPracticeForm):
+    practice_record = TriplePracticeRecord
+    practice_unit = "triples"
     name = forms.CharField(max_length=100)
     dataset = forms.ModelChoiceField(queryset=Dataset.objects.all())
     systems = SystemChoiceField(queryset=System.objects.filter(is_ground_truth=False))

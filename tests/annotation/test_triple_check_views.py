@@ -1,5 +1,7 @@
 """The triple-check pages: an annotator's triple (anonymous, own labels only), saving, staff's report and form."""
 
+import re
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -156,3 +158,20 @@ def test_staff_add_and_remove_annotators_and_pending_triples_follow(admin_client
     assert "removed" in page
     admin_client.post(url, {"add": django_user_model.objects.get(username="admin").pk})
     assert not labels.filter(annotator__username="admin").exists()  # staff may not label blind
+
+
+def test_the_practice_file_is_kept_across_a_form_error_and_used_by_the_next_submit(admin_client, triple_check):
+    fields = {
+        "name": "check-four", "dataset": triple_check.dataset.pk,
+        "systems": [system.pk for system in triple_check.systems.all()], "judge_setting": "wrong-judge",
+        "per_stratum": 1, "annotators": [annotator.pk for annotator in triple_check.annotators.all()],
+        "overlap_share": 2, "attention_share": 0, "sample_seed": 3,
+    }  # fmt: skip
+    upload = SimpleUploadedFile("warm-up.jsonl", PRACTICE_LINE)
+    page = admin_client.post(reverse("annotation:triple_check_list"), {**fields, "practice_file": upload})
+    assert "Kept from your last try: <strong>warm-up.jsonl (1 triples)</strong>" in page.content.decode()
+    token = re.search(r'name="kept_practice" value="([^"]+)"', page.content.decode()).group(1)
+
+    admin_client.post(reverse("annotation:triple_check_list"), {**fields, "overlap_share": 0, "kept_practice": token})
+    created = TripleCheck.objects.get(name="check-four")
+    assert [item.triple for item in created.practice_items.all()] == [["Ada", "wrote", "notes"]]
