@@ -49,11 +49,13 @@ def test_a_settled_pair_is_served_after_the_open_ones():
         judge(assignment, {aspect: "tie" for aspect in FIRST_FOUR} if stage == "first" else {"cs": "tie"})
     first_pairs = [pair for stage, pair in served if stage == "first"]
     settled = frozenset(("alpha", "beta"))
-    # The two alpha–beta pairs left (certain: every bootstrap round puts alpha first) wait until
-    # the pairs with gamma are as certain and have more battles.
+    # The two alpha–beta pairs left (certain: every bootstrap round puts alpha first, 6 battles)
+    # wait while the pairs with gamma are less certain or have fewer battles: until each has its
+    # 6 ties, 12 first stages. From then on the queue's order decides between them, and the queue
+    # is drawn per annotator.
     assert first_pairs.count(settled) == 2
-    assert all("gamma" in pair for pair in first_pairs[:14])  # the open pairs, while their order is open
-    assert first_pairs[14:].count(settled) == 2
+    assert all("gamma" in pair for pair in first_pairs[:12])
+    assert first_pairs[12:].count(settled) == 2
     assert len(served) == 2 * 18
     assert not Assignment.objects.filter(status=Assignment.Status.PENDING).exists()
 
