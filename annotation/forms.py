@@ -147,9 +147,9 @@ class KeptPracticeForm(forms.Form):
         self.kept_practice_token = ""
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean() or self.cleaned_data
-        self._keep_practice(cleaned)
-        return cleaned
+        super().clean()
+        self._keep_practice(self.cleaned_data)
+        return self.cleaned_data
 
     def _kept_practice_salt(self) -> str:
         # One per kind of record: a token of another form's practice file is refused, not misread.

@@ -115,11 +115,12 @@ def _foreign_triples(campaign: Campaign, text_id: int) -> list[list[str]]:
     return pool
 
 
-def _copy_candidates(campaign: Campaign, outputs: Mapping[tuple[int, int], list[list[str]]]) -> dict[int, list[int]]:
+def _copy_candidates(
+    campaign: Campaign, outputs: Mapping[tuple[int, int], list[list[str]]], gold_counts: Mapping[int, int]
+) -> dict[int, list[int]]:
     """By text: the compared systems (Ground truth aside) whose output a check may copy, as
     ``attention.systems_to_copy`` chooses them; a text with no such system has none."""
     compared = list(campaign.systems.all())
-    gold_counts = {text_id: len(gold) for text_id, gold in campaign.texts.values_list("pk", "gold")}
     candidates: dict[int, list[int]] = {}
     for text_id, gold_count in gold_counts.items():
         counts = {
@@ -166,22 +167,20 @@ def _pair_to_displace(
     counts of this check or of a check already there: each check keeps a twin beside it. One that
     another annotator holds too comes first (it is still judged, by them); and a twin comes last.
     """
+    shown_by = {assignment.pk: counts(assignment.item) for assignment in text_pairs}
     real = [assignment for assignment in text_pairs if not assignment.item.is_attention_check]
-    shown = Counter(counts(assignment.item) for assignment in real)
-    kept = {check_counts} | {counts(pair.item) for pair in text_pairs if pair.item.is_attention_check}
+    shown = Counter(shown_by[assignment.pk] for assignment in real)
+    kept = {check_counts} | {shown_by[pair.pk] for pair in text_pairs if pair.item.is_attention_check}
     pending = [
         assignment
         for assignment in real
         if assignment.status == Assignment.Status.PENDING
-        and not (counts(assignment.item) in kept and shown[counts(assignment.item)] == 1)
+        and not (shown_by[assignment.pk] in kept and shown[shown_by[assignment.pk]] == 1)
     ]
     rng.shuffle(pending)  # then a stable sort: the place among the text's pairs stays random
     ranked = sorted(
         pending,
-        key=lambda assignment: (
-            len(holders.get(assignment.item_id, ())) < 2,
-            counts(assignment.item) in kept,
-        ),
+        key=lambda assignment: (len(holders.get(assignment.item_id, ())) < 2, shown_by[assignment.pk] in kept),
     )
     return ranked[0] if ranked else None
 
@@ -206,19 +205,15 @@ def _texts_for_checks(
     copyable: Callable[[list[Assignment], int], list[int]],
     rng: random.Random,
 ) -> list[int]:
-    """The texts of a queue on which some system is ``copyable`` for a check, in a drawn order; only overlap texts where the
-    queue has some, so that the pair a check displaces is still judged (by the other annotator)."""
-    texts = [
-        text_id
-        for text_id in dict.fromkeys(assignment.item.text_id for assignment in queue)
-        if copyable(queue, text_id)
-    ]
+    """The texts of a queue on which some system is ``copyable`` for a check, in a drawn order;
+    only overlap texts where the queue has some, so that the pair a check displaces is still judged
+    (by the other annotator)."""
+    holders_of: dict[int, list[int]] = {}
+    for assignment in queue:
+        holders_of.setdefault(assignment.item.text_id, []).append(len(holders[assignment.item_id]))
+    texts = [text_id for text_id in holders_of if copyable(queue, text_id)]
     rng.shuffle(texts)
-    shared = [
-        text_id
-        for text_id in texts
-        if any(len(holders[assignment.item_id]) > 1 for assignment in queue if assignment.item.text_id == text_id)
-    ]
+    shared = [text_id for text_id in texts if max(holders_of[text_id]) > 1]
     return shared or texts
 
 
@@ -242,9 +237,9 @@ def add_attention_checks(campaign: Campaign) -> int:
         (output.text_id, output.system_id): output.triples
         for output in Output.objects.filter(text__in=campaign.texts.all(), system__in=campaign.systems.all())
     }
-    candidates = _copy_candidates(campaign, outputs)
     contents = dict(campaign.texts.values_list("pk", "content"))
     gold_counts = {text_id: len(gold) for text_id, gold in campaign.texts.values_list("pk", "gold")}
+    candidates = _copy_candidates(campaign, outputs, gold_counts)
     holders = _holders(campaign)
 
     def pair_counts(item: Item) -> tuple[int, int]:
