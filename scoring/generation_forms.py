@@ -81,16 +81,23 @@ class GenerationForm(forms.Form):
             return str(data["new_template"])
         return (data["template"] or GenerationTemplate.default()).text
 
-    def estimate(self) -> dict[str, Any] | None:
-        """What the run would ask; None while the form is invalid (an error then says why)."""
+    def is_runnable(self) -> bool:
+        """Whether the form is valid and its template usable (an error says why not)."""
         if not self.is_valid():
-            return None
+            return False
         try:
             check_template(self.prompt_template())
-            return estimate(self.dataset, self.settings, self.prompt_template(), self.cleaned_data["seeds"])
         except TemplateError as error:
             self.add_error("new_template", str(error))
+            return False
+        return True
+
+    def estimate(self) -> dict[str, Any] | None:
+        """What the run would ask (every prompt rendered, the cache asked); None while the form
+        cannot run."""
+        if not self.is_runnable():
             return None
+        return estimate(self.dataset, self.settings, self.prompt_template(), self.cleaned_data["seeds"])
 
     def start(self, user: User) -> GenerationRun:
         """Create the run of a valid form and queue its chunks; ``RunRefused`` says why it cannot run."""

@@ -137,7 +137,7 @@ def api_generation_start(request: SignedInRequest, name: str) -> JsonResponse:
     if dataset is None:
         return error(f"No dataset named {name!r}.", 404)
     form = GenerationForm(dataset, request.POST)
-    if form.estimate() is None:
+    if not form.is_runnable():  # not the estimate: a script starting a run does not read it
         return invalid_form(form)
     try:
         run = form.start(request.user)
