@@ -9,7 +9,7 @@ the figures must not tell them apart.
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
 from annotation.models import ASPECTS, FIRST_ASPECTS, Assignment, Judgement, first_aspects_judged
@@ -36,16 +36,22 @@ def progress_annotations(campaign_id: int | OuterRef, annotator_id: int | OuterR
     to annotate a query with (the ids may be ``OuterRef``); ``QueueProgress`` reads them back."""
     queue = Assignment.objects.filter(annotator_id=annotator_id, item__campaign_id=campaign_id).order_by()
     judged = queue.annotate(first_aspects=first_aspects_judged()).filter(first_aspects=len(FIRST_ASPECTS))
-    judgements = Judgement.objects.filter(
-        assignment__annotator_id=annotator_id, assignment__item__campaign_id=campaign_id
-    ).order_by()
+    # Summed per assignment, each counted on the judgements' (assignment, aspect) index: a join of
+    # the judgements to the queue would read every judgement of the campaign.
+    judgements = queue.annotate(judgements_saved=_judgements_saved())
     return {
         "queue_pairs": _count(queue.values("annotator_id").annotate(count=Count("pk")).values("count")),
         "queue_pairs_judged": _count(judged.values("annotator_id").annotate(count=Count("pk")).values("count")),
         "queue_judgements": _count(
-            judgements.values("assignment__annotator_id").annotate(count=Count("pk")).values("count")
+            judgements.values("annotator_id").annotate(count=Sum("judgements_saved")).values("count")
         ),
     }
+
+
+def _judgements_saved() -> Coalesce:
+    """How many aspects the outer assignment has judgements for, as a subquery."""
+    saved = Judgement.objects.filter(assignment_id=OuterRef("pk")).order_by().values("assignment_id")
+    return Coalesce(Subquery(saved.annotate(count=Count("pk")).values("count")), 0)
 
 
 def queue_progress(annotated: Any) -> QueueProgress:

@@ -200,10 +200,12 @@ def run_tree(tree, rounds, env, profile_path=None):
     if profile_path:
         command += ["--profile", str(profile_path)]
     var_dir = tempfile.mkdtemp(prefix="genres-hot-paths-var-")
+    tree_env = {**env, "GENRES_VAR_DIR": var_dir}
     try:
-        done = subprocess.run(
-            command, cwd=tree, env={**env, "GENRES_VAR_DIR": var_dir}, capture_output=True, text=True, check=False
-        )
+        # The pages name their static files from the manifest collectstatic writes, as served.
+        collect = [sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"]
+        subprocess.run(collect, cwd=tree, env=tree_env, check=True)
+        done = subprocess.run(command, cwd=tree, env=tree_env, capture_output=True, text=True, check=False)
     finally:
         shutil.rmtree(var_dir, ignore_errors=True)
     if done.returncode != 0:

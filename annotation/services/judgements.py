@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Value
+from django.db.models import Exists, F, OuterRef, QuerySet, Value
 from django.db.models.functions import Coalesce
 from django.dispatch import Signal
 from django.utils import timezone
@@ -32,6 +32,7 @@ from annotation.services.errors import (
     VersionConflict,
 )
 from annotation.services.queues import StoredAspects, TextProgress, text_progress
+from core.compiled_queries import SAMPLE_IDS, SAMPLE_TIMES, CompiledUpdate
 
 # Time is measured in the annotator's browser: untrusted, so each save adds at most this much.
 MAX_SECONDS_PER_SAVE = 3600.0
@@ -189,15 +190,18 @@ def _check_text_order(progress: TextProgress, changes: Mapping[str, str], stored
         )
 
 
-def _write_assignment(
-    assignment: Assignment, *, expected_version: int, spent: float, now: datetime, finished: bool, comment: str | None
-) -> None:
-    """One guarded UPDATE of the assignment, mirrored on ``assignment``: its version, time spent,
-    start, status once ``finished`` and ``comment`` when it changed (None: unchanged).
-
-    The update matches only while the version is ``expected_version``, the campaign open and the
-    annotator in it; otherwise the save is refused with the reason (``_refusal_after_race``).
-    """
+def _guarded_update(
+    assignment_id: int,
+    annotator_id: int,
+    expected_version: int,
+    spent: float,
+    started_at: datetime,
+    status: str,
+    completed_at: datetime | None,
+    comment: str,
+) -> tuple[QuerySet[Assignment], dict[str, Any]]:
+    """The assignment's save: every column a save may change, where the version is still
+    ``expected_version``, the campaign open and the annotator in it."""
     # Conditions on the row's own columns only: a join would make Django update "WHERE id IN
     # (SELECT ...)", and PostgreSQL re-checks a row changed by a concurrent save against its own
     # columns, not against such a subquery. The campaign checks read no changed row.
@@ -210,28 +214,50 @@ def _write_assignment(
                 campaign__memberships__active=True,
             )
         ),
-        pk=assignment.pk,
-        annotator_id=assignment.annotator_id,
+        pk=assignment_id,
+        annotator_id=annotator_id,
         version=expected_version,
     )
-    fields: dict[str, Any] = {
+    fields = {
         "version": F("version") + 1,
         "seconds_spent": F("seconds_spent") + spent,
-        "started_at": Coalesce(F("started_at"), Value(now - timedelta(seconds=spent))),
+        "started_at": Coalesce(F("started_at"), Value(started_at)),
+        "status": status,
+        "completed_at": completed_at,
+        "comment": comment,
     }
-    if finished:
-        fields.update(status=Assignment.Status.DONE, completed_at=now)
-    if comment is not None:
-        fields["comment"] = comment
-    if not guarded.update(**fields):
+    return guarded, fields
+
+
+# Every save runs it: compiled once per process (``core.compiled_queries``). Status, completion
+# and comment are always written, unchanged ones as read: the version guard makes what was read current.
+guarded_update = CompiledUpdate(
+    _guarded_update,
+    (*SAMPLE_IDS, 0.5e-9, SAMPLE_TIMES[0], "sample-status", SAMPLE_TIMES[1], "sample comment (compiled query)"),
+)
+
+
+def _write_assignment(
+    assignment: Assignment, *, expected_version: int, spent: float, now: datetime, finished: bool, comment: str | None
+) -> None:
+    """One guarded UPDATE of the assignment, mirrored on ``assignment``: its version, time spent,
+    start, status once ``finished`` and ``comment`` when it changed (None: unchanged).
+
+    The update matches only while the version is ``expected_version``, the campaign open and the
+    annotator in it; otherwise the save is refused with the reason (``_refusal_after_race``).
+    """
+    status, completed_at = (Assignment.Status.DONE, now) if finished else (assignment.status, assignment.completed_at)
+    comment = assignment.comment if comment is None else comment
+    started_at = now - timedelta(seconds=spent)
+    changed = guarded_update(
+        assignment.pk, assignment.annotator_id, expected_version, spent, started_at, status, completed_at, comment
+    )
+    if not changed:
         raise _refusal_after_race(assignment)
-    if comment is not None:
-        assignment.comment = comment
     assignment.version += 1
     assignment.seconds_spent += spent
-    assignment.started_at = assignment.started_at or now - timedelta(seconds=spent)
-    if finished:
-        assignment.status, assignment.completed_at = Assignment.Status.DONE, now
+    assignment.started_at = assignment.started_at or started_at
+    assignment.status, assignment.completed_at, assignment.comment = status, completed_at, comment
 
 
 def _write_judgements(assignment: Assignment, changes: Mapping[str, str], stored: StoredAspects, now: datetime) -> None:
