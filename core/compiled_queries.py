@@ -53,6 +53,15 @@ def _forms(value: object, connection: BaseDatabaseWrapper) -> list[Callable[[Any
     return forms
 
 
+def _typed_as(param: object, form: Callable[[Any], object]) -> Callable[[Any], object]:
+    """``form``, its result given the parameter's own type where the backend gave it a subclass
+    (psycopg's ``Int4`` for a PostgreSQL integer column)."""
+    kind = type(param)
+    if isinstance(param, int) and kind not in (int, bool):
+        return lambda given: kind(form(given))
+    return form
+
+
 class _Parameters:
     """A compiled statement's parameters and where each call's values replace the samples."""
 
@@ -62,14 +71,15 @@ class _Parameters:
         self.slots: list[tuple[int, int, Callable[[Any], object]]] = []
         for index, sample in enumerate(samples):
             found = [
-                (position, index, form)
+                (position, index, _typed_as(param, form))
                 for form in _forms(sample, connection)
                 for position, param in enumerate(self.params)
-                if type(param) is type(form(sample)) and param == form(sample)
+                if isinstance(param, type(form(sample))) and param == form(sample)
             ]
             if not found:
                 raise ValueError(f"sample {sample!r} is not among the compiled query's parameters")
-            self.slots += found
+            # A position once, where two forms of the sample are the same value (a date and time on PostgreSQL).
+            self.slots += {position: (position, index, form) for position, index, form in reversed(found)}.values()
 
     def with_values(self, values: Sequence[object]) -> list[object]:
         params = list(self.params)
