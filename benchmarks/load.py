@@ -17,7 +17,9 @@ redirect), the item page, a save of the aspects it asks for (the form POSTed wit
 application/json``, as static/js/annotate.js sends it; the first four aspects, and
 completeness in a second POST once the text's reference triples are shown), then on to the
 page the answer names. The labels are random; the think time before each save is ``--think``
-(0: a closed loop; ``2-5``: drawn evenly between 2 and 5 s before each save, paced annotators). The researcher polls leaderboard.json and the leaderboard page of that
+(0: a closed loop, every annotator starting at once; ``2-5``: drawn evenly between 2 and 5 s
+before each save, paced annotators, who also arrive spread over the first 5 s, as people
+opening their link do, not all within the same 0.2 s). The researcher polls leaderboard.json and the leaderboard page of that
 dataset all along, and on after the end until every acknowledged judgement is counted there
 (at most ``--visible-wait``).
 
@@ -378,6 +380,7 @@ async def annotate(session, continue_url, deadline, think, rng):
     """Judge items until the deadline or the end of the queue, going where the item page's script goes."""
     figures = session.figures
     url = continue_url
+    await asyncio.sleep(rng.uniform(0, think[1]))  # paced annotators arrive one by one; a closed loop at once
     while time.monotonic() < deadline:
         if not PUBLIC_ID.search(url):  # the queue's own URL: a redirect to the next item, or home at the end
             redirect = await session.request("next item", "GET", url, (302,))
