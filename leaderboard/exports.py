@@ -220,11 +220,13 @@ def parquet_link(csv_link: str) -> str:
     return path.removesuffix(".csv") + ".parquet" + mark + query
 
 
-def section_context(data: Data, links: dict[str, str], score_run: str = "") -> dict[str, Any]:
+def section_context(data: Data, links: dict[str, str], score_run: str = "", system_pages: str = "") -> dict[str, Any]:
     """What the section templates need; ``links`` maps CSV table names to their URLs or files;
-    ``score_run`` is the staff's link to start a scoring run of the dataset, empty for anyone else."""
+    ``score_run`` is the staff's link to start a scoring run of the dataset, ``system_pages`` where
+    the system pages start for those who may read them; each empty for anyone else."""
     return {
         "score_run": score_run,
+        "system_pages": system_pages,
         "parquet_links": {table: parquet_link(link) for table, link in links.items()},
         "data": data,
         "methods": METHODS,

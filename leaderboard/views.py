@@ -22,6 +22,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
 from annotation.exports import PARQUET_TYPE
+from core.permissions import VIEW_OUTPUTS
 from leaderboard import access, contents, exports, jobs
 from leaderboard.metric_battles import DEFAULT_MARGIN
 from leaderboard.models import Snapshot
@@ -113,10 +114,11 @@ def _being_built(request: HttpRequest, dataset: Dataset) -> JsonResponse:
 
 
 def _rendered(
-    snapshot: Snapshot, part: str, links: dict[str, str], score_run: str, render: Callable[[], object]
+    snapshot: Snapshot, part: str, links: dict[str, str], personal: tuple[str, str], render: Callable[[], object]
 ) -> Any:
-    """``render()`` once per build of the snapshot, part and links (SQLite may reuse a deleted row's id)."""
-    variant = (snapshot.pk, snapshot.built_at, sorted(links.items()), score_run)
+    """``render()`` once per build of the snapshot, part, links and the user's own links (``score_run``,
+    ``system_pages``) (SQLite may reuse a deleted row's id)."""
+    variant = (snapshot.pk, snapshot.built_at, sorted(links.items()), personal)
     key = hashlib.sha256(repr(variant).encode()).hexdigest()[:32]
     return cache.get_or_set(f"leaderboard:{part}:{key}", render, RENDERED_FOR)
 
@@ -157,6 +159,14 @@ def score_run_link(dataset: Dataset, request: HttpRequest) -> str:
     return reverse("scoring:run_new", args=[dataset.name]) if request.user.is_staff else ""
 
 
+def system_pages_link(dataset: Dataset, request: HttpRequest) -> str:
+    """Where the dataset's system pages start (a system's name, URL-quoted, and "/" follow), for
+    users who may read outputs; empty for anyone else: annotators judge systems blind."""
+    if not request.user.has_perm(VIEW_OUTPUTS):
+        return ""
+    return reverse("scoring:system", args=[dataset.name, "-"]).removesuffix("-/")
+
+
 @leaderboard_view()
 def dataset_page(request: HttpRequest, dataset: Dataset) -> HttpResponse:
     snapshot = _snapshot(request, dataset, "tables")
@@ -166,15 +176,19 @@ def dataset_page(request: HttpRequest, dataset: Dataset) -> HttpResponse:
         context = {"dataset": dataset, "setting": setting_key, "margin": margin, "progress": progress}
         return render(request, "leaderboard/building.html", context)
     links, score_run = csv_links(dataset, request), score_run_link(dataset, request)
+    system_pages = system_pages_link(dataset, request)
 
     def render_body() -> str:
-        context = {**exports.section_context(snapshot.data, links, score_run), "as_of": snapshot.built_at}
+        context = {
+            **exports.section_context(snapshot.data, links, score_run, system_pages),
+            "as_of": snapshot.built_at,
+        }
         return render_to_string("leaderboard/page_body.html", context)
 
     context = {
         "dataset": dataset,
         "snapshot": snapshot,
-        "page_body": _rendered(snapshot, "page", links, score_run, render_body),
+        "page_body": _rendered(snapshot, "page", links, (score_run, system_pages), render_body),
         "plots": _json_script(snapshot.plots),
     }
     return render(request, "leaderboard/dataset.html", context)
@@ -187,12 +201,13 @@ def dataset_sections(request: HttpRequest, dataset: Dataset) -> HttpResponse:
     if snapshot is None:
         return _being_built(request, dataset)
     links, score_run = csv_links(dataset, request), score_run_link(dataset, request)
+    system_pages = system_pages_link(dataset, request)
 
     def render_sections() -> dict[str, str]:
-        context = exports.section_context(snapshot.data, links, score_run)
+        context = exports.section_context(snapshot.data, links, score_run, system_pages)
         return {section: render_to_string(f"leaderboard/section_{section}.html", context) for section in SECTIONS}
 
-    rendered = _rendered(snapshot, "sections", links, score_run, render_sections)
+    rendered = _rendered(snapshot, "sections", links, (score_run, system_pages), render_sections)
     changes = set(request.GET.getlist("change")) or {"judgements", "scores"}
     sections = {section: rendered[section] for section, depends_on in SECTIONS.items() if changes & set(depends_on)}
     # The figures go out as stored, without a parse and a dump.

@@ -5,9 +5,9 @@
                                  every reply into one system per seed, and scores them if asked
 
 The chunks are ``scoring.jobs``' and ``scoring.healing``'s like a scoring run's: the same
-heartbeat, retries and heal pass. Replies enter the shared request cache as they come
-(``Generator``), so a chunk asked again after its worker died sends only what it had not been
-answered, and a second identical run sends nothing.
+heartbeat, retries and heal pass. Replies enter the shared request cache as their request is
+answered (``Generator``, one prompt or a batch of them), so a chunk asked again after its worker
+died sends only what it had not been answered, and a second identical run sends nothing.
 """
 
 import time
@@ -83,7 +83,7 @@ class LiveCounts:
         self.chunk, self.publish = chunk, publish
         self.last = time.monotonic()
 
-    def reply(self, answered: int, cached: int) -> None:
+    def answer(self, answered: int, cached: int) -> None:
         if time.monotonic() - self.last >= LIVE_COUNTS_SECONDS:
             self.last = time.monotonic()
             self.chunk.count_so_far(answered, cached)
@@ -109,7 +109,7 @@ def run_generation_chunk(
             questions = questions_of(run, chunk.text_ids)
             generator = generator_for(run.settings_object())
             live = LiveCounts(chunk, lambda: on_progress(run))
-            replies = generator.generate([(prompt, seed) for _text, seed, prompt in questions], live.reply)
+            replies = generator.generate([(prompt, seed) for _text, seed, prompt in questions], live.answer)
             rows = [
                 GenerationReply(
                     run=run, text_id=text_id, seed=seed, raw=reply.raw, error=reply.error, cached=reply.cached

@@ -6,7 +6,7 @@ from typing import Any
 from django.db.models import Aggregate, Count, F, FloatField, IntegerField, Max, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Cast, Coalesce
 
-from scoring.models import Dataset, Output, System, Text
+from scoring.models import Dataset, GenerationRun, Output, System, Text, Upload
 from scoring.sql import JSONArrayLength
 
 
@@ -52,3 +52,21 @@ def systems_of(dataset: Dataset) -> QuerySet[System]:
         .annotate(triples_per_text=Cast("triple_count", FloatField()) / F("output_count"))
         .order_by("-is_ground_truth", "name")
     )
+
+
+def replicates_of(system: System, dataset: Dataset) -> QuerySet[System]:
+    """The runs of ``system``'s replicate group with outputs on ``dataset`` (itself included), by seed; none for a single run."""
+    if not system.replicate_group:
+        return System.objects.none()
+    return systems_of(dataset).filter(replicate_group=system.replicate_group).order_by("seed", "name")
+
+
+def latest_output_upload(system: System, dataset: Dataset) -> Upload | None:
+    """The last upload that wrote ``system``'s outputs on ``dataset``: None for outputs generated here."""
+    uploads = Upload.objects.filter(outputs__system=system, outputs__text__dataset=dataset).distinct()
+    return uploads.select_related("uploaded_by").order_by("-created_at", "-pk").first()
+
+
+def generation_run_of(system: System) -> GenerationRun | None:
+    """The generation run that made ``system``, with its template and who started it; None for an uploaded system."""
+    return system.generation_runs.select_related("template", "created_by").order_by("-pk").first()

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from scoring.genres.aspects import ASPECT_CODES, BY_CODE
-from scoring.models import Dataset, Output, ScoringRun, Text
+from scoring.models import Dataset, Output, ScoringRun, System, Text
 from scoring.models.runs import latest_system_scores, settings_choices
 from scoring.models.scores import SystemScore, TextScore
 
@@ -63,6 +63,17 @@ def dataset_scores(dataset: Dataset, requested: str | None) -> dict[str, Any]:
         "score_table": score_table(rows, chosen.heuristic_judge) if chosen else None,
         "recent_runs": dataset.scoring_runs.select_related("created_by")[:RECENT_RUNS],
     }
+
+
+def system_scores(system: System, dataset: Dataset) -> dict[str, Any]:
+    """One system's scores on ``dataset``, one row per settings fingerprint it has scores in (newest
+    first), each from the latest finished run with those settings, as the dataset page shows them."""
+    rows = []
+    for run in settings_choices(dataset):
+        scored = [row for row in latest_system_scores(dataset, run.fingerprint) if row.system_id == system.pk]
+        if scored:
+            rows.append({"setting": run, **score_table(scored, run.heuristic_judge)["rows"][0]})
+    return {"columns": score_table([], heuristic=False)["columns"], "rows": rows}
 
 
 def triple_verdicts(triples: list[list[str]], details: dict[str, list[Any]]) -> list[dict[str, Any]]:

@@ -8,6 +8,8 @@ urlpatterns = [
     path("", pages.home, name="home"),
     path("datasets/<str:name>/", pages.dataset_detail, name="dataset"),
     path("datasets/<str:name>/texts/<int:pk>/", pages.text_detail, name="text"),
+    # By name, so that a leaderboard built and cached without ids links to it; <path:> takes any name.
+    path("datasets/<str:name>/systems/<path:system>/", pages.system_detail, name="system"),
     path("datasets/<str:name>/runs/new/", runs.run_new, name="run_new"),
     path("runs/<int:pk>/", runs.run_detail, name="run"),
     path("runs/<int:pk>/progress.json", runs.run_progress, name="run_progress"),

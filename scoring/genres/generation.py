@@ -6,7 +6,11 @@ in, a list of ``[subject, relation, object]`` triples out, one reply per text an
 prompt is a template (``$TEXT$`` stands for the text), stored and versioned by the app. Every
 request goes through ``OpenAIService`` (rate limit, retries, concurrency) and the request cache,
 keyed by the exact request (model, prompt, temperature, max tokens, seed): asking again for the
-same thing sends nothing. Replies are parsed by ``postprocess.extract_triples``.
+same thing sends nothing. Replies enter the cache as each request is answered, so a worker that
+dies has lost no reply it was sent, and the chunk asked again asks for none of them twice. On the
+completions API, prompts of one seed share requests (``completion_requests``): the cache still
+holds one reply per prompt, whatever request carried it. Replies are parsed by
+``postprocess.extract_triples``.
 
 No Django here: ``scoring.generation_jobs`` stores what this module produces.
 """
@@ -17,13 +21,11 @@ import re
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
-from functools import partial
 from typing import Any
 
 from scoring.genres.cache import RequestCache, request_key
-from scoring.genres.endpoints import Endpoint
-from scoring.genres.judges.openai_compatible import CHAT, COMPLETIONS, _with_choices
-from scoring.genres.openai_backend import OpenAIService, RequestFailed
+from scoring.genres.completion_requests import CHAT, COMPLETIONS, CompletionRequests
+from scoring.genres.openai_backend import OpenAIService, RequestFailed, environment
 from scoring.genres.postprocess import extract_triples
 from scoring.genres.prompts import MAX_TEMPLATE_CHARS, TEXT_PLACEHOLDER, TemplateError
 from scoring.genres.triples import storable
@@ -41,9 +43,8 @@ Triples:"""
 # A reply is stored up to this length: postprocess reads no further, and an endpoint gone astray
 # must not fill the database.
 MAX_STORED_REPLY_CHARS = 200_000
-# Replies go to the request cache every this many: one, so a worker that dies has lost no reply
-# it was sent, and the chunk asked again asks for none of them twice.
-CACHE_EVERY = 1
+# Prompts per request on the completions API (chat takes one): as the judge's default.
+DEFAULT_BATCH_SIZE = 16
 # Four characters a token: OpenAI's rule of thumb for English, for the estimate before a run.
 CHARS_PER_TOKEN = 4
 NAME_UNSAFE = re.compile(r"[^\w .+()-]+")
@@ -163,55 +164,55 @@ def estimated_tokens(prompt: str) -> int:
 
 
 class Generator:
-    """Asks ``settings.model`` for replies, through the cache; ``service`` configures the
-    ``OpenAIService`` (key, concurrency, retries, rate limit)."""
+    """Asks ``settings.model`` for replies, through the cache: on the completions API, up to
+    ``batch_size`` prompts of one seed in a request (GENRES_GENERATION_BATCH_SIZE; see
+    ``completion_requests``), on chat one. ``service`` configures the ``OpenAIService`` (key,
+    concurrency, retries, rate limit)."""
 
-    def __init__(self, settings: GenerationSettings, cache: RequestCache, **service: Any) -> None:
+    def __init__(
+        self, settings: GenerationSettings, cache: RequestCache, batch_size: int | None = None, **service: Any
+    ) -> None:
         self.settings = settings
         self.cache = cache
+        if batch_size is None:
+            batch_size = environment("GENRES_GENERATION_BATCH_SIZE", DEFAULT_BATCH_SIZE, int)
+        self.requests = CompletionRequests(settings.model, settings.api, batch_size)
         self.service = OpenAIService(base_url=settings.base_url, **service)
 
     def generate(
         self,
         questions: Sequence[tuple[str, int]],
-        on_reply: Callable[[int, int], object] = lambda _asked, _cached: None,
+        on_answer: Callable[[int, int], object] = lambda _answered, _cached: None,
     ) -> list[Reply]:
-        """One reply per (prompt, seed), in order: from the cache, else asked and cached as it comes;
-        ``on_reply(replies asked so far, replies from the cache)`` after each reply asked."""
+        """One reply per (prompt, seed), in order: from the cache, else asked and cached as it comes
+        (the replies of a batch as their request is answered); ``on_answer(requests answered so
+        far, replies from the cache)`` after each request answered."""
         keys = [self.settings.cache_key(prompt, seed) for prompt, seed in questions]
         cached = self.cache.get_many(set(keys))
         self.service.usage.cache_hits += len(cached)
         replies: dict[str, Reply] = {key: Reply(raw=value["reply"], cached=True) for key, value in cached.items()}
-        fresh: dict[str, Any] = {}
+        payload_of: dict[str, dict[str, Any]] = {}
 
-        def missing() -> Iterator[tuple[str, Any]]:
-            asked = set(replies)
+        def missing() -> Iterator[str]:
             for key, (prompt, seed) in zip(keys, questions, strict=True):
-                if key not in asked:
-                    asked.add(key)
-                    yield key, partial(self._create, payload=self.settings.payload(prompt, seed))
+                if key not in replies and key not in payload_of:
+                    payload_of[key] = self.settings.payload(prompt, seed)
+                    yield key
 
-        for key, response in self.service.stream(missing()):
-            replies[key] = self._read(response)
-            if not replies[key].error:
-                fresh[key] = {"reply": replies[key].raw}
-            if len(fresh) >= CACHE_EVERY:
-                self.cache.set_many(fresh)
-                fresh.clear()
-            on_reply(len(replies) - len(cached), len(cached))
-        self.cache.set_many(fresh)
+        answered = 0
+        for batch, response in self.service.stream(self.requests.batched(missing(), payload_of)):
+            fresh = {}
+            for key, reply in zip(batch, self._read(response, len(batch)), strict=True):
+                replies[key] = reply
+                if not reply.error:
+                    fresh[key] = {"reply": reply.raw}
+            self.cache.set_many(fresh)
+            answered += 1
+            on_answer(answered, len(cached))
         return [replies[key] for key in keys]
 
-    async def _create(self, endpoint: Endpoint, payload: dict[str, Any]) -> Any:
-        path = "/completions" if self.settings.api == COMPLETIONS else "/chat/completions"
-        return _with_choices(await endpoint.post_json(path, {"model": self.settings.model, **payload}))
-
-    def _read(self, response: Any) -> Reply:
+    def _read(self, response: Any, count: int) -> list[Reply]:
+        """The replies to the ``count`` prompts of one request, in order."""
         if isinstance(response, RequestFailed):
-            return Reply(error=response.error)
-        choice = min(response["choices"], key=lambda choice: choice.get("index", 0))
-        if self.settings.api == COMPLETIONS:
-            text = choice.get("text")
-        else:
-            text = (choice.get("message") or {}).get("content")
-        return Reply(raw=storable(text if isinstance(text, str) else "")[:MAX_STORED_REPLY_CHARS])
+            return [Reply(error=response.error)] * count
+        return [Reply(raw=storable(text)[:MAX_STORED_REPLY_CHARS]) for text in self.requests.texts(response, count)]

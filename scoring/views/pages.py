@@ -1,4 +1,4 @@
-"""The signed-in pages: datasets, one dataset, one text, and the staff upload page."""
+"""The signed-in pages: datasets, one dataset, one text, one system, and the staff upload page."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
@@ -17,8 +17,14 @@ from scoring.forms import DatasetUploadForm, OutputsUploadForm
 from scoring.import_jobs import upload_state
 from scoring.imports import ImportRefused, ImportSummary
 from scoring.models import Dataset, System, Text, Upload
-from scoring.queries import datasets_with_counts, systems_of
-from scoring.score_tables import dataset_scores, text_scores
+from scoring.queries import (
+    datasets_with_counts,
+    generation_run_of,
+    latest_output_upload,
+    replicates_of,
+    systems_of,
+)
+from scoring.score_tables import dataset_scores, system_scores, text_scores
 from scoring.sql import JSONArrayLength
 
 STAFF_ONLY = "Only staff can upload and run scoring."  # the refusal of the staff pages, here and in runs.py
@@ -81,6 +87,29 @@ def text_detail(request: HttpRequest, name: str, pk: int) -> HttpResponse:
             "previous_pk": siblings.filter(position__lt=text.position).order_by("-position").first(),
             "next_pk": siblings.filter(position__gt=text.position).order_by("position").first(),
             **text_scores(text, outputs, request.GET.get("settings")),
+        },
+    )
+
+
+@login_required
+@permission_required(VIEW_OUTPUTS, raise_exception=True)
+@require_GET
+def system_detail(request: HttpRequest, name: str, system: str) -> HttpResponse:
+    """One system on one dataset: what made it (a generation run, or an uploaded file), its
+    outputs, its scores in every setting it was scored in, and its replicate group."""
+    dataset = get_object_or_404(datasets_with_counts(), name=name)
+    check_not_blind(request.user, dataset)
+    shown = get_object_or_404(systems_of(dataset), name=system)
+    return render(
+        request,
+        "scoring/system.html",
+        {
+            "dataset": dataset,
+            "system": shown,
+            "generation_run": generation_run_of(shown),
+            "upload": latest_output_upload(shown, dataset),
+            "replicates": replicates_of(shown, dataset),
+            "scores": system_scores(shown, dataset),
         },
     )
 

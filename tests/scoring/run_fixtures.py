@@ -17,9 +17,11 @@ import django_rq
 from django.core.files.base import ContentFile
 from rq import SimpleWorker
 
+from scoring.generation_jobs import parse_run
+from scoring.genres.generation import GenerationSettings
 from scoring.imports import import_dataset, import_outputs
 from scoring.jobs import QUEUE
-from scoring.models import Dataset, System
+from scoring.models import Dataset, GenerationRun, Output, System
 
 CURIE = "Marie Curie was born in Warsaw."
 ASPIRIN = "Aspirin relieves headache."
@@ -75,6 +77,20 @@ def tiny_dataset(name="tiny", system="Echo", outputs=ECHO_OUTPUTS):
 
 def echo():
     return System.objects.get(name="Echo")
+
+
+def generated_replicates(dataset, user=None):
+    """A generation run of "llama3:8b" (at 10.1.2.3:8000, temperature 0.7) on ``dataset`` with its
+    two systems, seeds 1 and 54, as its parse makes them; outputs stored by hand (no endpoint is
+    asked): the Curie triple on every text, seed 1's on the first two texts only."""
+    settings = GenerationSettings(base_url="http://10.1.2.3:8000/v1", model="llama3:8b", temperature=0.7)
+    run = GenerationRun.create(dataset, settings, [1, 54], user=user)
+    parse_run(run)  # no replies yet: the two systems, with their provenance
+    texts = list(dataset.texts.order_by("position"))
+    for system in run.systems.all():
+        for text in texts[:2] if system.seed == "1" else texts:
+            Output.objects.create(system=system, text=text, triples=[["Marie Curie", "born in", "Warsaw"]])
+    return run
 
 
 def work():

@@ -91,6 +91,7 @@ def test_two_seeds_make_two_replicate_systems_whose_outputs_are_the_parsed_repli
 
 def test_parsing_again_asks_nothing_and_keeps_the_outputs(dataset, server, monkeypatch):
     monkeypatch.setattr("scoring.generation_jobs.LIVE_COUNTS_SECONDS", 0)
+    monkeypatch.setenv("GENRES_GENERATION_BATCH_SIZE", "1")  # a request a prompt: the live count moves
     run = start(dataset, server, seeds=[7], api="completions", group="reparsed", chunk_texts=3)
     seen = []
     generate_in_process(run, on_chunk=lambda progress: seen.append(progress.progress_state()["requests"]))

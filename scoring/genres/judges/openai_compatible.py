@@ -3,12 +3,11 @@
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from scoring.genres import prompts
 from scoring.genres.cache import InMemoryRequestCache, RequestCache, request_key
-from scoring.genres.endpoints import Endpoint, EndpointStatusError, MalformedResponse
+from scoring.genres.completion_requests import CHAT, COMPLETIONS, CompletionRequests
 from scoring.genres.judges.base import (
     ASPECT_OF_TASK,
     SPLIT,
@@ -21,26 +20,14 @@ from scoring.genres.judges.base import (
     Verdict,
     check_task,
 )
-from scoring.genres.openai_backend import (
-    DEFAULT_JUDGE_MODEL,
-    OpenAIService,
-    Request,
-    RequestFailed,
-    SendInstead,
-    Usage,
-    environment,
-)
+from scoring.genres.openai_backend import DEFAULT_JUDGE_MODEL, OpenAIService, Request, RequestFailed, Usage, environment
 
-COMPLETIONS = "completions"
-CHAT = "chat"
 # Cache writes and progress reports go every this many replies: an interrupted run keeps what
 # it has paid for, and progress moves while the requests stream.
 DEFAULT_CHUNK_SIZE = 256
 # Prompts per request on the completions API, which takes a list of prompts (OpenAI, vLLM,
-# llama.cpp): one request then carries that many judgements. Chat takes one conversation.
+# llama.cpp): one request then carries that many judgements (``completion_requests``).
 DEFAULT_BATCH_SIZE = 16
-# What an endpoint that takes one prompt answers to a list: a refused request.
-LIST_REFUSAL_STATUS = {400, 422}
 
 
 @dataclass(frozen=True)
@@ -87,15 +74,20 @@ class OpenAIJudge:
         self.api = api
         if batch_size is None:
             batch_size = environment("GENRES_JUDGE_BATCH_SIZE", DEFAULT_BATCH_SIZE, int)
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
-        self.batch_size = batch_size if api == COMPLETIONS else 1
-        self.lists_refused = False
+        self.requests = CompletionRequests(self.model, api, batch_size)
         self.templates = {template.aspect: template for template in templates}
         self.cache: RequestCache = cache if cache is not None else InMemoryRequestCache()
         self.progress = progress
         self.chunk_size = chunk_size
         self.service = OpenAIService(**service)
+
+    @property
+    def batch_size(self) -> int:
+        return self.requests.batch_size
+
+    @property
+    def lists_refused(self) -> bool:
+        return self.requests.lists_refused
 
     @property
     def usage(self) -> Usage:
@@ -165,7 +157,7 @@ class OpenAIJudge:
                 cached = self.cache.get_many(new)
                 verdicts.update((key, verdict_of(_Reply(text=value["reply"]))) for key, value in cached.items())
                 self.service.usage.cache_hits += len(cached)
-                yield from self._requests([key for key in new if key not in cached], payload_of)
+                yield from self.requests.batched([key for key in new if key not in cached], payload_of)
 
         fresh: dict[str, _Reply] = {}
         done = 0
@@ -189,57 +181,11 @@ class OpenAIJudge:
             store()
         return [verdicts[key] for key in keys]
 
-    def _requests(self, keys: list[str], payload_of: dict[str, Payload]) -> Iterator[tuple[tuple[str, ...], Request]]:
-        """``(keys, request)`` pairs for the service: a batch of up to ``batch_size`` prompts while
-        the endpoint takes lists, single prompts once it refused one."""
-        size = 1 if self.lists_refused else self.batch_size
-        for start in range(0, len(keys), size):
-            batch = tuple(keys[start : start + size])
-            if size == 1:
-                yield batch, self._request(payload_of[batch[0]])
-            else:
-                yield batch, partial(self._create_completions, batch=batch, payloads=[payload_of[key] for key in batch])
-
-    def _request(self, payload: Payload) -> Request:
-        create = self._create_completion if self.api == COMPLETIONS else self._create_chat
-        return partial(create, payload=payload)
-
-    async def _create_completion(self, endpoint: Endpoint, payload: Payload) -> Payload:
-        return _with_choices(await endpoint.post_json("/completions", {"model": self.model, **payload}))
-
-    async def _create_completions(self, endpoint: Endpoint, batch: tuple[str, ...], payloads: list[Payload]) -> Payload:
-        """Several prompts in one request (the payloads of one task share their parameters).
-
-        A refusal, or an answer without exactly one choice per prompt, means the endpoint does
-        not take lists: the prompts are sent one by one instead, and so is every later batch.
-        """
-        response: Payload | None = None
-        if not self.lists_refused:  # else a list was refused since this batch was made
-            try:
-                batched = {"model": self.model, **payloads[0], "prompt": [payload["prompt"] for payload in payloads]}
-                response = await endpoint.post_json("/completions", batched)
-            except EndpointStatusError as error:
-                if error.status_code not in LIST_REFUSAL_STATUS:
-                    raise
-        indexes = sorted(choice.get("index", -1) for choice in response.get("choices") or ()) if response else None
-        if response is None or indexes != list(range(len(batch))):
-            self.lists_refused = True
-            raise SendInstead([((key,), self._request(payload)) for key, payload in zip(batch, payloads, strict=True)])
-        return response
-
-    async def _create_chat(self, endpoint: Endpoint, payload: Payload) -> Payload:
-        return _with_choices(await endpoint.post_json("/chat/completions", {"model": self.model, **payload}))
-
     def _read(self, response: Payload | RequestFailed, count: int) -> list[_Reply]:
         """The replies to the ``count`` prompts of one request, in order."""
         if isinstance(response, RequestFailed):
             return [_Reply(error=prompts.keep_reply(response.error))] * count
-        choices = sorted(response["choices"], key=lambda choice: choice.get("index", 0))
-        if self.api == COMPLETIONS:
-            texts = [choice.get("text") for choice in choices]
-        else:
-            texts = [(choice.get("message") or {}).get("content") for choice in choices]
-        return [_Reply(text=(text or "").strip()) for text in texts]
+        return [_Reply(text=text.strip()) for text in self.requests.texts(response, count)]
 
 
 def _support_verdict(reply: _Reply) -> SupportVerdict:
@@ -254,13 +200,3 @@ def _split_verdict(reply: _Reply) -> SplitVerdict:
         return SplitVerdict(n=0, parsed=False, error=reply.error)
     n, sub_triples, parsed = prompts.parse_split(reply.text)
     return SplitVerdict(n, sub_triples, parsed, prompts.keep_reply(reply.text))
-
-
-def _with_choices(response: Payload) -> Payload:
-    """The response, checked inside the request so that an empty or malformed one counts as a failure."""
-    choices = response.get("choices") if isinstance(response, dict) else None
-    if not choices:
-        raise MalformedResponse("the endpoint answered without any choice")
-    if not all(isinstance(choice, dict) for choice in choices):
-        raise MalformedResponse("the endpoint answered choices that are not objects")
-    return response
