@@ -31,6 +31,9 @@ BIAS_FIELDS = (
 )  # fmt: skip
 # Verdicts per triple of one judge: {(output id, index): value}.
 Verdicts = dict[tuple[int, int], Any]
+# The aspects whose system mean counts an empty output as 0, by rule set (docs/metrics.md): the
+# reference rules leave an empty output out of the granularity mean.
+EMPTY_COUNTS = {"app": ("fs", "gs"), "reference": ("fs",)}
 
 
 @dataclass(frozen=True)
@@ -105,9 +108,9 @@ def label_agreement(items: QuerySet[TripleCheckItem]) -> dict[str, Any]:
     }
 
 
-def judge_verdicts(dataset: Dataset, gold: Sequence[Gold]) -> dict[str, tuple[str, Verdicts, Verdicts]]:
-    """``{setting: (judge label, support verdicts, fact counts)}`` on the gold triples, one
-    setting per judge, those with no verdict on them left out."""
+def judge_verdicts(dataset: Dataset, gold: Sequence[Gold]) -> dict[str, tuple[str, Verdicts, Verdicts, str]]:
+    """``{setting: (judge label, support verdicts, fact counts, rules)}`` on the gold triples, one
+    setting per judge, those with no verdict on them left out; rules: "app" or "reference"."""
     outputs = {each.output for each in gold}
     # A verdict counts only while the output still holds the labelled triple at that place.
     current = dict(Output.objects.filter(pk__in=outputs).values_list("pk", "triples"))
@@ -117,8 +120,10 @@ def judge_verdicts(dataset: Dataset, gold: Sequence[Gold]) -> dict[str, tuple[st
         if each.index < len(current.get(each.output, [])) and current[each.output][each.index] == each.triple
     }
     labels: dict[str, str] = {}
+    rules: dict[str, str] = {}
     for run in settings_choices(dataset):
         labels.setdefault(run.fingerprint, judge_label(run.provenance or {}))
+        rules.setdefault(run.fingerprint, "reference" if (run.provenance or {}).get("rules") == "reference" else "app")
     found: dict[str, tuple[Verdicts, Verdicts]] = defaultdict(lambda: ({}, {}))
     scored = TextScore.objects.current().filter(output_id__in=outputs, metric__in=("fs", "gs"), fingerprint__in=labels)
     for fingerprint, metric, output_id, details in scored.values_list("fingerprint", "metric", "output_id", "details"):
@@ -130,16 +135,35 @@ def judge_verdicts(dataset: Dataset, gold: Sequence[Gold]) -> dict[str, tuple[st
                 support[output_id, index] = bool(verdict["supported"])
             else:
                 facts[output_id, index] = statistics.judge_facts(int(verdict["n"]))
-    chosen: dict[str, tuple[str, Verdicts, Verdicts]] = {}
+    chosen: dict[str, tuple[str, Verdicts, Verdicts, str]] = {}
     seen: set[str] = set()
     for fingerprint, label in labels.items():  # newest first
         if fingerprint in found and label not in seen and any(found[fingerprint]):
             seen.add(label)
-            chosen[fingerprint] = (label, *found[fingerprint])
+            chosen[fingerprint] = (label, *found[fingerprint], rules[fingerprint])
     return chosen
 
 
-def _sample(gold: Sequence[Gold], support: Verdicts, facts: Verdicts) -> statistics.Sample:
+@dataclass(frozen=True)
+class TextShape:
+    """What turns triple-level figures into the leaderboard's per-text ones: the triples of each
+    labelled triple's output now, and per system the share of its texts with at least one triple."""
+
+    output_triples: dict[int, int]
+    answered_share: dict[str, float]
+
+    @classmethod
+    def of(cls, dataset: Dataset, gold: Sequence[Gold]) -> "TextShape":
+        current = Output.objects.filter(pk__in={each.output for each in gold}).values_list("pk", "triples")
+        outputs = Output.objects.filter(text__dataset=dataset, system__name__in={each.system for each in gold})
+        shares = outputs.values("system__name").annotate(texts=Count("pk"), answered=Count("pk", filter=~Q(triples=[])))
+        return cls(
+            {pk: len(triples) for pk, triples in current},
+            {row["system__name"]: row["answered"] / row["texts"] for row in shares},
+        )
+
+
+def _sample(gold: Sequence[Gold], support: Verdicts, facts: Verdicts, shape: TextShape) -> statistics.Sample:
     keys = [(each.output, each.index) for each in gold]
     return statistics.Sample.of(
         system=[each.system for each in gold],
@@ -148,6 +172,8 @@ def _sample(gold: Sequence[Gold], support: Verdicts, facts: Verdicts) -> statist
         judge_supported=[support.get(key) for key in keys],
         judge_facts=[facts.get(key) for key in keys],
         weight=[each.weight for each in gold],
+        # An output emptied since it was sampled has no verdict on the triple: 1 keeps the arithmetic.
+        output_triples=[max(shape.output_triples.get(each.output, 0), 1) for each in gold],
     )
 
 
@@ -166,14 +192,18 @@ def judge_report(
     gold, waiting = gold_labels(items)
     judges = []
     verdicts = judge_verdicts(dataset, gold)
-    for setting, (label, support, facts) in verdicts.items():
-        sample = _sample(gold, support, facts)
+    shape = TextShape.of(dataset, gold)
+    for setting, (label, support, facts, rules) in verdicts.items():
+        sample = _sample(gold, support, facts, shape)
         judges.append(
             {
                 "setting": setting,
                 "judge": label,
                 **statistics.judge_agreement(sample, rounds),
-                "systems": statistics.system_bias(sample, rounds),
+                "adjudicated": sum(each.adjudicated for each in gold if (each.output, each.index) in support),
+                "systems": statistics.system_bias(
+                    sample, rounds, answered_share=shape.answered_share, empty_counts=EMPTY_COUNTS[rules]
+                ),
             }
         )
     judges.sort(key=lambda judge: -(judge["kappa"]["value"] if judge["kappa"]["value"] is not None else -2))
@@ -190,9 +220,9 @@ def judge_report(
     }
 
 
-def _paired(gold: Sequence[Gold], verdicts: dict[str, tuple[str, Verdicts, Verdicts]]) -> list[dict[str, Any]]:
+def _paired(gold: Sequence[Gold], verdicts: dict[str, tuple[str, Verdicts, Verdicts, str]]) -> list[dict[str, Any]]:
     tests = []
-    for (_, (first, first_support, _)), (_, (second, second_support, _)) in combinations(verdicts.items(), 2):
+    for (_, (first, first_support, *_)), (_, (second, second_support, *_)) in combinations(verdicts.items(), 2):
         both = [each for each in gold if (key := (each.output, each.index)) in first_support and key in second_support]
         keys = [(each.output, each.index) for each in both]
         result = statistics.paired_test(
