@@ -7,7 +7,7 @@ give the same verdicts and are shown once, by their newest run.
 """
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
@@ -23,7 +23,7 @@ from scoring.models.scores import TextScore
 # The judge table and the bias table as flat records (the leaderboard's CSV, the DataFrames).
 JUDGE_MEASURES = ("accuracy", "kappa", "precision", "recall", "mae")
 JUDGE_FIELDS = (
-    "judge", "setting", "triples", *(f"{measure}{part}" for measure in JUDGE_MEASURES for part in ("", "_low", "_high")),
+    "judge", "setting", "triples", "adjudicated", *(f"{measure}{part}" for measure in JUDGE_MEASURES for part in ("", "_low", "_high")),
 )  # fmt: skip
 BIAS_FIELDS = (
     "judge", "setting", "system", "aspect", "judge_score", "human_score", "human_low", "human_high",
@@ -80,14 +80,17 @@ def gold_labels(items: QuerySet[TripleCheckItem]) -> tuple[list[Gold], int]:
     waiting = 0
     rows = items.values_list(
         "pk", "output_id", "index", "output__system__name", "weight", "triple",
-        "adjudicated_supported", "adjudicated_facts",
+        "adjudication__supported", "adjudication__facts",
     )  # fmt: skip
     for pk, output, index, system, weight, triple, adjudicated_supported, adjudicated_facts in rows.order_by("pk"):
         given = list(answers.get(pk, {}).values())
-        majority, median = statistics.gold_label([each[0] for each in given], [each[1] for each in given])
-        adjudicated = adjudicated_supported is not None or adjudicated_facts is not None
-        supported = majority if adjudicated_supported is None else adjudicated_supported
-        facts = median if adjudicated_facts is None else adjudicated_facts
+        adjudicated = adjudicated_supported is not None  # an adjudication holds both
+        supported: bool | None
+        facts: int | None
+        if adjudicated:
+            supported, facts = adjudicated_supported, adjudicated_facts
+        else:
+            supported, facts = statistics.gold_label([each[0] for each in given], [each[1] for each in given])
         if supported is not None and facts is not None:
             gold.append(Gold(pk, output, index, system, weight, triple, supported, facts, adjudicated))
         elif given:
@@ -150,7 +153,7 @@ class TextShape:
     labelled triple's output now, and per system the share of its texts with at least one triple."""
 
     output_triples: dict[int, int]
-    answered_share: dict[str, float]
+    answered_share: dict[Hashable, float]  # by system name
 
     @classmethod
     def of(cls, dataset: Dataset, gold: Sequence[Gold]) -> "TextShape":
@@ -267,6 +270,7 @@ def judge_records(report: dict[str, Any] | None) -> list[dict[str, Any]]:
             "judge": judge["judge"],
             "setting": judge["setting"],
             "triples": judge["triples"],
+            "adjudicated": judge["adjudicated"],
             **{
                 f"{measure}{suffix}": judge[measure][part]
                 for measure in JUDGE_MEASURES
@@ -302,16 +306,23 @@ def bias_records(report: dict[str, Any] | None) -> list[dict[str, Any]]:
 
 LABEL_FIELDS = (
     "campaign", "item", "text", "system", "subject", "relation", "object", "weight", "attention",
-    "annotator", "supported", "facts", "seconds", "saved_at",
+    "annotator", "supported", "facts", "seconds", "saved_at", "gold_supported", "gold_facts", "gold",
 )  # fmt: skip
 
 
 def label_records(campaigns: Iterable[TripleCheck]) -> list[dict[str, Any]]:
     """Every saved label of the campaigns, one record of :data:`LABEL_FIELDS` each (for staff and
-    notebooks: it names systems and annotators); the text is its external id, else ``#N``."""
+    notebooks: it names systems and annotators); the text is its external id, else ``#N``. Each
+    carries its triple's gold label and where it comes from (``gold``: "adjudicated" or
+    "majority"; empty, as the gold label, for a triple without one or an attention check)."""
+    chosen = list(campaigns)
+    gold, _ = gold_labels(TripleCheckItem.objects.filter(campaign__in=chosen, attention=False))
+    gold_of = {
+        each.item: (each.supported, each.facts, "adjudicated" if each.adjudicated else "majority") for each in gold
+    }
     saved = (
         TripleLabel.objects.answered()
-        .filter(item__campaign__in=list(campaigns))
+        .filter(item__campaign__in=chosen)
         .order_by("item__campaign_id", "item_id", "annotator__username")
         .values_list(
             "item__campaign__name", "item_id", "item__text__external_id", "item__text__position",
@@ -324,7 +335,7 @@ def label_records(campaigns: Iterable[TripleCheck]) -> list[dict[str, Any]]:
             zip(
                 LABEL_FIELDS,
                 (campaign, item, external_id or f"#{position + 1}", system, *triple, weight, attention,
-                 annotator, supported, facts, seconds, saved_at),
+                 annotator, supported, facts, seconds, saved_at, *gold_of.get(item, (None, None, ""))),
                 strict=True,
             )
         )

@@ -56,9 +56,9 @@ def test_sampling_weights_stand_for_the_triples_not_drawn():
 
 
 def test_the_reference_rules_leave_an_empty_output_out_of_gs():
-    figures = system_bias(
-        Sample.of(**ALL_FOUR), rounds=ROUNDS, answered_share=ANSWERED_SHARE, empty_counts=("fs",)
-    )["s"]
+    figures = system_bias(Sample.of(**ALL_FOUR), rounds=ROUNDS, answered_share=ANSWERED_SHARE, empty_counts=("fs",))[
+        "s"
+    ]
     assert figures["fs"]["judge"]["value"] == pytest.approx(2 / 3)
     # Over the two texts with triples only: (1 + (2 + e^-2) / 3) / 2 and (1 + 1) / 2.
     assert figures["gs"]["human"]["value"] == pytest.approx((1 + (2 + math.exp(-2)) / 3) / 2)
