@@ -9,10 +9,10 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from annotation.triple_checks.adjudication import AdjudicationError, adjudicate, disagreements
-from annotation.triple_checks.models import TripleAdjudication, TripleCheckItem, TripleLabel
+from annotation.triple_checks.models import TripleAdjudication, TripleCheckItem
 from annotation.triple_checks.queries import judge_report
-from annotation.triple_checks.services import save_label
 from leaderboard import contents, frames, human, jobs
+from tests.annotation.triple_check_fixtures import label_with_disagreements
 
 pytestmark = pytest.mark.django_db
 ROUNDS = 10
@@ -25,19 +25,7 @@ def lead():
 
 @pytest.fixture
 def split(triple_check):
-    """Every triple labelled by both annotators as the careful judge sees it (supported but the
-    second; one fact), except: ``no_majority``, where checker2 says not supported; ``facts``,
-    where checker2 counts two facts; ``alone``, which only checker1 answered."""
-    items = list(triple_check.items.exclude(index=1).order_by("text__position", "pk"))
-    chosen = {"no_majority": items[0], "facts": items[1], "alone": items[2]}
-    for label in TripleLabel.objects.filter(item__campaign=triple_check).select_related("item", "annotator"):
-        second = label.annotator.username == "checker2"
-        if second and label.item == chosen["alone"]:
-            continue
-        supported = label.item.index != 1 and not (second and label.item == chosen["no_majority"])
-        facts = 2 if second and label.item == chosen["facts"] else 1
-        save_label(label, "yes" if supported else "no", str(facts))
-    return chosen
+    return label_with_disagreements(triple_check)
 
 
 def test_disagreements_are_the_triples_whose_answers_differ(triple_check, split):
