@@ -33,8 +33,8 @@ def judge_run(dataset, systems, fingerprint, judge, unsupported_index):
             run=run, system=system, values={"fs": 0.5, "gs": 0.9, "texts": TEXTS}, outputs_updated_at=timezone.now()
         )
     for output in Output.objects.filter(text__dataset=dataset):
-        support = [{"supported": index != unsupported_index, "missing": False} for index in range(len(TRIPLES))]
-        splits = [{"n": 0, "missing": False} for _ in TRIPLES]
+        support = [{"supported": index != unsupported_index, "missing": False} for index in range(len(output.triples))]
+        splits = [{"n": 0, "missing": False} for _ in output.triples]
         for metric, details in (("fs", support), ("gs", splits)):
             TextScore.objects.create(
                 output=output, run=run, metric=metric, fingerprint=fingerprint,
