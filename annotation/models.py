@@ -20,12 +20,7 @@ from django.db.models.functions import Coalesce
 from django.urls import reverse
 
 from annotation.attention import MAX_ATTENTION_SHARE
-from annotation.triple_checks.models import (  # noqa: F401  (loaded with these)
-    TripleAdjudication,
-    TripleCheck,
-    TripleCheckItem,
-    TripleLabel,
-)
+from annotation.triple_checks.models import TripleCheck, TripleCheckItem, TripleLabel  # noqa: F401  (loaded with these)
 from scoring.genres import aspects
 from scoring.models import Dataset, System, Text, name_validator
 

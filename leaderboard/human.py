@@ -22,9 +22,9 @@ from annotation.models import (
     Item,
     Judgement,
     Resolution,
-    TripleAdjudication,
     TripleLabel,
 )
+from annotation.triple_checks.models import TripleAdjudication
 from leaderboard import correlation
 from leaderboard.correlation import interval_ranks
 from scoring.models import Dataset

@@ -16,14 +16,10 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.services.errors import AnnotationError
+from annotation.adjudication import AdjudicationError
 from annotation.services.judgements import judgements_saved
 from annotation.triple_checks import statistics
 from annotation.triple_checks.models import TripleAdjudication, TripleCheck, TripleCheckItem, TripleLabel
-
-
-class AdjudicationError(AnnotationError):
-    pass
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from annotation.triple_checks.adjudication import AdjudicationError, adjudicate, disagreements
+from annotation.adjudication import AdjudicationError
+from annotation.triple_checks.adjudication import adjudicate, disagreements
 from annotation.triple_checks.models import TripleAdjudication, TripleCheckItem
 from annotation.triple_checks.queries import judge_report
 from leaderboard import contents, frames, human, jobs
