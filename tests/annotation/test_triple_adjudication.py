@@ -1,12 +1,13 @@
 """Adjudicating a triple check: which triples are disagreements, the adjudication's invariants
 (one per triple, who and when, never an attention check), and the gold label it becomes in the
 judges' figures, the bias, the leaderboard's data, its JSON and the Python API; a rebuild is
-scheduled, not done in the request."""
+scheduled, not done in the request; the admin shows it, read only."""
 
 import pytest
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.urls import reverse
 
 from annotation.adjudication import AdjudicationError
 from annotation.triple_checks.adjudication import adjudicate, disagreements
@@ -109,3 +110,13 @@ def test_an_adjudication_schedules_a_rebuild_and_changes_the_judgement_version(
         adjudicate(split["facts"], supported=False, facts=1, adjudicated_by=lead)
     assert scheduled == [triple_check.dataset_id]
     assert human.judgement_version(triple_check.dataset) != before
+
+
+def test_the_admin_shows_an_adjudication_but_does_not_edit_it(client, triple_check, split):
+    superuser = User.objects.create_superuser("admin", "admin@example.org", "admin-pass-123")
+    adjudicate(split["facts"], supported=True, facts=1, adjudicated_by=superuser)
+    client.force_login(superuser)
+    listed = client.get(reverse("admin:annotation_triplecheckitem_changelist")).content.decode()
+    assert "supported, 1 fact(s)" in listed
+    shown = client.get(reverse("admin:annotation_triplecheckitem_change", args=[split["facts"].pk]))
+    assert shown.status_code == 200 and 'name="_save"' not in shown.content.decode()
