@@ -114,7 +114,9 @@ def triple_check_toggle_open(request: SignedInRequest, pk: int) -> HttpResponse:
     """Close (once confirmed) or reopen, as a pairwise campaign (``annotation.views.campaigns``)."""
     campaign = get_object_or_404(TripleCheck, pk=pk)
     pending = TripleLabel.objects.filter(item__campaign=campaign, saved_at__isnull=True)
-    return close_or_reopen(request, campaign, pending, "triple", reverse("annotation:triple_check_list"))
+    return close_or_reopen(
+        request, campaign, pending, "triple", ("Triple checks", reverse("annotation:triple_check_list"))
+    )
 
 
 @require_GET

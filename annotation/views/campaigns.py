@@ -117,7 +117,7 @@ def campaign_annotators(request: SignedInRequest, pk: int) -> HttpResponse:
 def campaign_toggle_open(request: SignedInRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=pk)
     pending = Assignment.objects.filter(item__campaign=campaign, status=Assignment.Status.PENDING)
-    return close_or_reopen(request, campaign, pending, "assignment", reverse("annotation:campaign_list"))
+    return close_or_reopen(request, campaign, pending, "assignment", ("Campaigns", reverse("annotation:campaign_list")))
 
 
 def close_or_reopen(
@@ -125,18 +125,20 @@ def close_or_reopen(
     campaign: Campaign | TripleCheck,
     pending: QuerySet[Any],
     pending_noun: str,
-    list_url: str,
+    listed_in: tuple[str, str],
 ) -> HttpResponse:
     """Reopen a closed campaign at once; close an open one only once confirmed: the GET, or a POST
     without ``confirm``, shows what closing stops (``pending`` work, with its ``annotator_id``),
-    with the button that closes it. Pairwise campaigns and triple checks alike."""
+    with the button that closes it; ``listed_in``: the name and address of the campaigns' list.
+    Pairwise campaigns and triple checks alike."""
     if campaign.is_open and not (request.method == "POST" and request.POST.get("confirm") == "close"):
         context = {
             "campaign": campaign,
             "pending": pending.count(),
             "pending_noun": pending_noun,
             "annotators": pending.values("annotator_id").distinct().count(),
-            "list_url": list_url,
+            "list_name": listed_in[0],
+            "list_url": listed_in[1],
             "toggle_url": request.path,
         }
         return render(request, "annotation/campaign_close.html", context)
