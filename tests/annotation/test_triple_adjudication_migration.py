@@ -12,6 +12,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 BEFORE, AFTER = [("annotation", "0005_triple_checks")], [("annotation", "0006_triple_adjudications")]
 
 
+@pytest.fixture(autouse=True)
+def latest_schema_after():
+    """The other tests need every migration applied, later ones than 0006 too."""
+    yield
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
 def migrated_to(target):
     executor = MigrationExecutor(connection)
     executor.migrate(target)
