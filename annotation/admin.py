@@ -144,12 +144,17 @@ class TripleCheckAdmin(admin.ModelAdmin):
 
 @admin.register(TripleCheckItem)
 class TripleCheckItemAdmin(admin.ModelAdmin):
-    """A sampled triple; staff record a gold label here when its annotators split (adjudication)."""
+    """A sampled triple, read only: staff settle its gold label on the campaign's adjudication page,
+    which records who and when (``TripleAdjudication``)."""
 
-    list_display = ("pk", "campaign", "triple", "stratum_supported", "adjudicated_supported", "adjudicated_facts")
+    list_display = ("pk", "campaign", "triple", "stratum_supported", "adjudication")
     list_filter = ("campaign",)
-    fields = ("triple", "weight", "stratum_supported", "adjudicated_supported", "adjudicated_facts")
-    readonly_fields = ("triple", "weight", "stratum_supported")
+    list_select_related = ("campaign", "adjudication")
+    fields = ("triple", "weight", "stratum_supported", "adjudication")
+    readonly_fields = fields
+
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
 
     def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False

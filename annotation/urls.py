@@ -1,5 +1,6 @@
 from django.urls import path
 
+from annotation.triple_checks import adjudication_views as triple_adjudication
 from annotation.triple_checks import practice_views as triple_practice
 from annotation.triple_checks import views as triple_checks
 from annotation.views import adjudication, annotate, api, campaigns, exports, guidelines, practice, quality
@@ -51,6 +52,17 @@ urlpatterns = [
     path("triple-checks/", triple_checks.triple_check_list, name="triple_check_list"),
     path("triple-checks/<int:pk>/", triple_checks.triple_check, name="triple_check"),
     path("triple-checks/<int:pk>/annotators/", triple_checks.triple_check_annotators, name="triple_check_annotators"),
+    path("triple-checks/<int:pk>/open/", triple_checks.triple_check_toggle_open, name="triple_check_toggle_open"),
+    path(
+        "triple-checks/<int:pk>/adjudication/",
+        triple_adjudication.triple_adjudication_list,
+        name="triple_check_adjudication",
+    ),
+    path(
+        "triple-checks/<int:pk>/adjudication/<int:item_pk>/",
+        triple_adjudication.triple_adjudication_item,
+        name="triple_adjudication_item",
+    ),
     path("triple-checks/<int:pk>/labels.csv", triple_checks.triple_check_labels, name="triple_check_labels"),
     path("campaigns/<int:pk>/rating-labels/", adjudication.campaign_rating_labels, name="campaign_rating_labels"),
     # Annotator pages (the annotator UI): add their routes below this line.

@@ -177,18 +177,22 @@ def _judge_report(dataset: Dataset | str, campaign: str | None) -> dict[str, Any
 def triple_labels(dataset: Dataset | str, campaign: str | None = None) -> pd.DataFrame:
     """Every saved label of the dataset's triple checks: campaign, item, text, system, the triple,
     its sampling weight, whether it is an attention check, annotator, supported, facts, seconds,
-    saved_at."""
+    saved_at; and the triple's gold label (``gold_supported``, ``gold_facts``) with where it comes
+    from (``gold``: "adjudicated" by staff, or the annotators' "majority")."""
     return pd.DataFrame(label_records(_triple_checks(_dataset(dataset), campaign)), columns=LABEL_FIELDS)
 
 
 def judge_agreement(dataset: Dataset | str, campaign: str | None = None) -> pd.DataFrame:
     """One row per judge with verdicts on the triples humans labelled (triple-check campaigns):
     accuracy, Cohen's κ, precision and recall of "unsupported", MAE of the fact count, each with
-    its 95% bootstrap interval (``_low``, ``_high``); best κ first."""
+    its 95% bootstrap interval (``_low``, ``_high``); best κ first. The gold label is staff's
+    adjudication where recorded, else the majority: ``adjudicated`` of the ``triples`` are the former."""
     return pd.DataFrame(judge_records(_judge_report(dataset, campaign)), columns=JUDGE_FIELDS)
 
 
 def judge_bias(dataset: Dataset | str, campaign: str | None = None) -> pd.DataFrame:
     """Per judge, system and aspect (fs, gs): the judge's score on the labelled sample, the humans'
-    estimate with its interval, and the bias (judge − humans) with its interval."""
+    estimate with its interval, and the bias (judge − humans) with its interval. Both scores are
+    per-text means, as the leaderboard's FS and GS; the humans' label is the gold one (adjudicated
+    where recorded, else the majority: how many, per judge, in :func:`judge_agreement`)."""
     return pd.DataFrame(bias_records(_judge_report(dataset, campaign)), columns=BIAS_FIELDS)

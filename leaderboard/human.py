@@ -15,7 +15,16 @@ from django.core.cache import cache
 from django.db.models import Count, Max, QuerySet
 
 from annotation import agreement, judgement_queries, ratings
-from annotation.models import ASPECTS, Campaign, CampaignAnnotator, Item, Judgement, Resolution, TripleLabel
+from annotation.models import (
+    ASPECTS,
+    Campaign,
+    CampaignAnnotator,
+    Item,
+    Judgement,
+    Resolution,
+    TripleLabel,
+)
+from annotation.triple_checks.models import TripleAdjudication
 from leaderboard import correlation
 from leaderboard.correlation import interval_ranks
 from scoring.models import Dataset
@@ -112,7 +121,8 @@ def win_rate_matrix(battles: ratings.Battles) -> dict[str, list[Any]]:
 def judgement_version(dataset: Dataset) -> tuple[Any, ...]:
     """Changes whenever a campaign of the dataset is made, a judgement saved, edited or deleted,
     an annotator left out of ratings or taken back in, an item adjudicated, a campaign's
-    choice of rating labels changed, or a triple-check campaign made or one of its labels saved."""
+    choice of rating labels changed, or a triple-check campaign made, one of its labels saved or
+    one of its triples adjudicated."""
     campaigns = Campaign.objects.filter(dataset=dataset).aggregate(count=Count("pk"), last=Max("pk"))
     judgements = Judgement.objects.filter(assignment__item__campaign__dataset=dataset).aggregate(
         count=Count("pk"), last=Max("pk"), edited=Max("updated_at")
@@ -127,6 +137,9 @@ def judgement_version(dataset: Dataset) -> tuple[Any, ...]:
     triple_checks = TripleLabel.objects.filter(item__campaign__dataset=dataset).aggregate(
         campaigns=Count("item__campaign", distinct=True), saved=Count("saved_at"), last=Max("saved_at")
     )
+    triple_adjudications = TripleAdjudication.objects.filter(item__campaign__dataset=dataset).aggregate(
+        count=Count("pk"), changed=Max("adjudicated_at")
+    )
     return (
         campaigns["count"],
         campaigns["last"],
@@ -138,6 +151,7 @@ def judgement_version(dataset: Dataset) -> tuple[Any, ...]:
         resolutions["changed"],
         tuple(adjudicated.order_by("pk").values_list("pk", flat=True)),
         tuple(triple_checks.values()),
+        tuple(triple_adjudications.values()),
     )
 
 

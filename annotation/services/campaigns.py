@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotation import access, practice, sampling
-from annotation.models import Assignment, Campaign, CampaignAnnotator, Item, Judgement
+from annotation.models import Assignment, Campaign, CampaignAnnotator, Item, Judgement, TripleCheck
 from annotation.services.errors import CampaignError
 from annotation.services.quality_control import (
     add_attention_checks,
@@ -267,9 +267,10 @@ def _fill_queues(
     )
 
 
-def toggle_open(campaign: Campaign) -> None:
-    """Close an open campaign to its annotators, or open a closed one; an imported one has none."""
-    if campaign.is_imported:
+def toggle_open(campaign: Campaign | TripleCheck) -> None:
+    """Close an open campaign (pairwise or triple check) to its annotators, or open a closed one;
+    an imported one has none."""
+    if isinstance(campaign, Campaign) and campaign.is_imported:
         raise CampaignError("An imported campaign has no annotators to open it to.")
     campaign.is_open = not campaign.is_open
     campaign.save(update_fields=["is_open"])

@@ -7,8 +7,10 @@ and never reaches an annotator's page, which addresses a label by its random ``p
 """
 
 import uuid
+from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.urls import reverse
@@ -86,11 +88,6 @@ class TripleCheckItem(models.Model):
     weight = models.FloatField(default=1.0, help_text="Triples of its stratum per sampled triple of it.")
     stratum_supported = models.BooleanField(null=True, help_text="The stratifying judge's verdict.")
     attention = models.BooleanField(default=False, help_text="A planted triple the text does not support.")
-    # Staff's resolution of a triple the annotators split on; None: the majority decides.
-    adjudicated_supported = models.BooleanField(null=True, blank=True)
-    adjudicated_facts = models.PositiveSmallIntegerField(
-        null=True, blank=True, validators=[MinValueValidator(1), MaxValueValidator(MAX_FACTS)]
-    )
 
     class Meta:
         ordering = ["pk"]
@@ -104,6 +101,40 @@ class TripleCheckItem(models.Model):
 
     def __str__(self) -> str:
         return f"triple {self.index} of output {self.output_id} in {self.campaign}"
+
+
+class TripleAdjudication(models.Model):
+    """Staff's gold label for a sampled triple (supported or not, and the fact count), who settled
+    it and when: the gold label wherever one is read (``queries.gold_labels``), in place of the
+    annotators' majority. One per triple, hence one per triple and campaign; never on an attention
+    check, whose answer is known."""
+
+    item = models.OneToOneField(TripleCheckItem, on_delete=models.CASCADE, related_name="adjudication")
+    supported = models.BooleanField()
+    facts = models.PositiveSmallIntegerField(validators=[MinValueValidator(1), MaxValueValidator(MAX_FACTS)])
+    adjudicated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="triple_adjudications"
+    )
+    adjudicated_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["item"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(facts__gte=1, facts__lte=MAX_FACTS), name="triple_adjudication_facts_on_the_scale"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item}: {'supported' if self.supported else 'not supported'}, {self.facts} fact(s)"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.full_clean(validate_unique=False, validate_constraints=False)
+        super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        if self.item_id is not None and self.item.attention:
+            raise ValidationError("An attention check has a known answer: it is not adjudicated.")
 
 
 class TripleLabelQuerySet(models.QuerySet["TripleLabel"]):

@@ -9,14 +9,22 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation.services.errors import AnnotationError
 from annotation.triple_checks.models import MAX_FACTS, TripleCheck
-from annotation.triple_checks.services import answer_practice, own_labels, practice_state, retake_practice
+from annotation.triple_checks.services import (
+    answer_practice,
+    closed_triple_checks,
+    own_labels,
+    practice_state,
+    retake_practice,
+)
 from annotation.triple_checks.statistics import FACT_COUNTS
+from annotation.views.closed import closed_campaign_page, raise_if_closed
 from core.signed_in import SignedInRequest
 
 
 def own_campaign(request: SignedInRequest, campaign_id: int) -> TripleCheck:
-    """An open triple check the user labels in; 404 for any other."""
+    """An open triple check the user labels in; ``CampaignClosed`` for a closed one; 404 for any other."""
     if not own_labels(request.user).filter(item__campaign_id=campaign_id).exists():
+        raise_if_closed(closed_triple_checks(request.user).filter(pk=campaign_id))
         raise Http404("No such triple-check campaign of yours.")
     return TripleCheck.objects.get(pk=campaign_id)
 
@@ -27,6 +35,7 @@ def practice_url(campaign_id: int) -> str:
 
 @require_http_methods(["GET", "POST"])
 @login_required
+@closed_campaign_page
 def triple_practice(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     campaign = own_campaign(request, campaign_id)
     state = practice_state(request.user, campaign)
@@ -54,6 +63,7 @@ def triple_practice(request: SignedInRequest, campaign_id: int) -> HttpResponse:
 
 @require_GET
 @login_required
+@closed_campaign_page
 def triple_practice_feedback(request: SignedInRequest, campaign_id: int, number: int) -> HttpResponse:
     campaign = own_campaign(request, campaign_id)
     state = practice_state(request.user, campaign)
@@ -73,6 +83,7 @@ def triple_practice_feedback(request: SignedInRequest, campaign_id: int, number:
 
 @require_POST
 @login_required
+@closed_campaign_page
 def triple_practice_retake(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     retake_practice(request.user, own_campaign(request, campaign_id))
     return redirect(practice_url(campaign_id))

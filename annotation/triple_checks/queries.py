@@ -7,7 +7,7 @@ give the same verdicts and are shown once, by their newest run.
 """
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
@@ -23,7 +23,7 @@ from scoring.models.scores import TextScore
 # The judge table and the bias table as flat records (the leaderboard's CSV, the DataFrames).
 JUDGE_MEASURES = ("accuracy", "kappa", "precision", "recall", "mae")
 JUDGE_FIELDS = (
-    "judge", "setting", "triples", *(f"{measure}{part}" for measure in JUDGE_MEASURES for part in ("", "_low", "_high")),
+    "judge", "setting", "triples", "adjudicated", *(f"{measure}{part}" for measure in JUDGE_MEASURES for part in ("", "_low", "_high")),
 )  # fmt: skip
 BIAS_FIELDS = (
     "judge", "setting", "system", "aspect", "judge_score", "human_score", "human_low", "human_high",
@@ -31,6 +31,9 @@ BIAS_FIELDS = (
 )  # fmt: skip
 # Verdicts per triple of one judge: {(output id, index): value}.
 Verdicts = dict[tuple[int, int], Any]
+# The aspects whose system mean counts an empty output as 0, by rule set (docs/metrics.md): the
+# reference rules leave an empty output out of the granularity mean.
+EMPTY_COUNTS = {"app": ("fs", "gs"), "reference": ("fs",)}
 
 
 @dataclass(frozen=True)
@@ -77,14 +80,17 @@ def gold_labels(items: QuerySet[TripleCheckItem]) -> tuple[list[Gold], int]:
     waiting = 0
     rows = items.values_list(
         "pk", "output_id", "index", "output__system__name", "weight", "triple",
-        "adjudicated_supported", "adjudicated_facts",
+        "adjudication__supported", "adjudication__facts",
     )  # fmt: skip
     for pk, output, index, system, weight, triple, adjudicated_supported, adjudicated_facts in rows.order_by("pk"):
         given = list(answers.get(pk, {}).values())
-        majority, median = statistics.gold_label([each[0] for each in given], [each[1] for each in given])
-        adjudicated = adjudicated_supported is not None or adjudicated_facts is not None
-        supported = majority if adjudicated_supported is None else adjudicated_supported
-        facts = median if adjudicated_facts is None else adjudicated_facts
+        adjudicated = adjudicated_supported is not None  # an adjudication holds both
+        supported: bool | None
+        facts: int | None
+        if adjudicated:
+            supported, facts = adjudicated_supported, adjudicated_facts
+        else:
+            supported, facts = statistics.gold_label([each[0] for each in given], [each[1] for each in given])
         if supported is not None and facts is not None:
             gold.append(Gold(pk, output, index, system, weight, triple, supported, facts, adjudicated))
         elif given:
@@ -105,9 +111,9 @@ def label_agreement(items: QuerySet[TripleCheckItem]) -> dict[str, Any]:
     }
 
 
-def judge_verdicts(dataset: Dataset, gold: Sequence[Gold]) -> dict[str, tuple[str, Verdicts, Verdicts]]:
-    """``{setting: (judge label, support verdicts, fact counts)}`` on the gold triples, one
-    setting per judge, those with no verdict on them left out."""
+def judge_verdicts(dataset: Dataset, gold: Sequence[Gold]) -> dict[str, tuple[str, Verdicts, Verdicts, str]]:
+    """``{setting: (judge label, support verdicts, fact counts, rules)}`` on the gold triples, one
+    setting per judge, those with no verdict on them left out; rules: "app" or "reference"."""
     outputs = {each.output for each in gold}
     # A verdict counts only while the output still holds the labelled triple at that place.
     current = dict(Output.objects.filter(pk__in=outputs).values_list("pk", "triples"))
@@ -117,8 +123,10 @@ def judge_verdicts(dataset: Dataset, gold: Sequence[Gold]) -> dict[str, tuple[st
         if each.index < len(current.get(each.output, [])) and current[each.output][each.index] == each.triple
     }
     labels: dict[str, str] = {}
+    rules: dict[str, str] = {}
     for run in settings_choices(dataset):
         labels.setdefault(run.fingerprint, judge_label(run.provenance or {}))
+        rules.setdefault(run.fingerprint, "reference" if (run.provenance or {}).get("rules") == "reference" else "app")
     found: dict[str, tuple[Verdicts, Verdicts]] = defaultdict(lambda: ({}, {}))
     scored = TextScore.objects.current().filter(output_id__in=outputs, metric__in=("fs", "gs"), fingerprint__in=labels)
     for fingerprint, metric, output_id, details in scored.values_list("fingerprint", "metric", "output_id", "details"):
@@ -130,16 +138,35 @@ def judge_verdicts(dataset: Dataset, gold: Sequence[Gold]) -> dict[str, tuple[st
                 support[output_id, index] = bool(verdict["supported"])
             else:
                 facts[output_id, index] = statistics.judge_facts(int(verdict["n"]))
-    chosen: dict[str, tuple[str, Verdicts, Verdicts]] = {}
+    chosen: dict[str, tuple[str, Verdicts, Verdicts, str]] = {}
     seen: set[str] = set()
     for fingerprint, label in labels.items():  # newest first
         if fingerprint in found and label not in seen and any(found[fingerprint]):
             seen.add(label)
-            chosen[fingerprint] = (label, *found[fingerprint])
+            chosen[fingerprint] = (label, *found[fingerprint], rules[fingerprint])
     return chosen
 
 
-def _sample(gold: Sequence[Gold], support: Verdicts, facts: Verdicts) -> statistics.Sample:
+@dataclass(frozen=True)
+class TextShape:
+    """What turns triple-level figures into the leaderboard's per-text ones: the triples of each
+    labelled triple's output now, and per system the share of its texts with at least one triple."""
+
+    output_triples: dict[int, int]
+    answered_share: dict[Hashable, float]  # by system name
+
+    @classmethod
+    def of(cls, dataset: Dataset, gold: Sequence[Gold]) -> "TextShape":
+        current = Output.objects.filter(pk__in={each.output for each in gold}).values_list("pk", "triples")
+        outputs = Output.objects.filter(text__dataset=dataset, system__name__in={each.system for each in gold})
+        shares = outputs.values("system__name").annotate(texts=Count("pk"), answered=Count("pk", filter=~Q(triples=[])))
+        return cls(
+            {pk: len(triples) for pk, triples in current},
+            {row["system__name"]: row["answered"] / row["texts"] for row in shares},
+        )
+
+
+def _sample(gold: Sequence[Gold], support: Verdicts, facts: Verdicts, shape: TextShape) -> statistics.Sample:
     keys = [(each.output, each.index) for each in gold]
     return statistics.Sample.of(
         system=[each.system for each in gold],
@@ -148,6 +175,8 @@ def _sample(gold: Sequence[Gold], support: Verdicts, facts: Verdicts) -> statist
         judge_supported=[support.get(key) for key in keys],
         judge_facts=[facts.get(key) for key in keys],
         weight=[each.weight for each in gold],
+        # An output emptied since it was sampled has no verdict on the triple: 1 keeps the arithmetic.
+        output_triples=[max(shape.output_triples.get(each.output, 0), 1) for each in gold],
     )
 
 
@@ -166,14 +195,18 @@ def judge_report(
     gold, waiting = gold_labels(items)
     judges = []
     verdicts = judge_verdicts(dataset, gold)
-    for setting, (label, support, facts) in verdicts.items():
-        sample = _sample(gold, support, facts)
+    shape = TextShape.of(dataset, gold)
+    for setting, (label, support, facts, rules) in verdicts.items():
+        sample = _sample(gold, support, facts, shape)
         judges.append(
             {
                 "setting": setting,
                 "judge": label,
                 **statistics.judge_agreement(sample, rounds),
-                "systems": statistics.system_bias(sample, rounds),
+                "adjudicated": sum(each.adjudicated for each in gold if (each.output, each.index) in support),
+                "systems": statistics.system_bias(
+                    sample, rounds, answered_share=shape.answered_share, empty_counts=EMPTY_COUNTS[rules]
+                ),
             }
         )
     judges.sort(key=lambda judge: -(judge["kappa"]["value"] if judge["kappa"]["value"] is not None else -2))
@@ -190,9 +223,9 @@ def judge_report(
     }
 
 
-def _paired(gold: Sequence[Gold], verdicts: dict[str, tuple[str, Verdicts, Verdicts]]) -> list[dict[str, Any]]:
+def _paired(gold: Sequence[Gold], verdicts: dict[str, tuple[str, Verdicts, Verdicts, str]]) -> list[dict[str, Any]]:
     tests = []
-    for (_, (first, first_support, _)), (_, (second, second_support, _)) in combinations(verdicts.items(), 2):
+    for (_, (first, first_support, *_)), (_, (second, second_support, *_)) in combinations(verdicts.items(), 2):
         both = [each for each in gold if (key := (each.output, each.index)) in first_support and key in second_support]
         keys = [(each.output, each.index) for each in both]
         result = statistics.paired_test(
@@ -237,6 +270,7 @@ def judge_records(report: dict[str, Any] | None) -> list[dict[str, Any]]:
             "judge": judge["judge"],
             "setting": judge["setting"],
             "triples": judge["triples"],
+            "adjudicated": judge["adjudicated"],
             **{
                 f"{measure}{suffix}": judge[measure][part]
                 for measure in JUDGE_MEASURES
@@ -272,16 +306,23 @@ def bias_records(report: dict[str, Any] | None) -> list[dict[str, Any]]:
 
 LABEL_FIELDS = (
     "campaign", "item", "text", "system", "subject", "relation", "object", "weight", "attention",
-    "annotator", "supported", "facts", "seconds", "saved_at",
+    "annotator", "supported", "facts", "seconds", "saved_at", "gold_supported", "gold_facts", "gold",
 )  # fmt: skip
 
 
 def label_records(campaigns: Iterable[TripleCheck]) -> list[dict[str, Any]]:
     """Every saved label of the campaigns, one record of :data:`LABEL_FIELDS` each (for staff and
-    notebooks: it names systems and annotators); the text is its external id, else ``#N``."""
+    notebooks: it names systems and annotators); the text is its external id, else ``#N``. Each
+    carries its triple's gold label and where it comes from (``gold``: "adjudicated" or
+    "majority"; empty, as the gold label, for a triple without one or an attention check)."""
+    chosen = list(campaigns)
+    gold, _ = gold_labels(TripleCheckItem.objects.filter(campaign__in=chosen, attention=False))
+    gold_of = {
+        each.item: (each.supported, each.facts, "adjudicated" if each.adjudicated else "majority") for each in gold
+    }
     saved = (
         TripleLabel.objects.answered()
-        .filter(item__campaign__in=list(campaigns))
+        .filter(item__campaign__in=chosen)
         .order_by("item__campaign_id", "item_id", "annotator__username")
         .values_list(
             "item__campaign__name", "item_id", "item__text__external_id", "item__text__position",
@@ -294,7 +335,7 @@ def label_records(campaigns: Iterable[TripleCheck]) -> list[dict[str, Any]]:
             zip(
                 LABEL_FIELDS,
                 (campaign, item, external_id or f"#{position + 1}", system, *triple, weight, attention,
-                 annotator, supported, facts, seconds, saved_at),
+                 annotator, supported, facts, seconds, saved_at, *gold_of.get(item, (None, None, ""))),
                 strict=True,
             )
         )

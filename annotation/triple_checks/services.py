@@ -197,7 +197,7 @@ def practice_state(user: User, campaign: TripleCheck) -> PracticeState:
 
 def answer_practice(user: User, item: TriplePracticeItem, supported: str, facts: str) -> TriplePracticeAnswer:
     """Store the user's answer to a practice triple (form values, as ``save_label`` takes them)."""
-    checked = _checked_answer(supported, facts)
+    checked = checked_answer(supported, facts)
     answer, _ = TriplePracticeAnswer.objects.update_or_create(
         item=item, annotator=user, defaults={"supported": checked[0], "facts": checked[1]}
     )
@@ -236,6 +236,11 @@ def _plant_attention_checks(campaign: TripleCheck, items: list[TripleCheckItem])
 def own_labels(user: User) -> TripleLabelQuerySet:
     """The user's labels in open triple-check campaigns they still annotate: all they may read or write."""
     return TripleLabel.objects.filter(annotator=user, item__campaign__is_open=True, item__campaign__annotators=user)
+
+
+def closed_triple_checks(user: User) -> QuerySet[TripleCheck]:
+    """The closed triple-check campaigns ``user`` still annotates (their pages say so, not 404)."""
+    return TripleCheck.objects.filter(is_open=False, annotators=user)
 
 
 @transaction.atomic
@@ -291,7 +296,7 @@ def next_label(user: User, campaign_id: int) -> TripleLabel | None:
     )
 
 
-def _checked_answer(supported: str, facts: str) -> tuple[bool, int]:
+def checked_answer(supported: str, facts: str) -> tuple[bool, int]:
     """(supported, facts) of form values ("yes"/"no", 1 to MAX_FACTS); InvalidJudgement says what is wrong."""
     if supported not in ("yes", "no"):
         raise InvalidJudgement("Say whether the text supports the triple.")
@@ -323,7 +328,7 @@ def skip_label(label: TripleLabel) -> None:
 
 def save_label(label: TripleLabel, supported: str, facts: str, seconds: str = "") -> None:
     """Store an answer given as form values ("yes"/"no", 1 to MAX_FACTS); InvalidJudgement says what is wrong."""
-    answer, count = _checked_answer(supported, facts)
+    answer, count = checked_answer(supported, facts)
     try:
         spent = min(max(float(seconds), 0.0), MAX_SECONDS) if seconds else 0.0
     except ValueError:

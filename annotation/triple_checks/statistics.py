@@ -15,10 +15,12 @@ each with a 95% percentile bootstrap interval over triples. Means are weighted b
 sampling weight (``sampling.Sampled.weight``), so they estimate the figures over the sampled
 systems' whole output rather than over a sample where rare verdicts are over-represented.
 
-Per system, the bias of the judge's FS and GS: the weighted mean of (judge − human) per
-triple, with the judge's and the humans' estimates beside it, resampled within the system.
-These are triple-level shares; the leaderboard's FS averages per text first, so the two agree
-closely but not exactly.
+Per system, the bias of the judge's FS and GS: the judge's estimate minus the humans', each
+with its interval, resampled within the system. Both estimate the leaderboard's definition, a
+mean per text of the mean over the text's triples, with an empty output counted as 0: a sampled
+triple of an output of n triples stands for its sampling weight / n texts' worth of that mean
+(a ratio estimate over the texts with triples), and the result is scaled by the share of the
+system's texts that have triples (:func:`system_bias`).
 
 Two judges on the same triples are compared by McNemar's exact test on the triples exactly one
 of them gets right (factualness).
@@ -65,6 +67,7 @@ class Sample:
     judge_supported: np.ndarray  # 1.0, 0.0 or NaN
     judge_facts: np.ndarray  # ≥ 1 or NaN
     weight: np.ndarray  # sampling weights (≥ 1)
+    output_triples: np.ndarray  # triples of the output each one belongs to (≥ 1)
 
     @classmethod
     def of(
@@ -75,6 +78,7 @@ class Sample:
         judge_supported: Sequence[bool | None],
         judge_facts: Sequence[int | None],
         weight: Sequence[float] | None = None,
+        output_triples: Sequence[int] | None = None,
     ) -> "Sample":
         return cls(
             system=np.array(system, dtype=object),
@@ -83,6 +87,7 @@ class Sample:
             judge_supported=np.array([np.nan if value is None else float(value) for value in judge_supported]),
             judge_facts=np.array([np.nan if value is None else float(value) for value in judge_facts]),
             weight=np.ones(len(system)) if weight is None else np.array(weight, dtype=float),
+            output_triples=np.ones(len(system)) if output_triples is None else np.array(output_triples, dtype=float),
         )
 
     def __len__(self) -> int:
@@ -138,27 +143,51 @@ def judge_agreement(sample: Sample, rounds: int = BOOTSTRAP_ROUNDS, seed: int = 
     }
 
 
-def system_bias(sample: Sample, rounds: int = BOOTSTRAP_ROUNDS, seed: int = SEED) -> dict[Hashable, dict[str, Any]]:
+def system_bias(
+    sample: Sample,
+    rounds: int = BOOTSTRAP_ROUNDS,
+    seed: int = SEED,
+    answered_share: Mapping[Hashable, float] | None = None,
+    empty_counts: Sequence[str] = ("fs", "gs"),
+) -> dict[Hashable, dict[str, Any]]:
     """Per system, per aspect (``fs``, ``gs``): ``{"judge", "human", "bias", "triples"}``, the
-    first three :class:`Estimate` as dicts, bias = judge − human, triples resampled within the system."""
+    first three :class:`Estimate` as dicts, bias = judge − human, triples resampled within the system.
+
+    Per text as the leaderboard's FS and GS: each triple weighs its sampling weight divided by the
+    triples of its output, so every text with triples counts once whatever its length; the means
+    are then scaled by ``answered_share[system]`` (the share of the system's texts with at least
+    one triple; 1 when not given) for the aspects in ``empty_counts``, whose system mean counts an
+    empty output as 0 (the reference rules leave it out of gs).
+    """
     judge_values = {"fs": sample.judge_supported, "gs": granularity_score(sample.judge_facts)}
     human_values = {"fs": sample.human_supported.astype(float), "gs": granularity_score(sample.human_facts)}
+    per_text_weight = sample.weight / sample.output_triples
     biases: dict[Hashable, dict[str, Any]] = {}
     for system in sorted(set(sample.system.tolist()), key=str):
         members = np.flatnonzero(sample.system == system)
         rows = _draws(members, rounds, seed)
+        share = (answered_share or {}).get(system, 1.0)
         biases[system] = {
-            aspect: _bias(judge_values[aspect], human_values[aspect], sample.weight, members, rows)
+            aspect: _bias(
+                judge_values[aspect],
+                human_values[aspect],
+                per_text_weight,
+                members,
+                rows,
+                share if aspect in empty_counts else 1.0,
+            )
             for aspect in judge_values
         }
     return biases
 
 
-def _bias(judge: np.ndarray, human: np.ndarray, weight: np.ndarray, members: np.ndarray, rows: np.ndarray) -> Any:
+def _bias(
+    judge: np.ndarray, human: np.ndarray, weight: np.ndarray, members: np.ndarray, rows: np.ndarray, share: float
+) -> Any:
     def means(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         present = np.where(np.isnan(judge[index]), 0.0, weight[index])
         with np.errstate(invalid="ignore", divide="ignore"):
-            total = present.sum(axis=-1)
+            total = present.sum(axis=-1) / share
             return (present * np.nan_to_num(judge[index])).sum(axis=-1) / total, (present * human[index]).sum(
                 axis=-1
             ) / total

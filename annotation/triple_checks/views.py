@@ -18,12 +18,14 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation.forms import possible_annotators
 from annotation.services.errors import AnnotationError, CampaignError
+from annotation.triple_checks.adjudication import disagreements
 from annotation.triple_checks.forms import TripleCheckForm
-from annotation.triple_checks.models import MAX_FACTS, TripleCheck
+from annotation.triple_checks.models import MAX_FACTS, TripleCheck, TripleLabel
 from annotation.triple_checks.practice_views import own_campaign, practice_url
 from annotation.triple_checks.queries import LABEL_FIELDS, annotator_progress, judge_report, label_records
 from annotation.triple_checks.services import (
     add_annotator,
+    closed_triple_checks,
     create_triple_check,
     next_label,
     own_labels,
@@ -34,6 +36,8 @@ from annotation.triple_checks.services import (
     skip_label,
 )
 from annotation.triple_checks.statistics import FACT_COUNTS
+from annotation.views.campaigns import close_or_reopen
+from annotation.views.closed import closed_campaign_page, get_or_closed
 from core.permissions import staff_required
 from core.signed_in import SignedInRequest
 from scoring.upload_handlers import refuse_oversized_file
@@ -77,6 +81,7 @@ def triple_check(request: SignedInRequest, pk: int) -> HttpResponse:
         "campaign": campaign,
         "progress": annotator_progress(campaign),
         "report": judge_report(campaign.dataset, [campaign]),
+        "unsettled": sum(each.adjudication is None for each in disagreements(campaign)),
         "questions": QUESTIONS,
         "candidates": possible_annotators().exclude(pk__in=campaign.annotators.values("pk")).order_by("username"),
     }
@@ -103,6 +108,17 @@ def triple_check_annotators(request: SignedInRequest, pk: int) -> HttpResponse:
     return redirect(campaign)
 
 
+@require_http_methods(["GET", "POST"])
+@staff_required(STAFF_ONLY)
+def triple_check_toggle_open(request: SignedInRequest, pk: int) -> HttpResponse:
+    """Close (once confirmed) or reopen, as a pairwise campaign (``annotation.views.campaigns``)."""
+    campaign = get_object_or_404(TripleCheck, pk=pk)
+    pending = TripleLabel.objects.filter(item__campaign=campaign, saved_at__isnull=True)
+    return close_or_reopen(
+        request, campaign, pending, "triple", ("Triple checks", reverse("annotation:triple_check_list"))
+    )
+
+
 @require_GET
 @staff_required(STAFF_ONLY)
 def triple_check_labels(request: SignedInRequest, pk: int) -> HttpResponse:
@@ -118,6 +134,7 @@ def triple_check_labels(request: SignedInRequest, pk: int) -> HttpResponse:
 
 @require_GET
 @login_required
+@closed_campaign_page
 def triple_next(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     campaign = own_campaign(request, campaign_id)
     if not practice_state(request.user, campaign).passed:
@@ -131,10 +148,9 @@ def triple_next(request: SignedInRequest, campaign_id: int) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @login_required
+@closed_campaign_page
 def triple_label(request: SignedInRequest, public_id: UUID) -> HttpResponse:
-    label = get_object_or_404(
-        own_labels(request.user).select_related("item__campaign", "item__text"), public_id=public_id
-    )
+    label = own_label(request.user, public_id, "item__campaign", "item__text")
     # Real triples open once the practice round is passed, whatever URL is asked for.
     if not practice_state(request.user, label.item.campaign).passed:
         return redirect(practice_url(label.item.campaign_id))
@@ -160,7 +176,7 @@ def triple_label(request: SignedInRequest, public_id: UUID) -> HttpResponse:
         "max_facts": MAX_FACTS,
         "error": error,
         "previous": previous_label(label),
-        "chosen_supported": request.POST.get("supported") if error else _shown(label.supported),
+        "chosen_supported": request.POST.get("supported") if error else shown_answer(label.supported),
         "chosen_facts": request.POST.get("facts") if error else str(label.facts or ""),
     }
     return render(request, "annotation/triple_label.html", context, status=400 if error else 200)
@@ -168,8 +184,9 @@ def triple_label(request: SignedInRequest, public_id: UUID) -> HttpResponse:
 
 @require_POST
 @login_required
+@closed_campaign_page
 def triple_skip(request: SignedInRequest, public_id: UUID) -> HttpResponse:
-    label = get_object_or_404(own_labels(request.user).select_related("item"), public_id=public_id)
+    label = own_label(request.user, public_id, "item")
     try:
         skip_label(label)
     except AnnotationError as refusal:
@@ -178,5 +195,12 @@ def triple_skip(request: SignedInRequest, public_id: UUID) -> HttpResponse:
     return redirect("annotation:triple_next", label.item.campaign_id)
 
 
-def _shown(supported: bool | None) -> str:
+def own_label(user: User, public_id: UUID, *related: str) -> TripleLabel:
+    """The user's label; ``CampaignClosed`` when its campaign is closed; 404 for anyone else's."""
+    closed = closed_triple_checks(user).filter(items__labels__public_id=public_id, items__labels__annotator=user)
+    return get_or_closed(own_labels(user).select_related(*related), closed, public_id=public_id)
+
+
+def shown_answer(supported: bool | None) -> str:
+    """A support answer as the form's value: "yes", "no", or "" when there is none."""
     return "" if supported is None else "yes" if supported else "no"

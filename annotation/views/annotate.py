@@ -39,7 +39,7 @@ from annotation.services.judgements import Saved, save_judgements
 from annotation.services.quality_control import practice_required
 from annotation.services.queues import next_public_id, skip, text_progress
 from annotation.triple_checks.services import annotator_triple_checks
-from annotation.views.closed import closed_campaign_page, get_or_closed
+from annotation.views.closed import closed_campaign_page, closed_campaigns, get_or_closed
 from annotation.views.guidelines import guideline_html, guidelines_html
 from annotation.views.own_assignments import (
     annotator_assignments,
@@ -243,7 +243,9 @@ def annotator_home(request: SignedInRequest) -> HttpResponse:
 def annotate_continue(request: SignedInRequest, campaign_id: int) -> HttpResponse:
     following = next_public_id(request.user, campaign_id)
     if following is None:
-        campaign = get_or_closed(annotator_campaigns(request.user), request.user, {"pk": campaign_id}, pk=campaign_id)
+        campaign = get_or_closed(
+            annotator_campaigns(request.user), closed_campaigns(request.user).filter(pk=campaign_id), pk=campaign_id
+        )
         if practice_required(request.user, campaign.pk):
             return redirect("annotation:annotate_practice", campaign.pk)
         messages.success(request, f"Every item of {campaign.name} is judged. Thank you!")

@@ -4,16 +4,20 @@ Annotators never reach these: a signed-in user who is not staff gets 403, anyone
 sign-in page. The work itself happens in ``annotation.services``; the downloads are in ``exports``.
 """
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib import messages
+from django.db.models import QuerySet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation import agreement, judgement_queries
 from annotation.forms import AnnotatorChangeForm, CampaignCreateForm
-from annotation.models import ASPECTS, Aspect, Assignment, Campaign
+from annotation.models import ASPECTS, Aspect, Assignment, Campaign, TripleCheck
 from annotation.queue_progress import campaign_counts
 from annotation.services.campaigns import add_annotator, create_campaign, remove_annotator, toggle_open
 from annotation.services.errors import CampaignError
@@ -111,15 +115,31 @@ def campaign_annotators(request: SignedInRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @staff_required(STAFF_ONLY)
 def campaign_toggle_open(request: SignedInRequest, pk: int) -> HttpResponse:
-    """Reopen a closed campaign at once; close an open one only once confirmed: the GET, or a POST
-    without ``confirm``, shows what closing stops, with the button that closes it."""
     campaign = get_object_or_404(Campaign, pk=pk)
+    pending = Assignment.objects.filter(item__campaign=campaign, status=Assignment.Status.PENDING)
+    return close_or_reopen(request, campaign, pending, "assignment", ("Campaigns", reverse("annotation:campaign_list")))
+
+
+def close_or_reopen(
+    request: SignedInRequest,
+    campaign: Campaign | TripleCheck,
+    pending: QuerySet[Any],
+    pending_noun: str,
+    listed_in: tuple[str, str],
+) -> HttpResponse:
+    """Reopen a closed campaign at once; close an open one only once confirmed: the GET, or a POST
+    without ``confirm``, shows what closing stops (``pending`` work, with its ``annotator_id``),
+    with the button that closes it; ``listed_in``: the name and address of the campaigns' list.
+    Pairwise campaigns and triple checks alike."""
     if campaign.is_open and not (request.method == "POST" and request.POST.get("confirm") == "close"):
-        pending = Assignment.objects.filter(item__campaign=campaign, status=Assignment.Status.PENDING)
         context = {
             "campaign": campaign,
             "pending": pending.count(),
+            "pending_noun": pending_noun,
             "annotators": pending.values("annotator_id").distinct().count(),
+            "list_name": listed_in[0],
+            "list_url": listed_in[1],
+            "toggle_url": request.path,
         }
         return render(request, "annotation/campaign_close.html", context)
     if request.method == "GET":

@@ -14,7 +14,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 from annotation.models import Assignment, Campaign
 from annotation.queue_progress import progress_annotations
 from annotation.services.quality_control import practice_pending
-from annotation.views.closed import get_or_closed
+from annotation.views.closed import closed_campaigns, get_or_closed
 from core.compiled_queries import SAMPLE_IDS, SAMPLE_UUID, CompiledQuery
 from core.signed_in import SignedInRequest
 
@@ -40,11 +40,6 @@ def has_practice_pending(campaign_id: int | OuterRef, annotator_id: int | OuterR
     """Whether the annotator has a practice round still to pass in the campaign, as a subquery
     (the ids may be ``OuterRef``)."""
     return Exists(practice_pending().filter(campaign_id=campaign_id, annotator_id=annotator_id))
-
-
-def own_item(public_id: UUID, user: User) -> dict[str, object]:
-    """The lookup of ``get_or_closed`` for an assignment of ``user``."""
-    return {"items__assignments__public_id": public_id, "items__assignments__annotator": user}
 
 
 def _own_assignment_to_show(annotator_id: int, public_id: UUID) -> QuerySet[Assignment]:
@@ -79,9 +74,10 @@ def _own_or_closed(query: CompiledQuery[Assignment], request: SignedInRequest, p
     found = query(request.user.pk, public_id)
     if found:
         return found[0]
-    return get_or_closed(
-        annotator_assignments(request.user), request.user, own_item(public_id, request.user), public_id=public_id
+    closed = closed_campaigns(request.user).filter(
+        items__assignments__public_id=public_id, items__assignments__annotator=request.user
     )
+    return get_or_closed(annotator_assignments(request.user), closed, public_id=public_id)
 
 
 def get_own_assignment(request: SignedInRequest, public_id: UUID) -> AnnotatedAssignment:

@@ -23,7 +23,7 @@ from annotation.models import ASPECTS, Aspect, CampaignAnnotator, PracticeAnswer
 from annotation.services.errors import AnnotationError
 from annotation.services.quality_control import PracticeState, answer_practice, practice_state, retake_practice
 from annotation.views.annotate import annotator_campaigns, continue_url
-from annotation.views.closed import closed_campaign_page, get_or_closed
+from annotation.views.closed import closed_campaign_page, closed_campaigns, get_or_closed
 from annotation.views.guidelines import guideline_html, guidelines_html
 from core.signed_in import SignedInRequest
 
@@ -36,8 +36,7 @@ def own_membership(request: SignedInRequest, campaign_id: int) -> CampaignAnnota
     404, or ``CampaignClosed`` when the campaign is closed."""
     membership = get_or_closed(
         CampaignAnnotator.objects.select_related("campaign"),
-        request.user,
-        {"pk": campaign_id},
+        closed_campaigns(request.user).filter(pk=campaign_id),
         campaign__in=annotator_campaigns(request.user),
         campaign_id=campaign_id,
         annotator=request.user,

@@ -1,10 +1,12 @@
 """Creating a triple-check campaign, labelling its triples, and the judges measured against the labels."""
 
 import pytest
+from django.contrib.auth.models import User
 
 from annotation.access import blind_dataset_ids
 from annotation.services.errors import CampaignError, InvalidJudgement
-from annotation.triple_checks.models import TripleCheck, TripleCheckItem, TripleLabel
+from annotation.triple_checks.adjudication import adjudicate
+from annotation.triple_checks.models import TripleCheck, TripleLabel
 from annotation.triple_checks.queries import annotator_progress, judge_report
 from annotation.triple_checks.services import create_triple_check, next_label, save_label
 from scoring.models import Output, System, Text
@@ -93,7 +95,7 @@ def test_an_even_split_waits_for_adjudication(triple_check):
     save_label(second, "no", "1")
     report = judge_report(triple_check.dataset, rounds=10)
     assert (report["gold"], report["awaiting_adjudication"]) == (0, 1)
-    TripleCheckItem.objects.filter(pk=item.pk).update(adjudicated_supported=False)
+    adjudicate(item, supported=False, facts=1, adjudicated_by=User.objects.create_user("lead", is_staff=True))
     report = judge_report(triple_check.dataset, rounds=10)
     assert (report["gold"], report["adjudicated"], report["awaiting_adjudication"]) == (1, 1, 0)
 

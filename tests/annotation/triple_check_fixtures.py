@@ -3,7 +3,8 @@
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from annotation.triple_checks.services import create_triple_check
+from annotation.triple_checks.models import TripleLabel
+from annotation.triple_checks.services import create_triple_check, save_label
 from scoring.models import Output
 from scoring.models.runs import ScoringRun
 from scoring.models.scores import SystemScore, TextScore
@@ -32,8 +33,8 @@ def judge_run(dataset, systems, fingerprint, judge, unsupported_index):
             run=run, system=system, values={"fs": 0.5, "gs": 0.9, "texts": TEXTS}, outputs_updated_at=timezone.now()
         )
     for output in Output.objects.filter(text__dataset=dataset):
-        support = [{"supported": index != unsupported_index, "missing": False} for index in range(len(TRIPLES))]
-        splits = [{"n": 0, "missing": False} for _ in TRIPLES]
+        support = [{"supported": index != unsupported_index, "missing": False} for index in range(len(output.triples))]
+        splits = [{"n": 0, "missing": False} for _ in output.triples]
         for metric, details in (("fs", support), ("gs", splits)):
             TextScore.objects.create(
                 output=output, run=run, metric=metric, fingerprint=fingerprint,
@@ -51,3 +52,19 @@ def make_triple_check():
     return create_triple_check(
         "check-one", dataset, systems, annotators, judge_setting="right-judge", per_stratum=2, overlap_share=1.0
     )
+
+
+def label_with_disagreements(campaign):
+    """Every triple labelled by both annotators as the careful judge sees it (supported but the
+    second; one fact), except: ``no_majority``, where checker2 says not supported; ``facts``,
+    where checker2 counts two facts; ``alone``, which only checker1 answered. Returns those three."""
+    items = list(campaign.items.exclude(index=1).order_by("text__position", "pk"))
+    chosen = {"no_majority": items[0], "facts": items[1], "alone": items[2]}
+    for label in TripleLabel.objects.filter(item__campaign=campaign).select_related("item", "annotator"):
+        second = label.annotator.username == "checker2"
+        if second and label.item == chosen["alone"]:
+            continue
+        supported = label.item.index != 1 and not (second and label.item == chosen["no_majority"])
+        facts = 2 if second and label.item == chosen["facts"] else 1
+        save_label(label, "yes" if supported else "no", str(facts))
+    return chosen

@@ -69,8 +69,8 @@ def test_frames_of_judges_and_their_bias(labelled):
 def test_csv_tables_of_the_judges_and_their_bias(labelled):
     data = contents.leaderboard(labelled.dataset)
     header, careful, _careless = list(exports.judge_rows(data))
-    assert header[:4] == ["judge", "setting", "triples", "accuracy"]
-    assert careful[:4] == ["careful · careful-model", "right-judge", 8, 1.0]
+    assert header[:5] == ["judge", "setting", "triples", "adjudicated", "accuracy"]
+    assert careful[:5] == ["careful · careful-model", "right-judge", 8, 0, 1.0]
     assert len(list(exports.judge_bias_rows(data))) == 1 + 2 * 2 * 2
     assert "careless" in exports.csv_text("judges", data)
     assert list(exports.judge_rows({"triple_checks": None})) == [list(JUDGE_FIELDS)]

@@ -1,6 +1,7 @@
 // The triple-check page: Y / N answer "supported?", 1 to 5 the fact count, Enter saves,
 // P opens the triple answered before, S skips this one to the end of the queue; after a
-// practice answer, Enter goes on to the next practice triple.
+// practice answer, Enter goes on to the next practice triple. Staff's adjudication page uses
+// the same keys, P for the disagreement before and J for the next one.
 // The form works without this script; it adds the keys and the time spent on the triple.
 (function () {
   "use strict";
@@ -30,11 +31,12 @@
     else if (key === "enter") form.requestSubmit();
     else if (key === "p" && document.getElementById("previous-triple")) document.getElementById("previous-triple").click();
     else if (key === "s" && document.getElementById("skip-form")) document.getElementById("skip-form").requestSubmit();
+    else if (key === "j" && document.getElementById("next-disagreement")) document.getElementById("next-disagreement").click();
     else return;
     event.preventDefault();
   });
 
   form.addEventListener("submit", function () {
-    form.elements.seconds.value = ((Date.now() - opened) / 1000).toFixed(1);
+    if (form.elements.seconds) form.elements.seconds.value = ((Date.now() - opened) / 1000).toFixed(1);
   });
 })();
