@@ -56,9 +56,9 @@ def _forms(value: object, connection: BaseDatabaseWrapper) -> list[Callable[[Any
 def _typed_as(param: object, form: Callable[[Any], object]) -> Callable[[Any], object]:
     """``form``, its result given the parameter's own type where the backend gave it a subclass
     (psycopg's ``Int4`` for a PostgreSQL integer column)."""
-    kind = type(param)
-    if isinstance(param, int) and kind not in (int, bool):
-        return lambda given: kind(form(given))
+    if isinstance(param, int) and type(param) not in (int, bool):
+        kind: type[int] = type(param)
+        return lambda given: kind(cast(int, form(given)))
     return form
 
 
