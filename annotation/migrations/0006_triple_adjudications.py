@@ -15,20 +15,28 @@ from annotation.triple_checks.statistics import gold_label
 
 
 def move_adjudications(apps, schema_editor):
+    # The database being migrated, which is not always the default one (copy_database migrates its target).
+    database = schema_editor.connection.alias
     item_model = apps.get_model("annotation", "TripleCheckItem")
     label_model = apps.get_model("annotation", "TripleLabel")
     adjudication_model = apps.get_model("annotation", "TripleAdjudication")
-    recorded = item_model.objects.filter(
+    recorded = item_model.objects.using(database).filter(
         models.Q(adjudicated_supported__isnull=False) | models.Q(adjudicated_facts__isnull=False), attention=False
     )
     now = timezone.now()
     for item in recorded:
-        answers = list(label_model.objects.filter(item=item, saved_at__isnull=False).values_list("supported", "facts"))
+        answers = list(
+            label_model.objects.using(database)
+            .filter(item=item, saved_at__isnull=False)
+            .values_list("supported", "facts")
+        )
         majority, median = gold_label([supported for supported, _ in answers], [facts for _, facts in answers])
         supported = majority if item.adjudicated_supported is None else item.adjudicated_supported
         facts = median if item.adjudicated_facts is None else item.adjudicated_facts
         if supported is not None and facts is not None:
-            adjudication_model.objects.create(item=item, supported=supported, facts=facts, adjudicated_at=now)
+            adjudication_model.objects.using(database).create(
+                item=item, supported=supported, facts=facts, adjudicated_at=now
+            )
 
 
 class Migration(migrations.Migration):
