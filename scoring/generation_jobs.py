@@ -11,6 +11,7 @@ died sends only what it had not been answered, and a second identical run sends 
 """
 
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,6 +27,7 @@ from scoring.genres.generation import (
     Generator,
     Reply,
     estimated_tokens,
+    generation_requests,
     parse_reply,
     render,
 )
@@ -215,17 +217,21 @@ def generate_in_process(run: GenerationRun, on_chunk: Callable[[GenerationRun], 
 
 
 def estimate(dataset: Dataset, run_settings: GenerationSettings, template: str, seeds: Sequence[int]) -> dict[str, Any]:
-    """What a run would ask, before it starts: requests, how many the cache holds, tokens and a cost ceiling."""
+    """What a run would ask, before it starts: prompts, how many the cache holds, the requests the
+    others take (several prompts of a seed in one on the completions API), tokens and a cost ceiling."""
     contents = list(dataset.texts.order_by("position").values_list("content", flat=True))
     questions = [(render(template, content), seed) for seed in sorted(set(seeds)) for content in contents]
-    keys = {run_settings.cache_key(prompt, seed) for prompt, seed in questions}
-    cached = len(DatabaseRequestCache().get_many(keys))
+    keys = [run_settings.cache_key(prompt, seed) for prompt, seed in questions]
+    cached = DatabaseRequestCache().get_many(set(keys))
+    to_send_per_seed = Counter(seed for key, (_prompt, seed) in zip(keys, questions, strict=True) if key not in cached)
+    requests = generation_requests(run_settings)
     prompt_tokens = sum(estimated_tokens(prompt) for prompt, _seed in questions)
     completion_tokens = len(questions) * run_settings.max_tokens
     return {
-        "requests": len(questions),
-        "cached": cached,
-        "to_send": len(questions) - cached,
+        "prompts": len(questions),
+        "cached": len(questions) - to_send_per_seed.total(),
+        "to_send": to_send_per_seed.total(),
+        "requests_to_send": sum(requests.requests_for(count) for count in to_send_per_seed.values()),
         "prompt_tokens_estimated": prompt_tokens,
         "completion_tokens_at_most": completion_tokens,
         "cost_usd_at_most": round(cost_usd(run_settings.model, prompt_tokens, completion_tokens), 4),

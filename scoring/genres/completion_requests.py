@@ -48,6 +48,10 @@ class CompletionRequests:
         self.batch_size = batch_size if api == COMPLETIONS else 1
         self.lists_refused = False
 
+    def requests_for(self, prompts: int) -> int:
+        """How many requests ``prompts`` prompts of the same settings take, if lists are taken."""
+        return -(-prompts // self.batch_size)
+
     def batched(
         self, keys: Iterable[str], payload_of: Mapping[str, Payload]
     ) -> Iterator[tuple[tuple[str, ...], Request]]:

@@ -163,6 +163,14 @@ def estimated_tokens(prompt: str) -> int:
     return max(1, len(prompt) // CHARS_PER_TOKEN)
 
 
+def generation_requests(settings: GenerationSettings, batch_size: int | None = None) -> CompletionRequests:
+    """The requests of a generation run: ``batch_size`` prompts a request on the completions API
+    (by default GENRES_GENERATION_BATCH_SIZE, or 16), one on chat."""
+    if batch_size is None:
+        batch_size = environment("GENRES_GENERATION_BATCH_SIZE", DEFAULT_BATCH_SIZE, int)
+    return CompletionRequests(settings.model, settings.api, batch_size)
+
+
 class Generator:
     """Asks ``settings.model`` for replies, through the cache: on the completions API, up to
     ``batch_size`` prompts of one seed in a request (GENRES_GENERATION_BATCH_SIZE; see
@@ -174,9 +182,7 @@ class Generator:
     ) -> None:
         self.settings = settings
         self.cache = cache
-        if batch_size is None:
-            batch_size = environment("GENRES_GENERATION_BATCH_SIZE", DEFAULT_BATCH_SIZE, int)
-        self.requests = CompletionRequests(settings.model, settings.api, batch_size)
+        self.requests = generation_requests(settings, batch_size)
         self.service = OpenAIService(base_url=settings.base_url, **service)
 
     def generate(

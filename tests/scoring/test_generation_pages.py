@@ -92,7 +92,7 @@ def test_the_api_starts_a_run_and_reads_its_status(client, admin_user, dataset, 
 def test_the_command_estimates_then_generates_here_with_a_progress_bar(dataset, server, capsys):
     options = ["--dataset", dataset.name, "--model", "llama3:8b", "--base-url", server.base_url, "--seeds", "1,2"]
     call_command("generate_outputs", *options, "--estimate", "--json")
-    assert json.loads(capsys.readouterr().out)["requests"] == 6
+    assert json.loads(capsys.readouterr().out)["prompts"] == 6
 
     call_command("generate_outputs", *options, "--sync", "--chunk-texts", "1")
 

@@ -4,8 +4,8 @@ fewer requests, the same systems' outputs as one prompt a request, and the repli
 import pytest
 
 from devtools.fake_openai import COMPLETIONS, FakeOpenAIServer
-from scoring.generation_jobs import generate_in_process
-from scoring.genres.generation import GenerationSettings
+from scoring.generation_jobs import estimate, generate_in_process
+from scoring.genres.generation import DEFAULT_TEMPLATE_TEXT, GenerationSettings
 from scoring.models import GenerationRun
 from tests.scoring.run_fixtures import ASPIRIN, CURIE, PARIS
 
@@ -33,6 +33,9 @@ def test_a_batched_run_sends_ceil_n_over_k_requests_a_seed_and_makes_the_same_ou
         def run_with(batch_size, model):
             monkeypatch.setenv("GENRES_GENERATION_BATCH_SIZE", str(batch_size))
             run_settings = GenerationSettings(base_url=server.base_url, model=model, api="completions")
+            expected = estimate(dataset, run_settings, DEFAULT_TEMPLATE_TEXT, [1, 54])
+            assert (expected["prompts"], expected["to_send"]) == (6, 6)
+            assert expected["requests_to_send"] == {2: 4, 1: 6}[batch_size]
             run = GenerationRun.create(dataset, run_settings, [1, 54], chunk_texts=3)
             asked_before = server.count()
             generate_in_process(run)

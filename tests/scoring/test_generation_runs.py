@@ -146,7 +146,7 @@ def test_refusals_and_the_estimate(dataset, server):
     assert GenerationTemplate.save_version("mine", "All triples of $TEXT$").version == 2
 
     counted = estimate(dataset, run_settings, first.text, [1, 2])
-    assert counted["requests"] == 6 and counted["cached"] == 0 and counted["to_send"] == 6
+    assert (counted["prompts"], counted["cached"], counted["to_send"], counted["requests_to_send"]) == (6, 0, 6, 6)
     assert counted["completion_tokens_at_most"] == 6 * 512
 
 

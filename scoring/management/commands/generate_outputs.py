@@ -81,7 +81,8 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from error
         expected = estimate(dataset, run_settings, template.text, options["seeds"])
         self.stderr.write(
-            f"{expected['requests']} requests, {expected['cached']} of them cached; about "
+            f"{expected['prompts']} prompts, {expected['cached']} of them cached, the others in "
+            f"{expected['requests_to_send']} requests; about "
             f"{expected['prompt_tokens_estimated']:,} prompt tokens, at most {expected['completion_tokens_at_most']:,} "
             f"completion tokens, at most ${expected['cost_usd_at_most']} at list prices"
         )
