@@ -54,11 +54,11 @@ PAPER_TOPICS = {"cdr": 50, "docred": 100, "nyt10m": 150, "wiki20m": 150, "tacred
 ASPECTS = ("ts", "us", "cs")
 GROUND_TRUTH = "Ground truth"
 SEEDS = ("1", "44")  # seed 1 everywhere, except nyt10m's llama-2-7b (a seed-44 file only)
-# The hashing embedder's φ for cs on the paper's scale: the φ whose system means are closest (least
-# squares) to the release's own CS values (GREScores/results/CS_old.json) over the six datasets, from
-# `python -m benchmarks.paper_scale` (docs/reproducing.md). Fitted on levels, not on τ; each dataset
-# left out of the fit gives 0.48–0.52.
-HASHING_PAPER_SCALE_CS_THRESHOLD = 0.49
+# The hashing embedder's φ for cs on the paper's scale, from `python -m benchmarks.paper_scale`
+# (docs/reproducing.md): the φ whose τ against the printed CS columns is highest on average over the
+# other five datasets is 0.52 whichever dataset is left out, so each dataset's τ at 0.52 is held out.
+# Fitted on levels instead (least squares against the release's CS_old.json), φ is 0.48–0.52.
+HASHING_PAPER_SCALE_CS_THRESHOLD = 0.52
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ SETTINGS = {
     ),
     "calibrated": Setting(
         "calibrated",
-        "as reference, with cs's φ on the paper's scale (fitted on the release's CS levels)",
+        f"as reference, with cs's φ on the paper's scale ({HASHING_PAPER_SCALE_CS_THRESHOLD}, benchmarks.paper_scale)",
         "hashing",
         REFERENCE,
         "full",

@@ -24,6 +24,7 @@ The fitted values are the ``calibrated`` setting of ``benchmarks.paper_rankings`
 
 import argparse
 import json
+import math
 import os
 import time
 from collections.abc import Callable
@@ -113,35 +114,49 @@ def parse_grid(spec: str) -> list[float]:
     return [float(part) for part in spec.split(",")]
 
 
+def rank_fitted_index(taus: dict[str, list[float | None]], datasets: list[str]) -> int:
+    """The grid index with the highest mean τ over ``datasets`` (a fit on their printed ranks)."""
+    length = len(next(iter(taus.values())))
+
+    def mean_tau(index: int) -> float:
+        present = [tau for dataset in datasets if (tau := taus[dataset][index]) is not None]
+        return sum(present) / len(present) if present else -math.inf
+
+    return max(range(length), key=mean_tau)
+
+
 def print_aspect(aspect: str, grid: list[float], data: dict[str, Any], fit: list[str], every: float) -> None:
-    """The τ curve per dataset, the fit on ``fit``, and each dataset held out of its own fit."""
+    """The τ curve per dataset, the two fits on ``fit``, and each dataset held out of both fits."""
     datasets = list(data["curves"])
     curves = {dataset: data["curves"][dataset][aspect] for dataset in datasets}
     released = {dataset: data["released"][dataset][aspect] for dataset in datasets}
     printed = {dataset: data["printed"][dataset][aspect] for dataset in datasets}
-    fitted = fitted_index(curves, released, fit)
+    taus = {dataset: [kendall_tau(means, printed[dataset]) for means in curves[dataset]] for dataset in datasets}
+    by_levels, by_ranks = fitted_index(curves, released, fit), rank_fitted_index(taus, fit)
     print(f"\n{aspect}: Kendall τ against the printed column at each φ\n")
     print(f"| φ | {' | '.join(datasets)} |\n|" + " --- |" * (1 + len(datasets)))
     step = max(1, round(every / (grid[1] - grid[0]))) if len(grid) > 1 else 1
-    for index in sorted({*range(0, len(grid), step), fitted}):
-        taus = [tau_text(kendall_tau(curves[dataset][index], printed[dataset])) for dataset in datasets]
-        marker = " (fit)" if index == fitted else ""
-        print(f"| {grid[index]:.2f}{marker} | {' | '.join(taus)} |")
-    print(f"\n{aspect}: φ {grid[fitted]:.2f}, least squared error against the release's files of {', '.join(fit)}")
-    print("\n| dataset | φ fitted on the others | τ there | τ over the cells printed as released | τ at φ default |")
-    print("| --- | --- | --- | --- | --- |")
+    for index in sorted({*range(0, len(grid), step), by_levels, by_ranks}):
+        marker = " (levels)" * (index == by_levels) + " (ranks)" * (index == by_ranks)
+        print(f"| {grid[index]:.2f}{marker} | {' | '.join(tau_text(taus[d][index]) for d in datasets)} |")
+    print(f"\n{aspect}, fitted on {', '.join(fit)}: levels (least squared error against the release's files) φ")
+    print(f"{grid[by_levels]:.2f}; ranks (highest mean τ against the printed columns) φ {grid[by_ranks]:.2f}")
+    print(
+        "\n| dataset | φ by levels, fitted on the others | τ there | τ there, cells printed as released "
+        "| φ by ranks, fitted on the others | τ there | τ at the default φ |\n|" + " --- |" * 7
+    )
     for dataset in datasets:
         default_tau = tau_text(kendall_tau(data["default"][dataset][aspect], printed[dataset]))
         others = [other for other in datasets if other != dataset]
         if not others:
-            print(f"| {dataset} | – | – | – | {default_tau} |")
+            print(f"| {dataset} | – | – | – | – | – | {default_tau} |")
             continue
-        ours = curves[dataset][fitted_index(curves, released, others)]
+        levels, ranks = fitted_index(curves, released, others), rank_fitted_index(taus, others)
         as_released = printed_as_released(printed[dataset], released[dataset])
         print(
-            f"| {dataset} | {grid[fitted_index(curves, released, others)]:.2f} | "
-            f"{tau_text(kendall_tau(ours, printed[dataset]))} | "
-            f"{tau_text(kendall_tau(ours, as_released))} ({len(as_released)}) | {default_tau} |"
+            f"| {dataset} | {grid[levels]:.2f} | {tau_text(taus[dataset][levels])} | "
+            f"{tau_text(kendall_tau(curves[dataset][levels], as_released))} ({len(as_released)}) | "
+            f"{grid[ranks]:.2f} | {tau_text(taus[dataset][ranks])} | {default_tau} |"
         )
 
 

@@ -50,6 +50,14 @@ def test_the_fit_picks_the_threshold_closest_to_the_release_over_the_fit_dataset
     assert paper_scale.fitted_index(curves, released, ["d1", "d2"]) == 1  # 0.015 against 0.125
 
 
+def test_the_rank_fit_picks_the_threshold_with_the_highest_mean_tau():
+    taus = {"d1": [0.2, 0.9, 0.5], "d2": [0.8, None, 0.6], "d3": [None, None, None]}
+    assert paper_scale.rank_fitted_index(taus, ["d1"]) == 1
+    assert paper_scale.rank_fitted_index(taus, ["d2"]) == 0
+    assert paper_scale.rank_fitted_index(taus, ["d1", "d2"]) == 1  # 0.9 alone beats 0.55 and 0.5
+    assert paper_scale.rank_fitted_index(taus, ["d3"]) == 0  # no τ anywhere: the first
+
+
 def test_only_the_cells_printed_as_the_release_holds_them_count_as_released():
     printed = {"a": 90.0, "b": 1.1, "c": 50.0}
     assert paper_scale.printed_as_released(printed, {"a": 0.9004, "b": 0.989}) == {"a": 90.0}
@@ -83,6 +91,6 @@ def test_the_command_prints_the_tau_curve_and_the_fitted_threshold(release, pape
     out = capsys.readouterr().out
     for aspect in ("us", "cs"):
         assert f"{aspect}: Kendall τ against the printed column at each φ" in out
-        assert f"{aspect}: φ 0.30, least squared error against the release's files of toy" in out
-    assert "| 0.30 (fit) | " in out and "| 0.95 | " in out  # the curve, every 0.05 from 0.30
-    assert "| toy | – | – |" in out  # no other dataset to fit on
+        assert f"{aspect}, fitted on toy: levels (least squared error against the release's files) φ\n0.30;" in out
+    assert "| 0.30 (levels) (ranks) | " in out and "| 0.95 | " in out  # the curve, every 0.05 from 0.30
+    assert "| toy | – | – | – | – | – |" in out  # no other dataset to fit on
