@@ -19,7 +19,7 @@ of the chosen datasets once (each system's triples embedded once), then prints p
     python -m benchmarks.paper_scale --release ~/GenRES --paper published-tables.json --embedder hashing
         [--datasets cdr,docred] [--fit cdr] [--thresholds 0.30:0.95:0.01] [--every 0.05] [--vectors FILE]
 
-The fitted values are the ``calibrated`` setting of ``benchmarks.paper_rankings``.
+The fitted values are the thresholds of the calibrated settings (``paper_rankings.PAPER_SCALE_THRESHOLDS``).
 """
 
 import argparse
