@@ -16,6 +16,8 @@ NOT_RUN = {
     "reproduce_paper": "needs a clone of the paper's repository: python -m benchmarks.reproduce_paper --release PATH",
     "paper_rankings": "needs a clone of the paper's repository and its printed tables: "
     "python -m benchmarks.paper_rankings --release PATH --paper published-tables.json",
+    "paper_scale": "needs a clone of the paper's repository and its printed tables: "
+    "python -m benchmarks.paper_scale --release PATH --paper published-tables.json",
 }
 
 

