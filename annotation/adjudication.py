@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, Model
 from django.utils import timezone
 
 from annotation.models import ASPECTS, Aspect, Assignment, Campaign, Item, Judgement, Label, Resolution
@@ -119,12 +119,18 @@ def resolve(item: Item, aspect: str, label: str, note: str, resolved_by: User) -
     resolution = Resolution.objects.filter(item=item, aspect=aspect).first() or Resolution(item=item, aspect=aspect)
     resolution.label, resolution.note = label, note.strip()
     resolution.resolved_by, resolution.resolved_at = resolved_by, timezone.now()
+    save_gold_label(resolution, item.campaign.dataset_id)
+    return resolution
+
+
+def save_gold_label(record: Model, dataset_id: int) -> None:
+    """Save staff's gold label ``record`` (refused with the model's reasons as an
+    ``AdjudicationError``) and have the dataset's leaderboards rebuilt by a job, as after a judgement."""
     try:
-        resolution.save()
+        record.save()
     except ValidationError as error:
         raise AdjudicationError(" ".join(error.messages)) from error
-    judgements_saved.send(sender=Resolution, dataset_id=item.campaign.dataset_id)
-    return resolution
+    judgements_saved.send(sender=type(record), dataset_id=dataset_id)
 
 
 @transaction.atomic

@@ -12,12 +12,10 @@ every triple of the campaign.
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.adjudication import AdjudicationError
-from annotation.services.judgements import judgements_saved
+from annotation.adjudication import AdjudicationError, save_gold_label
 from annotation.triple_checks import statistics
 from annotation.triple_checks.models import TripleAdjudication, TripleCheck, TripleCheckItem, TripleLabel
 
@@ -89,9 +87,5 @@ def adjudicate(item: TripleCheckItem, supported: bool, facts: int, adjudicated_b
     adjudication = TripleAdjudication.objects.filter(item=item).first() or TripleAdjudication(item=item)
     adjudication.supported, adjudication.facts = supported, facts
     adjudication.adjudicated_by, adjudication.adjudicated_at = adjudicated_by, timezone.now()
-    try:
-        adjudication.save()
-    except ValidationError as error:
-        raise AdjudicationError(" ".join(error.messages)) from error
-    judgements_saved.send(sender=TripleAdjudication, dataset_id=item.campaign.dataset_id)
+    save_gold_label(adjudication, item.campaign.dataset_id)
     return adjudication
