@@ -7,6 +7,7 @@ annotator's "left"/"right" to canonical labels and back.
 
 import statistics
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -270,8 +271,14 @@ class Item(models.Model):
 
 def first_aspects_judged() -> Coalesce:
     """How many of the four first aspects the outer assignment has judgements for, as a subquery."""
+    return aspects_judged(FIRST_ASPECTS)
+
+
+def aspects_judged(aspects: Sequence[str] = ASPECTS) -> Coalesce:
+    """How many of ``aspects`` the outer assignment has judgements for, as a subquery counted on
+    the judgements' (assignment, aspect) index."""
     judged = (
-        Judgement.objects.filter(assignment_id=OuterRef("pk"), aspect__in=FIRST_ASPECTS)
+        Judgement.objects.filter(assignment_id=OuterRef("pk"), aspect__in=aspects)
         .order_by()
         .values("assignment_id")
         .annotate(count=Count("pk"))

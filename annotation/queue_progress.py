@@ -12,7 +12,7 @@ from typing import Any
 from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
-from annotation.models import ASPECTS, FIRST_ASPECTS, Assignment, Judgement, first_aspects_judged
+from annotation.models import ASPECTS, FIRST_ASPECTS, Assignment, Judgement, aspects_judged, first_aspects_judged
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ def progress_annotations(campaign_id: int | OuterRef, annotator_id: int | OuterR
     judged = queue.annotate(first_aspects=first_aspects_judged()).filter(first_aspects=len(FIRST_ASPECTS))
     # Summed per assignment, each counted on the judgements' (assignment, aspect) index: a join of
     # the judgements to the queue would read every judgement of the campaign.
-    judgements = queue.annotate(judgements_saved=_judgements_saved())
+    judgements = queue.annotate(judgements_saved=aspects_judged())
     return {
         "queue_pairs": _count(queue.values("annotator_id").annotate(count=Count("pk")).values("count")),
         "queue_pairs_judged": _count(judged.values("annotator_id").annotate(count=Count("pk")).values("count")),
@@ -46,12 +46,6 @@ def progress_annotations(campaign_id: int | OuterRef, annotator_id: int | OuterR
             judgements.values("annotator_id").annotate(count=Sum("judgements_saved")).values("count")
         ),
     }
-
-
-def _judgements_saved() -> Coalesce:
-    """How many aspects the outer assignment has judgements for, as a subquery."""
-    saved = Judgement.objects.filter(assignment_id=OuterRef("pk")).order_by().values("assignment_id")
-    return Coalesce(Subquery(saved.annotate(count=Count("pk")).values("count")), 0)
 
 
 def queue_progress(annotated: Any) -> QueueProgress:
