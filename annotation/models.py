@@ -269,22 +269,15 @@ class Item(models.Model):
             raise ValidationError("system_a must be the system with the smaller id (canonical order).")
 
 
+def aspects_judged(aspects: Sequence[str] = ASPECTS) -> Coalesce:
+    """How many of ``aspects`` the outer assignment has judgements for, as a subquery (on the (assignment, aspect) index)."""
+    judged = Judgement.objects.filter(assignment_id=OuterRef("pk"), aspect__in=aspects).order_by()
+    return Coalesce(Subquery(judged.values("assignment_id").annotate(count=Count("pk")).values("count")), 0)
+
+
 def first_aspects_judged() -> Coalesce:
     """How many of the four first aspects the outer assignment has judgements for, as a subquery."""
     return aspects_judged(FIRST_ASPECTS)
-
-
-def aspects_judged(aspects: Sequence[str] = ASPECTS) -> Coalesce:
-    """How many of ``aspects`` the outer assignment has judgements for, as a subquery counted on
-    the judgements' (assignment, aspect) index."""
-    judged = (
-        Judgement.objects.filter(assignment_id=OuterRef("pk"), aspect__in=aspects)
-        .order_by()
-        .values("assignment_id")
-        .annotate(count=Count("pk"))
-        .values("count")
-    )
-    return Coalesce(Subquery(judged), 0)
 
 
 def _same_annotator_and_text(**campaign: Any) -> "AssignmentQuerySet":
